@@ -1,0 +1,75 @@
+/**
+ * Raised when the database cannot be reached or the connection broke mid-statement.
+ * Callers map it to 503: nothing is known to have been committed.
+ */
+export class DatabaseUnavailableError extends Error {
+  readonly code = 'SURETY_DB_UNAVAILABLE';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+export function isDatabaseUnavailableError(error: unknown): error is DatabaseUnavailableError {
+  return error instanceof DatabaseUnavailableError;
+}
+
+// Node socket errors and messages node-postgres / PGlite use when a connection is gone.
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const GONE_MESSAGES = [
+  /Connection terminated/i,
+  /connection timeout/i,
+  /Client has encountered a connection error/i,
+  /Client was closed/i,
+  /Cannot use a pool after calling end/i,
+  /PGlite is closed/i,
+  /timeout exceeded when trying to connect/i,
+];
+
+/**
+ * True when `error` means "the database is not there", as opposed to a SQL error.
+ * SQLSTATE classes 08 (connection exception) and 57P0x (operator intervention: shutdown,
+ * terminated backend) count; PostgreSQL sends 57P01 when `pg_terminate_backend` or a restart
+ * ends the session.
+ */
+export function isConnectionError(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code)) return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
+  }
+  if (GONE_MESSAGES.some((re) => re.test(error.message))) return true;
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause && cause !== error) return isConnectionError(cause);
+  // AggregateError from happy-eyeballs connects (Node >= 20)
+  if (error instanceof AggregateError) return error.errors.some(isConnectionError);
+  return false;
+}
+
+/** Rethrows connection failures as DatabaseUnavailableError, anything else as it is. */
+export function classify(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailableError) return error;
+  if (isConnectionError(error)) {
+    return new DatabaseUnavailableError(`database unavailable: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/** The SQLSTATE of a PostgreSQL error, or undefined. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}

@@ -1,0 +1,16 @@
+export {
+  classify,
+  DatabaseUnavailableError,
+  isConnectionError,
+  isDatabaseUnavailableError,
+  sqlState,
+} from './errors.js';
+export type { MigrateOptions, Migration, MigrationSet } from './migrate.js';
+export { loadMigrations, migrate, quoteSchema } from './migrate.js';
+export type { OpenSqlOptions } from './open.js';
+export { openSql } from './open.js';
+export type { PgSqlOptions } from './pg.js';
+export { createPgSql } from './pg.js';
+export type { PgliteSqlOptions } from './pglite.js';
+export { createPgliteSql } from './pglite.js';
+export type { Queryable, QueryResult, Sql, Statement, Tx } from './types.js';

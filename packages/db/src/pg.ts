@@ -1,0 +1,124 @@
+import pg from 'pg';
+import { classify } from './errors.js';
+import type { QueryResult, Sql, Statement, Tx } from './types.js';
+
+export interface PgSqlOptions {
+  /** A `postgres://` URL. Ignored when `pool` is given. */
+  connectionString?: string;
+  /** Bring your own pool; `close()` then leaves it open. */
+  pool?: pg.Pool;
+  /**
+   * Pool size.
+   * @default 10
+   */
+  max?: number;
+  /**
+   * How long to wait for a connection before the query fails as unavailable.
+   * @default 5000
+   */
+  connectionTimeoutMillis?: number;
+  /** Shown in `pg_stat_activity.application_name`. @default "surety" */
+  applicationName?: string;
+  /** Called with errors of idle pooled connections (they are dropped from the pool either way). */
+  onError?: (error: Error) => void;
+}
+
+type PgQueryable = pg.Pool | pg.PoolClient;
+
+async function run<R>(
+  target: PgQueryable,
+  statement: string | Statement,
+  params: readonly unknown[] | undefined,
+): Promise<QueryResult<R>> {
+  try {
+    const config: pg.QueryConfig =
+      typeof statement === 'string'
+        ? { text: statement, values: params as unknown[] | undefined }
+        : { text: statement.text, name: statement.name, values: params as unknown[] | undefined };
+    const result = await target.query(config);
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+  } catch (error) {
+    throw classify(error);
+  }
+}
+
+/**
+ * `Sql` over a node-postgres Pool.
+ * @example
+ * const sql = createPgSql({ connectionString: process.env.DATABASE_URL });
+ * await sql.transaction(async (tx) => tx.query('insert into t values ($1)', [1]));
+ */
+export function createPgSql(options: PgSqlOptions = {}): Sql {
+  const ownsPool = !options.pool;
+  const pool =
+    options.pool ??
+    new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
+      application_name: options.applicationName ?? 'surety',
+    });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener
+  // node would crash the process. The pool already discards that client.
+  pool.on('error', (error) => options.onError?.(error));
+
+  return {
+    kind: 'pg',
+    query: (statement, params) => run(pool, statement, params),
+    async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw classify(error);
+      }
+      let broken: unknown;
+      try {
+        await run(client, 'BEGIN', undefined);
+        const tx: Tx = {
+          inTransaction: true,
+          query: (statement, params) => run(client, statement, params),
+          async exec(script) {
+            await run(client, script, undefined);
+          },
+        };
+        const result = await fn(tx);
+        await run(client, 'COMMIT', undefined);
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError;
+        }
+        throw classify(error);
+      } finally {
+        // A client whose ROLLBACK failed is in an unknown state: destroy it rather than reuse it.
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    },
+    async listen(channel, onNotify) {
+      const client = new pg.Client({
+        connectionString: options.connectionString,
+        application_name: `${options.applicationName ?? 'surety'}:listen`,
+      });
+      client.on('error', (error) => options.onError?.(error));
+      client.on('notification', (message) => {
+        if (message.channel === channel) onNotify(message.payload ?? '');
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      } catch (error) {
+        await client.end().catch(() => {});
+        throw classify(error);
+      }
+      return async () => {
+        await client.end().catch(() => {});
+      };
+    },
+    async close() {
+      if (ownsPool) await pool.end();
+    },
+  };
+}

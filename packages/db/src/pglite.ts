@@ -1,0 +1,72 @@
+import { PGlite } from '@electric-sql/pglite';
+import { classify } from './errors.js';
+import type { QueryResult, Sql, Statement, Tx } from './types.js';
+
+export interface PgliteSqlOptions {
+  /** A directory for a persistent database; omit for an in-memory one. */
+  dataDir?: string;
+  /** Bring your own instance; `close()` then leaves it open. */
+  db?: PGlite;
+}
+
+interface PgliteQueryable {
+  query<R>(query: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+  exec(query: string): Promise<unknown>;
+}
+
+async function run<R>(
+  target: PgliteQueryable,
+  statement: string | Statement,
+  params: readonly unknown[] | undefined,
+): Promise<QueryResult<R>> {
+  try {
+    const text = typeof statement === 'string' ? statement : statement.text;
+    const result = await target.query<R>(text, params as unknown[] | undefined);
+    return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+  } catch (error) {
+    throw classify(error);
+  }
+}
+
+/**
+ * `Sql` over an embedded PGlite (PostgreSQL compiled to WASM, one connection, in this process).
+ * PGlite runs one transaction at a time: a query issued while a transaction is open waits for it.
+ * @example
+ * const sql = await createPgliteSql({ dataDir: './.surety/db' });
+ */
+export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<Sql> {
+  const ownsDb = !options.db;
+  const db = options.db ?? new PGlite(options.dataDir);
+  await db.waitReady;
+  return {
+    kind: 'pglite',
+    query: (statement, params) => run(db, statement, params),
+    async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+      try {
+        return await db.transaction(async (inner) => {
+          const tx: Tx = {
+            inTransaction: true,
+            query: (statement, params) => run(inner, statement, params),
+            async exec(script) {
+              try {
+                await inner.exec(script);
+              } catch (error) {
+                throw classify(error);
+              }
+            },
+          };
+          return fn(tx);
+        });
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    async listen(channel, onNotify) {
+      const unsubscribe = await db.listen(channel, onNotify);
+      return unsubscribe;
+    },
+    async close() {
+      if (ownsDb && !db.closed) await db.close();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { createPgSql } from './pg.js';
+import { createPgliteSql } from './pglite.js';
+import type { Sql } from './types.js';
+
+/** The PostgreSQL server the suite runs against, when `DATABASE_URL` is set. */
+export const postgresUrl: string | undefined = process.env.DATABASE_URL || undefined;
+
+/**
+ * For `test(name, { skip: needsPostgres }, fn)`: false when a server is configured, otherwise the
+ * reason the test is skipped, which node's test runner prints.
+ */
+export const needsPostgres: string | false = postgresUrl
+  ? false
+  : 'needs a PostgreSQL server (several connections): set DATABASE_URL';
+
+export interface TestDatabase {
+  sql: Sql;
+  /** A schema of this test file's own; drop it with `close()`. */
+  schema: string;
+  backend: 'pg' | 'pglite';
+  /** Opens another independent pool on the same database (PostgreSQL only). */
+  connect(max?: number): Sql;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, isolated database for one test file: a new schema on the PostgreSQL server when
+ * `DATABASE_URL` is set, else a new in-memory PGlite.
+ */
+export async function createTestDatabase(options: { max?: number } = {}): Promise<TestDatabase> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  if (postgresUrl) {
+    const url = postgresUrl;
+    const pools: Sql[] = [];
+    const connect = (max = options.max ?? 20) => {
+      const sql = createPgSql({ connectionString: url, max, applicationName: `surety-test:${schema}` });
+      pools.push(sql);
+      return sql;
+    };
+    const sql = connect();
+    return {
+      sql,
+      schema,
+      backend: 'pg',
+      connect,
+      async close() {
+        await sql.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
+        await Promise.all(pools.map((p) => p.close().catch(() => {})));
+      },
+    };
+  }
+  const sql = await createPgliteSql();
+  return {
+    sql,
+    schema,
+    backend: 'pglite',
+    connect() {
+      throw new Error('PGlite has a single connection; guard the test with needsPostgres');
+    },
+    close: () => sql.close(),
+  };
+}

@@ -1,0 +1,46 @@
+/** A prepared, named statement. `name` lets node-postgres reuse the server-side plan on each connection. */
+export interface Statement {
+  readonly name?: string;
+  readonly text: string;
+}
+
+export interface QueryResult<R> {
+  rows: R[];
+  /** Rows inserted, updated, deleted or returned. */
+  rowCount: number;
+}
+
+/** Anything that can run a statement: the pool itself or an open transaction. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(
+    statement: string | Statement,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<R>>;
+}
+
+/** An open transaction. Statements run on one connection, in order. */
+export interface Tx extends Queryable {
+  readonly inTransaction: true;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+/**
+ * The one database interface every Surety package takes. Implemented over a `pg` Pool
+ * (`createPgSql`) and over an embedded PGlite (`createPgliteSql`).
+ */
+export interface Sql extends Queryable {
+  readonly kind: 'pg' | 'pglite';
+  /**
+   * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws.
+   * The promise resolves only after COMMIT succeeded.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A dedicated connection for LISTEN. Resolves to a function that stops listening.
+   * On PGlite the notification is delivered in-process.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Closes the pool or the embedded database. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,353 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { isDatabaseUnavailableError, migrate, type Sql, sqlState, type Tx } from '@surety/db';
+import { LeaseLostError, StoreUnavailableError } from './errors.js';
+import { migrations } from './migrations.js';
+import { type Statements, statements } from './statements.js';
+
+/** A response as stored and replayed: status, the headers that describe the body, and the body. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface IdempotencyRequest {
+  /** Keys are scoped per tenant: the same key in two tenants is two operations. */
+  tenant: string;
+  key: string;
+  /** From `fingerprint()`: a different fingerprint under the same key is a client bug (422). */
+  fingerprint: string;
+}
+
+export type Outcome =
+  /** The handler ran. `stored` is false for a 5xx, which was rolled back. */
+  | { kind: 'executed'; response: StoredResponse; stored: boolean }
+  /** The original completed: replay its response with `Idempotent-Replayed: true`. */
+  | { kind: 'replayed'; response: StoredResponse }
+  /** The original is still running: answer 409 with Retry-After. */
+  | { kind: 'in_flight'; retryAfterSeconds: number }
+  /** The key was used with another request: answer 422. */
+  | { kind: 'mismatch' };
+
+export interface IdempotencyOptions {
+  sql: Sql;
+  /** @default "surety" */
+  schema?: string;
+  /**
+   * How long a completed key is remembered; after that the same key is a new operation.
+   * @default 86_400_000 (24 h)
+   */
+  ttlMs?: number;
+  /**
+   * Lease mode: how long an in-progress key is reserved for its owner before a retry may take over.
+   * @default 30_000
+   */
+  leaseMs?: number;
+  /** Sent as `Retry-After` with a 409 while the original is in flight. @default 1 */
+  retryAfterSeconds?: number;
+  /** Injected clock (ms since the epoch), for tests. @default Date.now */
+  now?: () => number;
+}
+
+/** An acquired lease-mode key. Only this owner may renew, complete or release it. */
+export interface Lease {
+  readonly key: string;
+  readonly token: string;
+  /** When the lease lapses unless renewed. */
+  readonly expiresAt: Date;
+  /** Extends the lease; throws LeaseLostError when another request took the key over. */
+  renew(): Promise<void>;
+  /**
+   * Stores the response. Pass the transaction of the business write to commit both atomically.
+   * Throws LeaseLostError when fenced off.
+   */
+  complete(response: StoredResponse, tx?: Tx): Promise<void>;
+  /** Deletes the in-progress row so a retry runs again (the operation failed without effect). */
+  release(): Promise<void>;
+}
+
+export type AcquireResult = { kind: 'acquired'; lease: Lease } | Exclude<Outcome, { kind: 'executed' }>;
+
+class Rollback {
+  constructor(readonly response: StoredResponse) {}
+}
+
+class ClaimRace {}
+
+interface Row {
+  fingerprint: string | null;
+  state: 'in_progress' | 'completed' | null;
+  status: number | null;
+  headers: Record<string, string> | null;
+  body: string | null;
+  expired: boolean | null;
+  lease_expired: boolean | null;
+}
+
+/**
+ * The Idempotency-Key engine. `execute` runs a handler exactly once per (tenant, key), inside one
+ * transaction with the key record, and replays the stored response to every retry.
+ * @example
+ * const idem = createIdempotency({ sql });
+ * await idem.migrate();
+ * const outcome = await idem.execute({ tenant, key, fingerprint: fp }, async (tx) => {
+ *   await tx.query('insert into payments …');
+ *   return { status: 201, headers: { 'content-type': 'application/json' }, body };
+ * });
+ */
+export class Idempotency {
+  readonly sql: Sql;
+  readonly schema: string;
+  readonly ttlMs: number;
+  readonly leaseMs: number;
+  readonly retryAfterSeconds: number;
+  readonly #now: () => number;
+  readonly #st: Statements;
+
+  constructor(options: IdempotencyOptions) {
+    this.sql = options.sql;
+    this.schema = options.schema ?? 'surety';
+    this.ttlMs = options.ttlMs ?? 86_400_000;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+    this.#now = options.now ?? Date.now;
+    this.#st = statements(this.schema);
+  }
+
+  /** Creates or upgrades the key table. */
+  async migrate(): Promise<void> {
+    await migrate(this.sql, { schema: this.schema, sets: [migrations] });
+  }
+
+  /** A 64-bit advisory lock id for (schema, tenant, key). */
+  lockId(tenant: string, key: string): string {
+    const digest = createHash('sha256')
+      .update(this.schema)
+      .update('\0')
+      .update(tenant)
+      .update('\0')
+      .update(key)
+      .digest();
+    return digest.readBigInt64BE(0).toString();
+  }
+
+  /**
+   * Runs `handler` once per key, in one transaction with the key record, committing before it
+   * returns. A handler that throws, or answers 5xx, is rolled back and nothing is stored.
+   * Throws StoreUnavailableError when the database cannot be reached (the handler did not run,
+   * or its transaction did not commit).
+   */
+  async execute(request: IdempotencyRequest, handler: (tx: Tx) => Promise<StoredResponse>): Promise<Outcome> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#executeOnce(request, handler);
+      } catch (error) {
+        if (error instanceof Rollback) return { kind: 'executed', response: error.response, stored: false };
+        if (error instanceof ClaimRace && attempt === 0) continue;
+        if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * The same transaction and 5xx-rollback rule as `execute`, for a request that carries no key
+   * where one is optional: nothing is recorded.
+   */
+  async transact(handler: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse> {
+    try {
+      return await this.sql.transaction(async (tx) => {
+        const response = await handler(tx);
+        if (response.status >= 500) throw new Rollback(response);
+        return response;
+      });
+    } catch (error) {
+      if (error instanceof Rollback) return error.response;
+      if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
+      throw error;
+    }
+  }
+
+  async #executeOnce(
+    { tenant, key, fingerprint }: IdempotencyRequest,
+    handler: (tx: Tx) => Promise<StoredResponse>,
+  ): Promise<Outcome> {
+    return this.sql.transaction(async (tx) => {
+      const now = this.#now();
+      const nowIso = new Date(now).toISOString();
+      const { rows } = await tx.query<Row & { locked: boolean }>(this.#st.claim, [
+        this.lockId(tenant, key),
+        tenant,
+        key,
+        nowIso,
+      ]);
+      const row = rows[0]!;
+      if (!row.locked) return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
+      const seen = this.#decide(row, fingerprint);
+      if (seen) return seen;
+
+      const response = await handler(tx);
+      if (response.status >= 500) throw new Rollback(response);
+      const written = await tx
+        .query(this.#st.complete, [
+          tenant,
+          key,
+          fingerprint,
+          response.status,
+          JSON.stringify(response.headers),
+          response.body,
+          nowIso,
+          new Date(now + this.ttlMs).toISOString(),
+        ])
+        .catch((error: unknown) => {
+          // Unique violation can only come from a concurrent first insert; treat like the race.
+          if (sqlState(error) === '23505') throw new ClaimRace();
+          throw error;
+        });
+      if (written.rowCount === 0) throw new ClaimRace();
+      return { kind: 'executed', response, stored: true };
+    });
+  }
+
+  /** What a stored row means for this request, or undefined when the request may run. */
+  #decide(row: Row, fingerprint: string): Exclude<Outcome, { kind: 'executed' }> | undefined {
+    if (row.state === null || row.expired) return undefined;
+    if (row.state === 'in_progress') {
+      if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (row.lease_expired) return undefined;
+      return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
+    }
+    if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    return {
+      kind: 'replayed',
+      response: { status: row.status!, headers: row.headers ?? {}, body: row.body ?? '' },
+    };
+  }
+
+  /**
+   * Lease mode, for handlers that call outside systems and cannot run inside one transaction: commits
+   * an in-progress row with an owner token and a lease. Renew while working; `complete` (ideally in
+   * the business write's transaction) or `release` when done. A crashed owner's lease expires and
+   * the next retry takes over; the old owner is then fenced off.
+   */
+  async acquire({ tenant, key, fingerprint }: IdempotencyRequest): Promise<AcquireResult> {
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const now = this.#now();
+        const nowIso = new Date(now).toISOString();
+        const token = randomUUID();
+        const expiresAt = new Date(now + this.leaseMs);
+        const { rows } = await this.sql.query<{ locked: boolean; claimed: boolean }>(this.#st.acquire, [
+          this.lockId(tenant, key),
+          tenant,
+          key,
+          fingerprint,
+          token,
+          expiresAt.toISOString(),
+          nowIso,
+          new Date(now + this.ttlMs).toISOString(),
+        ]);
+        const { locked, claimed } = rows[0]!;
+        if (!locked) return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
+        if (claimed) return { kind: 'acquired', lease: this.#lease(tenant, key, token, expiresAt) };
+        const read = await this.sql.query<Row>(this.#st.read, [tenant, key, nowIso]);
+        // The row vanished between the two statements (purged or released): claim again.
+        if (read.rows.length === 0) continue;
+        const decided = this.#decide(read.rows[0]!, fingerprint);
+        if (decided) return decided;
+      }
+      return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
+    } catch (error) {
+      if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
+      throw error;
+    }
+  }
+
+  #lease(tenant: string, key: string, token: string, expiresAt: Date): Lease {
+    const st = this.#st;
+    const engine = this;
+    const fenced = (rowCount: number) => {
+      if (rowCount === 0) throw new LeaseLostError();
+    };
+    return {
+      key,
+      token,
+      expiresAt,
+      async renew() {
+        const next = new Date(engine.#now() + engine.leaseMs);
+        const r = await engine.sql.query(st.renew, [tenant, key, token, next.toISOString()]);
+        fenced(r.rowCount);
+        (this as { expiresAt: Date }).expiresAt = next;
+      },
+      async complete(response, tx) {
+        const params = [tenant, key, token, response.status, JSON.stringify(response.headers), response.body];
+        const r = await (tx ?? engine.sql).query(st.leaseComplete, params);
+        fenced(r.rowCount);
+      },
+      async release() {
+        const r = await engine.sql.query(st.release, [tenant, key, token]);
+        fenced(r.rowCount);
+      },
+    };
+  }
+
+  /**
+   * Lease mode as one call: acquires, renews every third of the lease while `handler` runs, and
+   * completes (or releases when it throws or answers 5xx).
+   */
+  async withLease(
+    request: IdempotencyRequest,
+    handler: (lease: Lease) => Promise<StoredResponse>,
+  ): Promise<Outcome> {
+    const acquired = await this.acquire(request);
+    if (acquired.kind !== 'acquired') return acquired;
+    const { lease } = acquired;
+    let renewError: unknown;
+    const timer = setInterval(
+      () => {
+        lease.renew().catch((error: unknown) => {
+          renewError = error;
+        });
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
+    timer.unref();
+    try {
+      const response = await handler(lease);
+      clearInterval(timer);
+      if (renewError instanceof LeaseLostError) throw renewError;
+      if (response.status >= 500) {
+        await lease.release();
+        return { kind: 'executed', response, stored: false };
+      }
+      await lease.complete(response);
+      return { kind: 'executed', response, stored: true };
+    } catch (error) {
+      clearInterval(timer);
+      if (!(error instanceof LeaseLostError)) await lease.release().catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes expired keys in batches of `batchSize` (short transactions, SKIP LOCKED), at most
+   * `maxBatches` of them. Returns how many rows were deleted.
+   */
+  async purgeExpired(options: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
+    const batchSize = options.batchSize ?? 1000;
+    const maxBatches = options.maxBatches ?? 1000;
+    let total = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const { rowCount } = await this.sql.query(this.#st.purge, [
+        new Date(this.#now()).toISOString(),
+        batchSize,
+      ]);
+      total += rowCount;
+      if (rowCount < batchSize) break;
+    }
+    return total;
+  }
+}
+
+/** Factory for `Idempotency`. */
+export const createIdempotency = (options: IdempotencyOptions): Idempotency => new Idempotency(options);

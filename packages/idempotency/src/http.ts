@@ -1,0 +1,122 @@
+import type { Outcome, StoredResponse } from './engine.js';
+import { StoreUnavailableError } from './errors.js';
+import { checkKey } from './key.js';
+
+/**
+ * Headers stored with a response and replayed: the ones that describe the representation.
+ * @default ["content-type", "content-language", "content-location", "location", "etag", "last-modified"]
+ */
+export const DESCRIBING_HEADERS = [
+  'content-type',
+  'content-language',
+  'content-location',
+  'location',
+  'etag',
+  'last-modified',
+] as const;
+
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** An RFC 9457 problem, ready to send as `application/problem+json`. */
+export interface Problem {
+  status: number;
+  code: string;
+  title: string;
+  detail: string;
+  headers?: Record<string, string>;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** The problem+json body of a Problem. */
+export function problemBody(problem: Problem, instance?: string): string {
+  return JSON.stringify({
+    type: `https://surety.dev/problems/${problem.code.replaceAll('_', '-')}`,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    code: problem.code,
+    ...(instance ? { instance } : {}),
+  });
+}
+
+/** Picks the describing headers out of a header map (lower-case names, string values). */
+export function describingHeaders(
+  headers: Record<string, unknown> | Headers,
+  names: readonly string[] = DESCRIBING_HEADERS,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers instanceof Headers ? headers.get(name) : headers[name];
+    if (value === undefined || value === null) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+/** The Idempotency-Key header, validated; a Problem when it is invalid, or missing but required. */
+export function readKey(
+  value: string | readonly string[] | undefined,
+  required: boolean,
+): { key: string | undefined } | { problem: Problem } {
+  const checked = checkKey(value);
+  if (!checked.ok) {
+    return {
+      problem: { status: 400, code: checked.code, title: 'Invalid Idempotency-Key', detail: checked.detail },
+    };
+  }
+  if (checked.key === undefined && required) {
+    return {
+      problem: {
+        status: 400,
+        code: 'idempotency_key_missing',
+        title: 'Idempotency-Key required',
+        detail:
+          'This request changes state and must carry an Idempotency-Key header: a unique value of 1-255 ' +
+          'visible ASCII characters (a UUID v4 is a good choice), sent again unchanged on every retry.',
+      },
+    };
+  }
+  return { key: checked.key };
+}
+
+/** The response for an outcome other than a fresh execution. */
+export function outcomeResponse(outcome: Exclude<Outcome, { kind: 'executed' }>): StoredResponse | Problem {
+  switch (outcome.kind) {
+    case 'replayed':
+      return { ...outcome.response, headers: { ...outcome.response.headers, [REPLAYED_HEADER]: 'true' } };
+    case 'in_flight':
+      return {
+        status: 409,
+        code: 'idempotency_key_in_use',
+        title: 'Request in progress',
+        detail: 'A request with this Idempotency-Key is still being processed; retry after the delay given.',
+        headers: { 'retry-after': String(outcome.retryAfterSeconds) },
+      };
+    case 'mismatch':
+      return {
+        status: 422,
+        code: 'idempotency_key_reused',
+        title: 'Idempotency-Key reused',
+        detail:
+          'This Idempotency-Key was already used with a different request (method, path or body). ' +
+          'Use a new key for a new operation.',
+      };
+  }
+}
+
+export const storeUnavailableProblem: Problem = {
+  status: 503,
+  code: 'idempotency_store_unavailable',
+  title: 'Service unavailable',
+  detail:
+    'The idempotency store cannot be reached, so the request was not processed. Retry with the same key.',
+  headers: { 'retry-after': '1' },
+};
+
+/** The Problem for an error thrown by the engine, or undefined when it is not the engine's. */
+export function engineErrorProblem(error: unknown): Problem | undefined {
+  return error instanceof StoreUnavailableError ? storeUnavailableProblem : undefined;
+}
+
+export const isProblem = (r: StoredResponse | Problem): r is Problem => 'code' in r;
