@@ -1,0 +1,116 @@
+import swagger from '@fastify/swagger';
+import type { Sql } from '@surety/db';
+import { Idempotency } from '@surety/idempotency';
+import { idempotency } from '@surety/idempotency/fastify';
+import { Ajv } from 'ajv';
+import Fastify, {
+  type FastifyInstance,
+  type FastifySchemaCompiler,
+  type FastifyServerOptions,
+} from 'fastify';
+import { registerAuth } from './auth.js';
+import type { Config } from './config.js';
+import { errorHandler, HttpProblem, sendProblem } from './problem.js';
+import { healthRoutes } from './routes/health.js';
+import { paymentRoutes } from './routes/payments.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sql: Sql;
+    idempotency: Idempotency;
+  }
+}
+
+export interface AppOptions {
+  sql: Sql;
+  config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'>;
+  /** Fastify's logger option. @default false */
+  logger?: FastifyServerOptions['logger'];
+  /** Injected clock for the idempotency engine (tests). */
+  now?: () => number;
+}
+
+/** Redacts credentials from request logs: API keys must never reach a log line. */
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
+
+/** Builds the service without listening: routes, auth, idempotency, problem+json errors. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { sql, config } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: config.bodyLimit,
+    // Requests are answered well within this; a client that trickles its body is cut off.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    return503OnClosing: true,
+  });
+  // Bodies are rejected, never silently repaired: unknown fields are an error and types are not
+  // coerced (Fastify's default ajv removes unknown fields and coerces "1" to 1). Query strings and
+  // params are strings on the wire, so they alone are coerced (limit=20).
+  app.setValidatorCompiler(makeValidatorCompiler());
+
+  const engine = new Idempotency({
+    sql,
+    schema: config.schema,
+    ttlMs: config.idempotencyTtlMs,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  app.decorate('sql', sql);
+  app.decorate('idempotency', engine);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      new HttpProblem(404, 'not_found', 'Not found', `No route ${request.method} ${request.url}.`),
+      request.url,
+    ),
+  );
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Surety API',
+        version: '0.1.0',
+        description:
+          'Payments, orders and inventory that are safe to retry. Unsafe requests take an Idempotency-Key; ' +
+          'errors are application/problem+json with a stable code.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  registerAuth(app, config.apiKeys);
+  await app.register(idempotency, {
+    engine,
+    tenant: (request) => request.tenant,
+    errorResponse: (error, request) =>
+      error instanceof HttpProblem ? error.toStoredResponse(request.url) : undefined,
+  });
+  healthRoutes(app);
+  paymentRoutes(app, config.schema);
+  return app;
+}
+
+function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const strict = new Ajv({
+    removeAdditional: false,
+    coerceTypes: false,
+    allErrors: true,
+    useDefaults: true,
+    strict: false,
+  });
+  const coercing = new Ajv({
+    removeAdditional: false,
+    coerceTypes: true,
+    allErrors: true,
+    useDefaults: true,
+    strict: false,
+  });
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  };
+}

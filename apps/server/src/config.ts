@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** The service's settings, from the environment (see docs/operations.md). */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** SHA-256 of each API key → its tenant. */
+  apiKeys: Map<string, string>;
+  /** True when no keys were configured and a development key was generated. */
+  devMode: boolean;
+  devKey?: string;
+  /** The largest accepted request body, in bytes. @default 65536 */
+  bodyLimit: number;
+  /** How long idempotency keys are kept, in ms. @default 86400000 */
+  idempotencyTtlMs: number;
+  /** Database schema for every table. @default "surety" */
+  schema: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'SURETY_CONFIG';
+}
+
+/** Parses `tenant:key,tenant:key`. */
+export function parseApiKeys(value: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const pair of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const i = pair.indexOf(':');
+    const tenant = pair.slice(0, i).trim();
+    const key = pair.slice(i + 1).trim();
+    if (i <= 0 || !/^[A-Za-z0-9_.-]{1,64}$/.test(tenant) || key.length < 16) {
+      throw new ConfigError(
+        'SURETY_API_KEYS must be "tenant:key" pairs separated by commas; tenant names are 1-64 of ' +
+          '[A-Za-z0-9_.-] and keys at least 16 characters',
+      );
+    }
+    map.set(hashKey(key), tenant);
+  }
+  return map;
+}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+/**
+ * Reads the configuration. Without SURETY_API_KEYS the service does not run open: outside
+ * production it generates a development key (kept in the data directory) and says so loudly;
+ * with NODE_ENV=production it refuses to start.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolve(env.SURETY_DATA_DIR || './.surety');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  let apiKeys = env.SURETY_API_KEYS ? parseApiKeys(env.SURETY_API_KEYS) : new Map<string, string>();
+  let devMode = false;
+  let devKey: string | undefined;
+  if (apiKeys.size === 0) {
+    if (env.NODE_ENV === 'production') {
+      throw new ConfigError('SURETY_API_KEYS is not set; refusing to start without API keys in production');
+    }
+    devMode = true;
+    const file = join(dataDir, 'dev-api-key');
+    if (existsSync(file)) {
+      devKey = readFileSync(file, 'utf8').trim();
+    } else {
+      devKey = `sk_dev_${randomBytes(18).toString('base64url')}`;
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(file, `${devKey}\n`, { mode: 0o600 });
+    }
+    apiKeys = new Map([[hashKey(devKey), 'dev']]);
+  }
+  const schema = env.SURETY_SCHEMA || 'surety';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new ConfigError('SURETY_SCHEMA must be a lower-case identifier');
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    dataDir,
+    apiKeys,
+    devMode,
+    ...(devKey ? { devKey } : {}),
+    bodyLimit: integer(env, 'SURETY_BODY_LIMIT', 65_536, 1024, 10_485_760),
+    idempotencyTtlMs: integer(env, 'SURETY_IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 31_536_000) * 1000,
+    schema,
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

@@ -1,0 +1,126 @@
+import { isDatabaseUnavailableError } from '@surety/db';
+import { PROBLEM_CONTENT_TYPE, problemBody, type StoredResponse } from '@surety/idempotency';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * An error that is a final answer to the client, sent as RFC 9457 problem+json with a stable `code`.
+ * Thrown inside an idempotent route with a 4xx status it is stored and replayed like any 4xx.
+ */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'HttpProblem';
+  }
+
+  body(instance?: string): string {
+    const base = JSON.parse(problemBody(this, instance)) as Record<string, unknown>;
+    return JSON.stringify({ ...base, ...this.extra });
+  }
+
+  toStoredResponse(instance?: string): StoredResponse {
+    return {
+      status: this.status,
+      headers: { ...this.headers, 'content-type': PROBLEM_CONTENT_TYPE },
+      body: this.body(instance),
+    };
+  }
+}
+
+export const notFound = (what: string) => new HttpProblem(404, 'not_found', 'Not found', `No such ${what}.`);
+
+export function sendProblem(reply: FastifyReply, problem: HttpProblem, instance: string): FastifyReply {
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problem.body(instance));
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function validationProblem(error: FastifyError & { validation: AjvError[]; validationContext?: string }) {
+  const where = error.validationContext ?? 'body';
+  const errors = error.validation.map((e) => {
+    let path = e.instancePath || '/';
+    let message = e.message ?? e.keyword;
+    if (e.keyword === 'additionalProperties') {
+      path = `${e.instancePath}/${String(e.params.additionalProperty)}`;
+      message = 'unknown field';
+    } else if (e.keyword === 'required') {
+      path = `${e.instancePath}/${String(e.params.missingProperty)}`;
+      message = 'is required';
+    }
+    return { in: where, path, message };
+  });
+  const detail = errors.map((e) => `${e.in}${e.path === '/' ? '' : e.path}: ${e.message}`).join('; ');
+  return new HttpProblem(400, 'validation_failed', 'Invalid request', detail, { errors });
+}
+
+/** Maps Fastify's own errors (parsing, limits, validation) to problems with stable codes. */
+export function toProblem(error: FastifyError): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if ((error as { validation?: unknown }).validation) {
+    return validationProblem(error as FastifyError & { validation: AjvError[] });
+  }
+  if (isDatabaseUnavailableError(error)) {
+    return new HttpProblem(
+      503,
+      'database_unavailable',
+      'Service unavailable',
+      'The database cannot be reached; nothing was changed. Retry shortly.',
+      {},
+      { 'retry-after': '1' },
+    );
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new HttpProblem(400, 'invalid_json', 'Invalid JSON', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new HttpProblem(400, 'invalid_json', 'Invalid JSON', 'The request body is empty.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpProblem(413, 'body_too_large', 'Body too large', error.message);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new HttpProblem(
+        error.statusCode === 415 ? 415 : 400,
+        error.statusCode === 415 ? 'unsupported_media_type' : 'invalid_content_length',
+        error.statusCode === 415 ? 'Unsupported media type' : 'Invalid Content-Length',
+        error.statusCode === 415 ? 'Send the body as application/json.' : error.message,
+      );
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = status === 404 ? 'not_found' : status === 405 ? 'method_not_allowed' : 'bad_request';
+    return new HttpProblem(status, code, 'Bad request', error.message);
+  }
+  return new HttpProblem(
+    500,
+    'internal_error',
+    'Internal server error',
+    'The server failed; nothing was committed.',
+  );
+}
+
+/** The service's error handler: every error leaves as problem+json. */
+export function errorHandler(
+  this: unknown,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const problem = toProblem(error);
+  if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+  return sendProblem(reply, problem, request.url);
+}

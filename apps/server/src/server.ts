@@ -1,0 +1,53 @@
+import { migrate, openSql, type Sql } from '@surety/db';
+import { migrations as idempotencyMigrations } from '@surety/idempotency';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, LOG_REDACT } from './app.js';
+import type { Config } from './config.js';
+import { migrations } from './migrations.js';
+
+export const allMigrations = [idempotencyMigrations, migrations];
+
+export async function runMigrations(sql: Sql, schema: string) {
+  return migrate(sql, { schema, sets: allMigrations });
+}
+
+export interface Running {
+  app: FastifyInstance;
+  sql: Sql;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  stop(): Promise<void>;
+}
+
+/** Opens the database, migrates, and listens. */
+export async function startServer(config: Config): Promise<Running> {
+  const logger = { level: config.logLevel, redact: LOG_REDACT };
+  const sql = await openSql({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : `${config.dataDir}/db`,
+  });
+  await runMigrations(sql, config.schema);
+  const app = await buildApp({ sql, config, logger });
+  const purge = setInterval(() => {
+    app.idempotency
+      .purgeExpired()
+      .then((n) => n > 0 && app.log.info({ purged: n }, 'purged expired idempotency keys'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+  }, 10 * 60_000);
+  purge.unref();
+  const url = await app.listen({ port: config.port, host: config.host });
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    sql,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(purge);
+        await app.close();
+        await sql.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { canonicalJson, fingerprint } from './fingerprint.js';
+import { checkKey, deriveKey } from './key.js';
+
+test('canonical JSON ignores key order and whitespace, keeps array order', () => {
+  assert.equal(
+    canonicalJson(JSON.parse('{ "b": 1, "a": {"d": [2, 1], "c": null} }')),
+    '{"a":{"c":null,"d":[2,1]},"b":1}',
+  );
+  assert.notEqual(canonicalJson([1, 2]), canonicalJson([2, 1]));
+  assert.equal(canonicalJson('x"y'), '"x\\"y"');
+});
+
+test('fingerprint covers method, target and body', () => {
+  const base = { method: 'POST', url: '/v1/payments', body: { amount: '1', currency: 'USD' } };
+  const fp = fingerprint(base);
+  assert.equal(fp, fingerprint({ ...base, body: { currency: 'USD', amount: '1' } }));
+  assert.equal(fp, fingerprint({ ...base, method: 'post' }));
+  assert.notEqual(fp, fingerprint({ ...base, method: 'PUT' }));
+  assert.notEqual(fp, fingerprint({ ...base, url: '/v1/payments?x=1' }));
+  assert.notEqual(fp, fingerprint({ ...base, body: { amount: '2', currency: 'USD' } }));
+  // a raw string body and the JSON it happens to spell are different inputs
+  assert.notEqual(fingerprint({ ...base, body: '{"a":1}' }), fingerprint({ ...base, body: { a: 1 } }));
+  assert.equal(
+    fingerprint({ ...base, body: Buffer.from('abc') }),
+    fingerprint({ ...base, body: new Uint8Array([97, 98, 99]) }),
+  );
+  assert.notEqual(fingerprint({ ...base, body: undefined }), fingerprint({ ...base, body: '' }));
+});
+
+test('key validation: 1-255 visible ASCII', () => {
+  const table: [string | string[] | undefined, boolean][] = [
+    [undefined, true],
+    ['k', true],
+    ['a'.repeat(255), true],
+    ['550e8400-e29b-41d4-a716-446655440000', true],
+    ['', false],
+    ['a'.repeat(256), false],
+    ['has space', false],
+    ['tab\there', false],
+    ['naïve', false],
+    ['\u0000', false],
+    [['a', 'b'], false],
+  ];
+  for (const [value, ok] of table) assert.equal(checkKey(value).ok, ok, JSON.stringify(value));
+});
+
+test('deriveKey is stable per (key, step) and differs across steps and keys', () => {
+  assert.equal(deriveKey('k1', 'charge'), deriveKey('k1', 'charge'));
+  assert.notEqual(deriveKey('k1', 'charge'), deriveKey('k1', 'refund'));
+  assert.notEqual(deriveKey('k1', 'charge'), deriveKey('k2', 'charge'));
+  assert.ok(checkKey(deriveKey('k1', 'charge')).ok);
+});

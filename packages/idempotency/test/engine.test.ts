@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createPgSql, type Sql } from '@surety/db';
+import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
+import { Idempotency, LeaseLostError, type StoredResponse, StoreUnavailableError } from '../src/index.js';
+
+let db: TestDatabase;
+let clock = Date.parse('2026-01-01T00:00:00Z');
+let engine: Idempotency;
+let n = 0;
+const key = () => `key-${++n}`;
+const ok = (body: string, status = 201): StoredResponse => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body,
+});
+
+before(async () => {
+  db = await createTestDatabase();
+  engine = new Idempotency({
+    sql: db.sql,
+    schema: db.schema,
+    ttlMs: 60_000,
+    leaseMs: 5_000,
+    now: () => clock,
+  });
+  await engine.migrate();
+  await db.sql.query(`create table "${db.schema}".effects (k text not null)`);
+});
+after(() => db.close());
+
+const effects = async (k: string) =>
+  Number(
+    (
+      await db.sql.query<{ n: string }>(
+        `select count(*)::text as n from "${db.schema}".effects where k = $1`,
+        [k],
+      )
+    ).rows[0]!.n,
+  );
+const keyRow = async (k: string) =>
+  (await db.sql.query(`select * from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`, [k]))
+    .rows[0];
+
+const effect =
+  (k: string, response: StoredResponse) =>
+  async (tx: Parameters<Parameters<Idempotency['execute']>[1]>[0]) => {
+    await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+    return response;
+  };
+
+describe('atomic mode', () => {
+  test('first request runs in one transaction with the key; a retry replays without running', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    const first = await engine.execute(req, effect(k, ok('{"id":1}')));
+    assert.deepEqual(first, { kind: 'executed', response: ok('{"id":1}'), stored: true });
+    const second = await engine.execute(req, effect(k, ok('{"id":2}')));
+    assert.deepEqual(second, { kind: 'replayed', response: ok('{"id":1}') });
+    assert.equal(await effects(k), 1);
+    assert.equal((await keyRow(k))?.state, 'completed');
+  });
+
+  test('same key, different fingerprint → mismatch, nothing runs', async () => {
+    const k = key();
+    await engine.execute({ tenant: 't', key: k, fingerprint: 'a' }, effect(k, ok('{}')));
+    const outcome = await engine.execute({ tenant: 't', key: k, fingerprint: 'b' }, effect(k, ok('{}')));
+    assert.deepEqual(outcome, { kind: 'mismatch' });
+    assert.equal(await effects(k), 1);
+  });
+
+  test('keys are per tenant', async () => {
+    const k = key();
+    await engine.execute({ tenant: 't', key: k, fingerprint: 'a' }, effect(k, ok('{"t":1}')));
+    const other = await engine.execute({ tenant: 'u', key: k, fingerprint: 'a' }, effect(k, ok('{"u":1}')));
+    assert.equal(other.kind, 'executed');
+    assert.equal(await effects(k), 2);
+  });
+
+  test('a throwing handler is rolled back and stores nothing; the retry runs again', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    await assert.rejects(
+      engine.execute(req, async (tx) => {
+        await effect(k, ok('{}'))(tx);
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.equal(await effects(k), 0);
+    assert.equal(await keyRow(k), undefined);
+    assert.equal((await engine.execute(req, effect(k, ok('{}')))).kind, 'executed');
+    assert.equal(await effects(k), 1);
+  });
+
+  test('a 5xx answer is rolled back and not stored', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    const outcome = await engine.execute(req, effect(k, ok('{"error":1}', 503)));
+    assert.deepEqual(outcome, { kind: 'executed', response: ok('{"error":1}', 503), stored: false });
+    assert.equal(await effects(k), 0);
+    assert.equal(await keyRow(k), undefined);
+  });
+
+  test('a 4xx answered after the handler started is stored and replayed', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    await engine.execute(req, async () => ok('{"code":"card_declined"}', 402));
+    const again = await engine.execute(req, async () => ok('{}', 201));
+    assert.deepEqual(again, { kind: 'replayed', response: ok('{"code":"card_declined"}', 402) });
+  });
+
+  test('an expired key is a new operation; purge deletes only expired rows', async () => {
+    const k = key();
+    const live = key();
+    await engine.execute({ tenant: 't', key: k, fingerprint: 'a' }, effect(k, ok('{"v":1}')));
+    clock += 30_000;
+    await engine.execute({ tenant: 't', key: live, fingerprint: 'a' }, effect(live, ok('{}')));
+    clock += 40_000; // k is 70 s old (ttl 60 s), live 40 s
+    const outcome = await engine.execute({ tenant: 't', key: k, fingerprint: 'b' }, effect(k, ok('{"v":2}')));
+    assert.equal(outcome.kind, 'executed');
+    assert.equal(await effects(k), 2);
+    clock += 61_000; // now both are expired, k was re-created 61 s ago
+    const fresh = key();
+    await engine.execute({ tenant: 't', key: fresh, fingerprint: 'a' }, effect(fresh, ok('{}')));
+    const purged = await engine.purgeExpired({ batchSize: 1 });
+    assert.ok(purged >= 2, `purged ${purged}`);
+    assert.equal(await keyRow(k), undefined);
+    assert.equal(await keyRow(live), undefined);
+    assert.ok(await keyRow(fresh));
+  });
+
+  test('the store being unreachable is StoreUnavailableError and the handler never runs', async () => {
+    let ran = false;
+    const dead: Sql =
+      db.backend === 'pg'
+        ? createPgSql({
+            connectionString: 'postgres://postgres@127.0.0.1:1/none',
+            connectionTimeoutMillis: 500,
+          })
+        : await (async () => {
+            const { createPgliteSql } = await import('@surety/db');
+            const s = await createPgliteSql();
+            await s.close();
+            return s;
+          })();
+    const broken = new Idempotency({ sql: dead, schema: db.schema });
+    await assert.rejects(
+      broken.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, async () => {
+        ran = true;
+        return ok('{}');
+      }),
+      StoreUnavailableError,
+    );
+    assert.equal(ran, false);
+    await dead.close().catch(() => {});
+  });
+
+  test('a failing COMMIT stores nothing and is reported as an error, never as success', async () => {
+    const s = `"${db.schema}"`;
+    await db.sql.query(`create table ${s}.deferred (v int not null)`);
+    await db.sql.query(`create function ${s}.never() returns trigger language plpgsql as
+      $$ begin raise exception 'deferred check failed'; end $$`);
+    await db.sql.query(`create constraint trigger fail_at_commit after insert on ${s}.deferred
+      deferrable initially deferred for each row execute function ${s}.never()`);
+    const k = key();
+    await assert.rejects(
+      engine.execute({ tenant: 't', key: k, fingerprint: 'fp' }, async (tx) => {
+        await tx.query(`insert into ${s}.deferred values (1)`);
+        return ok('{}');
+      }),
+      /deferred check failed/,
+    );
+    assert.equal(await keyRow(k), undefined);
+  });
+});
+
+describe('lease mode', () => {
+  test('acquire commits in_progress; a concurrent retry gets in_flight; complete stores the response', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    const acquired = await engine.acquire(req);
+    assert.equal(acquired.kind, 'acquired');
+    assert.equal((await keyRow(k))?.state, 'in_progress');
+    assert.equal((await engine.acquire(req)).kind, 'in_flight');
+    // the atomic path respects a live lease too
+    assert.equal((await engine.execute(req, async () => ok('{}'))).kind, 'in_flight');
+    assert.deepEqual(await engine.acquire({ ...req, fingerprint: 'other' }), { kind: 'mismatch' });
+    if (acquired.kind !== 'acquired') return;
+    await acquired.lease.complete(ok('{"done":true}'));
+    assert.deepEqual(await engine.acquire(req), { kind: 'replayed', response: ok('{"done":true}') });
+  });
+
+  test('an expired lease is taken over by the next retry and the old owner is fenced off', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    const first = await engine.acquire(req);
+    assert.equal(first.kind, 'acquired');
+    clock += 6_000; // lease 5 s: the first owner "crashed"
+    const second = await engine.acquire(req);
+    assert.equal(second.kind, 'acquired');
+    if (first.kind !== 'acquired' || second.kind !== 'acquired') return;
+    assert.notEqual(first.lease.token, second.lease.token);
+    await assert.rejects(first.lease.complete(ok('{"stale":true}')), LeaseLostError);
+    await assert.rejects(first.lease.renew(), LeaseLostError);
+    await assert.rejects(first.lease.release(), LeaseLostError);
+    await second.lease.renew();
+    await second.lease.complete(ok('{"owner":2}'));
+    assert.deepEqual(await engine.acquire(req), { kind: 'replayed', response: ok('{"owner":2}') });
+  });
+
+  test('complete inside the business transaction commits both or neither', async () => {
+    const k = key();
+    const acquired = await engine.acquire({ tenant: 't', key: k, fingerprint: 'fp' });
+    if (acquired.kind !== 'acquired') throw new Error('not acquired');
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+        await acquired.lease.complete(ok('{}'), tx);
+        throw new Error('abort after complete');
+      }),
+    );
+    assert.equal((await keyRow(k))?.state, 'in_progress');
+    assert.equal(await effects(k), 0);
+    await db.sql.transaction(async (tx) => {
+      await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+      await acquired.lease.complete(ok('{}'), tx);
+    });
+    assert.equal((await keyRow(k))?.state, 'completed');
+    assert.equal(await effects(k), 1);
+  });
+
+  test('withLease releases on failure so the retry runs again, and stores on success', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    await assert.rejects(engine.withLease(req, async () => Promise.reject(new Error('downstream down'))));
+    assert.equal(await keyRow(k), undefined);
+    const r503 = await engine.withLease(req, async () => ok('{}', 503));
+    assert.deepEqual(r503, { kind: 'executed', response: ok('{}', 503), stored: false });
+    assert.equal(await keyRow(k), undefined);
+    const done = await engine.withLease(req, async () => ok('{"charged":1}', 201));
+    assert.equal(done.kind, 'executed');
+    assert.deepEqual(await engine.withLease(req, async () => ok('{}')), {
+      kind: 'replayed',
+      response: ok('{"charged":1}', 201),
+    });
+  });
+});
+
+describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
+  test('a second request with the same key answers in_flight at once instead of waiting on locks', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => {
+      entered = r;
+    });
+    const first = engine.execute(req, async (tx) => {
+      await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+      entered();
+      await gate;
+      return ok('{"first":true}');
+    });
+    await inside;
+    const started = Date.now();
+    const second = await engine.execute(req, effect(k, ok('{}')));
+    assert.deepEqual(second, { kind: 'in_flight', retryAfterSeconds: 1 });
+    assert.ok(Date.now() - started < 1000, 'answered without waiting for the first transaction');
+    release();
+    assert.equal((await first).kind, 'executed');
+    assert.deepEqual(await engine.execute(req, effect(k, ok('{}'))), {
+      kind: 'replayed',
+      response: ok('{"first":true}'),
+    });
+    assert.equal(await effects(k), 1);
+  });
+
+  test('100 concurrent executions of one key run the handler once', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, () => engine.execute(req, effect(k, ok('{"once":true}')))),
+    );
+    const kinds = outcomes.map((o) => o.kind);
+    assert.equal(kinds.filter((x) => x === 'executed').length, 1);
+    assert.ok(kinds.every((x) => x === 'executed' || x === 'replayed' || x === 'in_flight'));
+    assert.equal(await effects(k), 1);
+  });
+});
