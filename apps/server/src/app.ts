@@ -48,6 +48,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // coerced (Fastify's default ajv removes unknown fields and coerces "1" to 1). Query strings and
   // params are strings on the wire, so they alone are coerced (limit=20).
   app.setValidatorCompiler(makeValidatorCompiler());
+  // JSON only: any other media type is a 415, not a string that fails validation later.
+  app.removeContentTypeParser('text/plain');
 
   const engine = new Idempotency({
     sql,
@@ -81,6 +83,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  // Draining: answers sent while closing carry `Connection: close`, so a keep-alive client does not
+  // hold the process open for Fastify's 72 s keep-alive timeout after its last in-flight request.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 
   registerAuth(app, config.apiKeys);
   await app.register(idempotency, {

@@ -1,0 +1,119 @@
+// Several real server processes on one PostgreSQL: the same key sent to two at once, a SIGKILL in
+// the middle of a payment's transaction, and a SIGTERM drain. PostgreSQL only (PGlite is in-process).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
+import { runMigrations } from '../src/server.js';
+import { API_KEYS, auth, newKey, PAYMENT, waitForLockWait } from './helpers.js';
+import { type ServerProcess, spawnServer } from './spawn.js';
+
+let db: TestDatabase;
+const servers: ServerProcess[] = [];
+
+const post = (base: string, key: string, body: unknown = PAYMENT) =>
+  fetch(`${base}/v1/payments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key, ...auth('acme') },
+    body: JSON.stringify(body),
+  });
+
+describe('server processes on one PostgreSQL', { skip: needsPostgres }, () => {
+  before(async () => {
+    db = await createTestDatabase();
+    await runMigrations(db.sql, db.schema);
+  });
+  after(async () => {
+    await Promise.all(servers.map((s) => s.kill()));
+    await db?.close();
+  });
+
+  const start = async () => {
+    const s = await spawnServer({ schema: db.schema, apiKeys: API_KEYS });
+    servers.push(s);
+    return s;
+  };
+  const count = async (customerId: string) =>
+    Number(
+      (
+        await db.sql.query<{ n: string }>(
+          `select count(*)::text as n from "${db.schema}".payments where customer_id = $1`,
+          [customerId],
+        )
+      ).rows[0]!.n,
+    );
+
+  test('the same key sent to two processes at once creates exactly one payment (20 keys)', async () => {
+    const [a, b] = await Promise.all([start(), start()]);
+    for (let i = 0; i < 20; i++) {
+      const key = newKey();
+      const body = { ...PAYMENT, customerId: `cus_${key}` };
+      const [ra, rb] = await Promise.all([post(a!.url, key, body), post(b!.url, key, body)]);
+      const statuses = [ra.status, rb.status].sort();
+      assert.ok(statuses[0] === 201, `statuses ${statuses}`);
+      assert.ok(statuses[1] === 201 || statuses[1] === 409, `statuses ${statuses}`);
+      await Promise.all([ra.text(), rb.text()]);
+      assert.equal(await count(body.customerId), 1);
+    }
+  });
+
+  test('SIGKILL during an open payment transaction: nothing committed, the retry creates exactly one', async () => {
+    const server = await start();
+    const key = newKey();
+    const body = { ...PAYMENT, customerId: `cus_${key}` };
+    const blocker = db.connect(1);
+    try {
+      await blocker.transaction(async (tx) => {
+        await tx.query(`lock table "${db.schema}".payments in exclusive mode`);
+        const pending = post(server.url, key, body).catch((e: unknown) => e);
+        await waitForLockWait(db.sql, db.schema);
+        await server.kill('SIGKILL');
+        assert.ok((await pending) instanceof Error, 'the client saw the connection drop, not an answer');
+      });
+    } finally {
+      await blocker.close();
+    }
+    // The backend of the killed process aborts its transaction when it finds the client gone.
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      const busy = await db.sql.query(
+        `select 1 from pg_stat_activity where state like 'idle in transaction%' and query ilike $1`,
+        [`%${db.schema}%`],
+      );
+      if (busy.rows.length === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(await count(body.customerId), 0);
+    const keyRows = await db.sql.query(`select 1 from "${db.schema}".idempotency_keys where key = $1`, [key]);
+    assert.equal(keyRows.rows.length, 0, 'no key row left behind');
+
+    const restarted = await start();
+    const retry = await post(restarted.url, key, body);
+    assert.equal(retry.status, 201);
+    assert.equal(retry.headers.get('idempotent-replayed'), null);
+    const again = await post(restarted.url, key, body);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(await count(body.customerId), 1);
+  });
+
+  test('SIGTERM finishes the in-flight request, then exits 0', async () => {
+    const server = await start();
+    const key = newKey();
+    const body = { ...PAYMENT, customerId: `cus_${key}` };
+    const blocker = db.connect(1);
+    let pending: Promise<Response> | undefined;
+    try {
+      await blocker.transaction(async (tx) => {
+        await tx.query(`lock table "${db.schema}".payments in exclusive mode`);
+        pending = post(server.url, key, body);
+        await waitForLockWait(db.sql, db.schema);
+        server.process.kill('SIGTERM');
+      });
+    } finally {
+      await blocker.close();
+    }
+    const res = await pending!;
+    assert.equal(res.status, 201);
+    assert.equal(await server.exited, 0);
+    assert.equal(await count(body.customerId), 1);
+  });
+});
