@@ -28,6 +28,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Injected clock for the idempotency engine (tests). */
   now?: () => number;
+  /** Benchmark baseline only: serve POST /v1/payments without the idempotency layer. @default true */
+  idempotentPayments?: boolean;
 }
 
 /** Redacts credentials from request logs: API keys must never reach a log line. */
@@ -102,7 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       error instanceof HttpProblem ? error.toStoredResponse(request.url) : undefined,
   });
   healthRoutes(app);
-  paymentRoutes(app, config.schema);
+  paymentRoutes(app, config.schema, { idempotent: options.idempotentPayments ?? true });
   return app;
 }
 

@@ -72,7 +72,17 @@ interface CreatePayment {
   customerId: string;
 }
 
-export function paymentRoutes(app: FastifyInstance, schema: string): void {
+export interface PaymentRoutesOptions {
+  /**
+   * Whether POST /v1/payments goes through the idempotency layer. Off only for the benchmark's
+   * baseline (bench/idempotency), which measures what the layer costs.
+   * @default true
+   */
+  idempotent?: boolean;
+}
+
+export function paymentRoutes(app: FastifyInstance, schema: string, options: PaymentRoutesOptions = {}): void {
+  const idempotent = options.idempotent ?? true;
   const t = `${quoteSchema(schema)}.payments`;
   const insert = {
     name: `surety_payment_insert_${schema}`,
@@ -87,7 +97,7 @@ export function paymentRoutes(app: FastifyInstance, schema: string): void {
   app.post<{ Body: CreatePayment }>(
     '/v1/payments',
     {
-      config: { idempotency: true },
+      config: { idempotency: idempotent },
       schema: {
         summary: 'Create a payment',
         headers: {
@@ -103,7 +113,7 @@ export function paymentRoutes(app: FastifyInstance, schema: string): void {
     async (request, reply) => {
       const { amount, currency, customerId } = request.body;
       const id = newId('pay');
-      const { rows } = await request.tx.query<PaymentRow>(insert, [
+      const { rows } = await (request.tx ?? app.sql).query<PaymentRow>(insert, [
         request.tenant,
         id,
         amount,
