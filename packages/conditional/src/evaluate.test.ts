@@ -13,7 +13,11 @@ const weakV7: CurrentState = { exists: true, etag: 'W/"v7"', lastModified: T };
 const noValidators: CurrentState = { exists: true };
 const missing: CurrentState = { exists: false };
 
-const proceed = (ifMatch = false): PreconditionResult => ({ outcome: 'proceed', ifMatch });
+const proceed = (ifMatch = false, conditional = ifMatch): PreconditionResult => ({
+  outcome: 'proceed',
+  ifMatch,
+  conditional,
+});
 const p412 = (header: 'if-match' | 'if-unmodified-since' | 'if-none-match'): PreconditionResult => ({
   outcome: 'precondition_failed',
   status: 412,
@@ -164,14 +168,14 @@ const cases: Case[] = [
     method: 'PUT',
     headers: { 'if-unmodified-since': AT },
     current: v7,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'If-Unmodified-Since after last modification',
     method: 'PUT',
     headers: { 'if-unmodified-since': AFTER },
     current: v7,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'If-Unmodified-Since before last modification',
@@ -186,7 +190,7 @@ const cases: Case[] = [
     headers: { 'if-unmodified-since': AT },
     current: v7,
     require: true,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'If-Unmodified-Since without a lastModified cannot be verified: 412',
@@ -258,7 +262,7 @@ const cases: Case[] = [
     method: 'GET',
     headers: { 'if-none-match': '"v6"' },
     current: v7,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'GET If-None-Match mixed list containing current',
@@ -279,7 +283,7 @@ const cases: Case[] = [
     method: 'GET',
     headers: { 'if-none-match': '*' },
     current: missing,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'PUT If-None-Match current → 412',
@@ -300,7 +304,7 @@ const cases: Case[] = [
     method: 'PUT',
     headers: { 'if-none-match': '*' },
     current: missing,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'PUT If-None-Match * on missing satisfies require',
@@ -308,7 +312,7 @@ const cases: Case[] = [
     headers: { 'if-none-match': '*' },
     current: missing,
     require: true,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'DELETE If-None-Match current → 412',
@@ -366,7 +370,7 @@ const cases: Case[] = [
     method: 'GET',
     headers: { 'if-none-match': '"v6"', 'if-modified-since': AFTER },
     current: v7,
-    expect: proceed(),
+    expect: proceed(false, true),
   },
   {
     name: 'GET invalid If-Modified-Since is ignored (RFC 9110 §13.1.3)',

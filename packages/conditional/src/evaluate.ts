@@ -48,8 +48,13 @@ export type PreconditionHeader = 'if-match' | 'if-none-match' | 'if-unmodified-s
 export type PreconditionResult =
   | {
       outcome: 'proceed';
-      /** If-Match was sent (and held): a later 0-row conditional update is a 412, not a 409. */
+      /** If-Match was sent (and held). */
       ifMatch: boolean;
+      /**
+       * A precondition was sent and held (If-Match, If-None-Match or If-Unmodified-Since): if the versioned
+       * update then matches 0 rows, the condition turned false in between and the answer is 412, not 409.
+       */
+      conditional: boolean;
     }
   | { outcome: 'not_modified'; status: 304; header: 'if-none-match' | 'if-modified-since' }
   | {
@@ -99,7 +104,7 @@ function currentTag(current: CurrentState): ETag | undefined {
  */
 export function evaluatePreconditions(input: PreconditionInput): PreconditionResult {
   const method = input.method.toUpperCase();
-  if (IGNORED.has(method)) return { outcome: 'proceed', ifMatch: false };
+  if (IGNORED.has(method)) return { outcome: 'proceed', ifMatch: false, conditional: false };
   const { headers, current } = input;
   const safe = method === 'GET' || method === 'HEAD';
 
@@ -167,7 +172,11 @@ export function evaluatePreconditions(input: PreconditionInput): PreconditionRes
     }
   }
 
-  return { outcome: 'proceed', ifMatch: ifMatch !== undefined };
+  return {
+    outcome: 'proceed',
+    ifMatch: ifMatch !== undefined,
+    conditional: ifMatch !== undefined || ifNoneMatch !== undefined || ifUnmodified !== undefined,
+  };
 }
 
 function malformed(header: PreconditionHeader, detail: string): PreconditionResult {

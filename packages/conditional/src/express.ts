@@ -1,15 +1,29 @@
 import type { Request, Response } from 'express';
 import { type CurrentState, evaluatePreconditions } from './evaluate.js';
-import { type CheckOptions, preconditionResponse, type Validators, validatorHeaders } from './response.js';
+import {
+  type CheckOptions,
+  type ProceedResult,
+  preconditionResponse,
+  type StopResult,
+  type Validators,
+  validatorHeaders,
+} from './response.js';
+
+/** The result of the Express {@link checkPreconditions}. */
+export type ExpressPreconditionCheck =
+  | { proceed: true; result: ProceedResult }
+  /** The 304, 400, 412 or 428 has been sent. */
+  | { proceed: false; result: StopResult };
 
 /**
- * Evaluates the request's preconditions against `current`. Returns true when the handler may proceed;
- * otherwise it has sent the 304, 400, 412 or 428 and returns false.
+ * Evaluates the request's preconditions against `current`. When the request may not proceed, the 304,
+ * 400, 412 or 428 has been sent (with `res.end`, so `@surety/idempotency` captures it like any response).
  * @example
  * app.patch('/v1/orders/:id', async (req, res) => {
  *   const row = await load(req.params.id);
- *   if (!checkPreconditions(req, res, { exists: true, etag: versionETag(row.version) }, { require: true })) return;
- *   // … conditional update; setValidators(res, { etag: versionETag(newVersion) })
+ *   const check = checkPreconditions(req, res, { exists: true, etag: versionETag(row.version) }, { require: true });
+ *   if (!check.proceed) return;
+ *   // … versioned update; 0 rows → staleWriteProblem(check.result.ifMatch)
  * });
  */
 export function checkPreconditions(
@@ -17,13 +31,13 @@ export function checkPreconditions(
   res: Response,
   current: CurrentState,
   options: CheckOptions = {},
-): boolean {
+): ExpressPreconditionCheck {
   const result = evaluatePreconditions({ ...options, method: req.method, headers: req.headers, current });
-  const response = preconditionResponse(result, current, req.originalUrl.split('?')[0]);
-  if (!response) return true;
+  if (result.outcome === 'proceed') return { proceed: true, result };
+  const response = preconditionResponse(result, current, req.originalUrl.split('?')[0])!;
   res.status(response.status).set(response.headers);
   res.end(response.body === '' ? undefined : response.body);
-  return false;
+  return { proceed: false, result };
 }
 
 /**

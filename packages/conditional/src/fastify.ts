@@ -1,13 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type CurrentState, evaluatePreconditions, type PreconditionResult } from './evaluate.js';
-import { type CheckOptions, preconditionResponse, type Validators, validatorHeaders } from './response.js';
+import { type CurrentState, evaluatePreconditions } from './evaluate.js';
+import {
+  type CheckOptions,
+  type ProceedResult,
+  preconditionResponse,
+  type StopResult,
+  type Validators,
+  validatorHeaders,
+} from './response.js';
 
 /** The result of the Fastify {@link checkPreconditions}. */
 export type FastifyPreconditionCheck =
-  | { proceed: true; result: Extract<PreconditionResult, { outcome: 'proceed' }> }
+  | { proceed: true; result: ProceedResult }
   | {
       proceed: false;
-      result: Exclude<PreconditionResult, { outcome: 'proceed' }>;
+      result: StopResult;
       /** Return this from the handler: status and headers are already set on the reply. */
       payload: string;
     };

@@ -29,7 +29,13 @@ export {
   problemBody,
   versionConflictProblem,
 } from './problem.js';
-export type { CheckOptions, PreconditionResponse, Validators } from './response.js';
+export type {
+  CheckOptions,
+  PreconditionResponse,
+  ProceedResult,
+  StopResult,
+  Validators,
+} from './response.js';
 export { preconditionResponse, validatorHeaders } from './response.js';
 export type { IfMatchVersion } from './version.js';
 export { ifMatchVersion, staleWriteProblem } from './version.js';

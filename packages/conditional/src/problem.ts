@@ -37,16 +37,19 @@ const HEADER_NAMES = {
 /**
  * 412 `precondition_failed`: the resource changed since the client read it (or, for
  * `If-None-Match: *`, it already exists). The client re-reads and decides again.
+ * @default header undefined: a detail that names no header (a write that lost a race after its check)
  * @example preconditionFailedProblem('if-match').status // 412
  */
 export function preconditionFailedProblem(
-  header: 'if-match' | 'if-unmodified-since' | 'if-none-match' = 'if-match',
+  header?: 'if-match' | 'if-unmodified-since' | 'if-none-match',
 ): Problem {
+  const retry = 'GET it again for its current ETag, re-apply your change, and retry with the new If-Match.';
   const detail =
     header === 'if-none-match'
       ? 'The resource already exists (or matches If-None-Match), so it was not changed.'
-      : `The resource has changed since the version named by ${HEADER_NAMES[header]}, so it was not changed. ` +
-        'GET it again for its current ETag, re-apply your change, and retry with the new If-Match.';
+      : header === undefined
+        ? `The resource was changed by another request while this one was processed, so its precondition no longer holds and it was not changed. ${retry}`
+        : `The resource has changed since the version named by ${HEADER_NAMES[header]}, so it was not changed. ${retry}`;
   return { status: 412, code: 'precondition_failed', title: 'Precondition failed', detail };
 }
 

@@ -5,6 +5,11 @@ import { PROBLEM_CONTENT_TYPE, preconditionProblem, problemBody } from './proble
 /** The options the framework helpers pass on to {@link evaluatePreconditions}. */
 export type CheckOptions = Pick<PreconditionInput, 'require' | 'lenientDates' | 'now'>;
 
+/** A `proceed` result: `ifMatch` says whether a 0-row versioned update is a 412 or a 409. */
+export type ProceedResult = Extract<PreconditionResult, { outcome: 'proceed' }>;
+/** Any result but `proceed`: the request has been (or is to be) answered with its status. */
+export type StopResult = Exclude<PreconditionResult, { outcome: 'proceed' }>;
+
 /** Validators to send with a response. */
 export interface Validators {
   /** The ETag header value, e.g. from `versionETag(row.version)`. @default undefined (not sent) */

@@ -52,12 +52,16 @@ export function ifMatchVersion(
 }
 
 /**
- * The answer when a versioned update (`… WHERE id = $1 AND version = $2`) matched no row although the
- * resource exists: 412 `precondition_failed` when the client sent If-Match, else 409 `version_conflict`
- * (it named the version in the body, or the row changed between your read and your write).
+ * The answer when a versioned write matched no row although the request passed its preconditions:
+ * `UPDATE … WHERE id = $1 AND version = $2` after a concurrent update, or
+ * `INSERT … ON CONFLICT DO NOTHING` after a concurrent create. When the client made the request
+ * conditional (If-Match, or If-None-Match / If-Unmodified-Since: pass the `proceed` result) its
+ * precondition has turned false: 412 `precondition_failed`. Otherwise 409 `version_conflict`.
+ * Pass a boolean when you have no result (the one-statement pattern): whether If-Match was sent.
  * @example
- * if (rows.length === 0) return send(staleWriteProblem(result.ifMatch));
+ * if (rows.length === 0) return send(staleWriteProblem(check.result)); // 412, or 409 for a blind write
  */
-export function staleWriteProblem(ifMatchSent: boolean): Problem {
-  return ifMatchSent ? preconditionFailedProblem('if-match') : versionConflictProblem();
+export function staleWriteProblem(conditional: boolean | { conditional: boolean }): Problem {
+  const sent = typeof conditional === 'boolean' ? conditional : conditional.conditional;
+  return sent ? preconditionFailedProblem() : versionConflictProblem();
 }
