@@ -6,7 +6,10 @@ export type HeaderSource =
   | { get(name: string): string | null | undefined }
   | Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** One header's value; several lines are joined with ", " (RFC 9110 §5.3). */
+/**
+ * One header's value (lower-case name); several lines are joined with ", " (RFC 9110 §5.3).
+ * @example readHeader(req.headers, 'if-match') // '"v7", "v8"' or undefined
+ */
 export function readHeader(headers: HeaderSource, name: string): string | undefined {
   const get = (headers as { get?: unknown }).get;
   if (typeof get === 'function') {
