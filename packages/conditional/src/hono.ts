@@ -1,0 +1,58 @@
+import type { Context } from 'hono';
+import { type CurrentState, evaluatePreconditions } from './evaluate.js';
+import {
+  type CheckOptions,
+  type ProceedResult,
+  preconditionResponse,
+  type StopResult,
+  type Validators,
+  validatorHeaders,
+} from './response.js';
+
+/** The result of the Hono {@link checkPreconditions}. */
+export type HonoPreconditionCheck =
+  | { proceed: true; result: ProceedResult }
+  /** Return `response` (304, 400, 412 or 428) from the handler. */
+  | { proceed: false; result: StopResult; response: Response };
+
+/**
+ * Evaluates the request's preconditions against `current`. When the request may not proceed,
+ * `response` is the 304, 400, 412 or 428 to return.
+ * @example
+ * app.patch('/v1/orders/:id', async (c) => {
+ *   const row = await load(c.req.param('id'));
+ *   const check = checkPreconditions(c, { exists: true, etag: versionETag(row.version) }, { require: true });
+ *   if (!check.proceed) return check.response;
+ *   // … versioned update; 0 rows → staleWriteProblem(check.result.ifMatch)
+ * });
+ */
+export function checkPreconditions(
+  c: Context,
+  current: CurrentState,
+  options: CheckOptions = {},
+): HonoPreconditionCheck {
+  const result = evaluatePreconditions({
+    ...options,
+    method: c.req.method,
+    headers: c.req.raw.headers,
+    current,
+  });
+  if (result.outcome === 'proceed') return { proceed: true, result };
+  const response = preconditionResponse(result, current, new URL(c.req.url).pathname)!;
+  return {
+    proceed: false,
+    result,
+    response: new Response(response.body === '' ? null : response.body, {
+      status: response.status,
+      headers: response.headers,
+    }),
+  };
+}
+
+/**
+ * Sets `ETag` and `Last-Modified` on the response being built (those given).
+ * @example setValidators(c, { etag: versionETag(row.version) }); return c.json(row);
+ */
+export function setValidators(c: Context, validators: Validators): void {
+  for (const [name, value] of Object.entries(validatorHeaders(validators))) c.header(name, value);
+}

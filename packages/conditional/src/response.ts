@@ -1,0 +1,64 @@
+import type { CurrentState, PreconditionInput, PreconditionResult } from './evaluate.js';
+import { formatHttpDate } from './parse.js';
+import { PROBLEM_CONTENT_TYPE, preconditionProblem, problemBody } from './problem.js';
+
+/** The options the framework helpers pass on to {@link evaluatePreconditions}. */
+export type CheckOptions = Pick<PreconditionInput, 'require' | 'lenientDates' | 'now'>;
+
+/** A `proceed` result: `ifMatch` says whether a 0-row versioned update is a 412 or a 409. */
+export type ProceedResult = Extract<PreconditionResult, { outcome: 'proceed' }>;
+/** Any result but `proceed`: the request has been (or is to be) answered with its status. */
+export type StopResult = Exclude<PreconditionResult, { outcome: 'proceed' }>;
+
+/** Validators to send with a response. */
+export interface Validators {
+  /** The ETag header value, e.g. from `versionETag(row.version)`. @default undefined (not sent) */
+  etag?: string | undefined;
+  /** Sent as an IMF-fixdate `Last-Modified`. @default undefined (not sent) */
+  lastModified?: Date | undefined;
+}
+
+/**
+ * The header map of validators: `etag` and `last-modified`, for those given.
+ * @example validatorHeaders({ etag: '"v7"' }) // { etag: '"v7"' }
+ */
+export function validatorHeaders(validators: Validators): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (validators.etag !== undefined) headers['etag'] = validators.etag;
+  if (validators.lastModified !== undefined)
+    headers['last-modified'] = formatHttpDate(validators.lastModified);
+  return headers;
+}
+
+/** A complete response for a result other than `proceed`. */
+export interface PreconditionResponse {
+  status: 304 | 400 | 412 | 428;
+  headers: Record<string, string>;
+  /** Empty for 304; problem+json otherwise. */
+  body: string;
+}
+
+/**
+ * The response for a result other than `proceed`: 304 with the current validators (RFC 9110 §15.4.5),
+ * or 400 / 412 / 428 as problem+json. Undefined for `proceed`. The framework helpers send this; use it
+ * directly with any other server.
+ * @example
+ * const res = preconditionResponse(result, current, req.url);
+ * if (res) return new Response(res.body || null, { status: res.status, headers: res.headers });
+ */
+export function preconditionResponse(
+  result: PreconditionResult,
+  current: CurrentState,
+  instance?: string,
+): PreconditionResponse | undefined {
+  if (result.outcome === 'proceed') return undefined;
+  if (result.outcome === 'not_modified') {
+    return { status: 304, headers: validatorHeaders(current), body: '' };
+  }
+  const problem = preconditionProblem(result)!;
+  return {
+    status: result.status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE },
+    body: problemBody(problem, instance),
+  };
+}
