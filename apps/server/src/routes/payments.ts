@@ -81,7 +81,11 @@ export interface PaymentRoutesOptions {
   idempotent?: boolean;
 }
 
-export function paymentRoutes(app: FastifyInstance, schema: string, options: PaymentRoutesOptions = {}): void {
+export function paymentRoutes(
+  app: FastifyInstance,
+  schema: string,
+  options: PaymentRoutesOptions = {},
+): void {
   const idempotent = options.idempotent ?? true;
   const t = `${quoteSchema(schema)}.payments`;
   const insert = {
