@@ -12,6 +12,8 @@ import { registerAuth } from './auth.js';
 import type { Config } from './config.js';
 import { errorHandler, HttpProblem, sendProblem } from './problem.js';
 import { healthRoutes } from './routes/health.js';
+import { inventoryRoutes } from './routes/inventory.js';
+import { orderRoutes } from './routes/orders.js';
 import { paymentRoutes } from './routes/payments.js';
 
 declare module 'fastify' {
@@ -52,6 +54,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(makeValidatorCompiler());
   // JSON only: any other media type is a 415, not a string that fails validation later.
   app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser(
+    'application/merge-patch+json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
 
   const engine = new Idempotency({
     sql,
@@ -105,6 +112,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   healthRoutes(app);
   paymentRoutes(app, config.schema, { idempotent: options.idempotentPayments ?? true });
+  orderRoutes(app, config.schema);
+  inventoryRoutes(app, config.schema);
   return app;
 }
 

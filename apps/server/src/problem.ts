@@ -14,6 +14,8 @@ export class HttpProblem extends Error {
     readonly detail: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
+    /** Inside an idempotent route: whether this answer is the operation's stored outcome (see isFinal). */
+    readonly final?: boolean,
   ) {
     super(detail);
     this.name = 'HttpProblem';
@@ -29,11 +31,24 @@ export class HttpProblem extends Error {
       status: this.status,
       headers: { ...this.headers, 'content-type': PROBLEM_CONTENT_TYPE },
       body: this.body(instance),
+      ...(this.final === undefined ? {} : { final: this.final }),
     };
   }
 }
 
 export const notFound = (what: string) => new HttpProblem(404, 'not_found', 'Not found', `No such ${what}.`);
+
+/** A problem from @surety/conditional (412/428/400/409) as an HttpProblem; version conflicts are not final. */
+export const fromConditional = (p: { status: number; code: string; title: string; detail: string }) =>
+  new HttpProblem(
+    p.status,
+    p.code,
+    p.title,
+    p.detail,
+    {},
+    {},
+    p.code === 'version_conflict' ? false : undefined,
+  );
 
 export function sendProblem(reply: FastifyReply, problem: HttpProblem, instance: string): FastifyReply {
   return reply

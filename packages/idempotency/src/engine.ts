@@ -9,6 +9,11 @@ export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * Overrides `isFinal` for this one answer: `false` rolls it back and stores nothing (a lost race
+   * the client should re-read and retry), `true` stores it whatever its status. Not stored itself.
+   */
+  final?: boolean;
 }
 
 export interface IdempotencyRequest {
@@ -20,7 +25,7 @@ export interface IdempotencyRequest {
 }
 
 export type Outcome =
-  /** The handler ran. `stored` is false for a 5xx, which was rolled back. */
+  /** The handler ran. `stored` is false for a 5xx (or another non-final status), which was rolled back. */
   | { kind: 'executed'; response: StoredResponse; stored: boolean }
   /** The original completed: replay its response with `Idempotent-Replayed: true`. */
   | { kind: 'replayed'; response: StoredResponse }
@@ -47,7 +52,24 @@ export interface IdempotencyOptions {
   retryAfterSeconds?: number;
   /** Injected clock (ms since the epoch), for tests. @default Date.now */
   now?: () => number;
+  /**
+   * Which answers are final and stored with the key. The others are rolled back and not stored,
+   * so a retry with the same key runs again.
+   * @default status < 500, except 400, 401, 403, 404, 405, 408, 412, 413, 415, 425, 428 and 429:
+   * answers that say the request was not carried out (bad input, no such resource, a failed or
+   * missing precondition, "try later"). A decline (402), a conflict such as out of stock (409) or
+   * 422 are outcomes and are stored.
+   */
+  isFinal?: (status: number) => boolean;
 }
+
+// Answers that say the operation was not carried out (Stripe: "results are only saved if an API
+// endpoint started executing"): bad or unauthorised input, a missing resource, a failed or missing
+// precondition, "try later". A retry with the same key, once fixed, must run.
+const NOT_FINAL = new Set([400, 401, 403, 404, 405, 408, 412, 413, 415, 425, 428, 429]);
+
+/** The default of `isFinal`. */
+export const isFinalStatus = (status: number): boolean => status < 500 && !NOT_FINAL.has(status);
 
 /** An acquired lease-mode key. Only this owner may renew, complete or release it. */
 export interface Lease {
@@ -103,6 +125,7 @@ export class Idempotency {
   readonly retryAfterSeconds: number;
   readonly #now: () => number;
   readonly #st: Statements;
+  readonly #isFinal: (status: number) => boolean;
 
   constructor(options: IdempotencyOptions) {
     this.sql = options.sql;
@@ -111,6 +134,7 @@ export class Idempotency {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
     this.#now = options.now ?? Date.now;
+    this.#isFinal = options.isFinal ?? isFinalStatus;
     this.#st = statements(this.schema);
   }
 
@@ -158,7 +182,7 @@ export class Idempotency {
     try {
       return await this.sql.transaction(async (tx) => {
         const response = await handler(tx);
-        if (response.status >= 500) throw new Rollback(response);
+        if (!this.#final(response)) throw new Rollback(response);
         return response;
       });
     } catch (error) {
@@ -187,7 +211,7 @@ export class Idempotency {
       if (seen) return seen;
 
       const response = await handler(tx);
-      if (response.status >= 500) throw new Rollback(response);
+      if (!this.#final(response)) throw new Rollback(response);
       const written = await tx
         .query(this.#st.complete, [
           tenant,
@@ -207,6 +231,10 @@ export class Idempotency {
       if (written.rowCount === 0) throw new ClaimRace();
       return { kind: 'executed', response, stored: true };
     });
+  }
+
+  #final(response: StoredResponse): boolean {
+    return response.final ?? this.#isFinal(response.status);
   }
 
   /** What a stored row means for this request, or undefined when the request may run. */
@@ -316,7 +344,7 @@ export class Idempotency {
       const response = await handler(lease);
       clearInterval(timer);
       if (renewError instanceof LeaseLostError) throw renewError;
-      if (response.status >= 500) {
+      if (!this.#final(response)) {
         await lease.release();
         return { kind: 'executed', response, stored: false };
       }

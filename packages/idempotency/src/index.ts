@@ -6,7 +6,7 @@ export type {
   Outcome,
   StoredResponse,
 } from './engine.js';
-export { createIdempotency, Idempotency } from './engine.js';
+export { createIdempotency, Idempotency, isFinalStatus } from './engine.js';
 export {
   IdempotencyError,
   isLeaseLostError,

@@ -102,6 +102,28 @@ describe('atomic mode', () => {
     assert.equal(await keyRow(k), undefined);
   });
 
+  test('400, 404, 412, 428 and 429 are not final: rolled back and not stored, so the retry runs again', async () => {
+    for (const status of [400, 404, 412, 428, 429]) {
+      const k = key();
+      const req = { tenant: 't', key: k, fingerprint: 'fp' };
+      const outcome = await engine.execute(req, effect(k, ok('{}', status)));
+      assert.deepEqual(outcome, { kind: 'executed', response: ok('{}', status), stored: false });
+      assert.equal(await effects(k), 0);
+      assert.equal((await engine.execute(req, effect(k, ok('{}', 200)))).kind, 'executed');
+    }
+  });
+
+  test('`final` on a response overrides the status rule either way', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    const lost = await engine.execute(req, effect(k, { ...ok('{}', 409), final: false }));
+    assert.equal(lost.kind === 'executed' && lost.stored, false);
+    assert.equal(await effects(k), 0);
+    const kept = await engine.execute(req, effect(k, { ...ok('{}', 404), final: true }));
+    assert.equal(kept.kind === 'executed' && kept.stored, true);
+    assert.equal((await engine.execute(req, effect(k, ok('{}')))).kind, 'replayed');
+  });
+
   test('a 4xx answered after the handler started is stored and replayed', async () => {
     const k = key();
     const req = { tenant: 't', key: k, fingerprint: 'fp' };
