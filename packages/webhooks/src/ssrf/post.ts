@@ -1,0 +1,155 @@
+// One delivery attempt through a guarded dispatcher: validate the URL, POST, read at most
+// `maxResponseBytes` of the answer, map every failure to a stable code.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { GuardedDispatcher } from './dispatcher.js';
+import { DeliveryError, type DeliveryErrorCode, WebhookUrlError } from './errors.js';
+import { validateWebhookUrl } from './validate-url.js';
+
+/** Options of {@link guardedPost}. */
+export interface GuardedPostOptions {
+  /** Request headers (content-type, the signature headers). @default {} */
+  headers?: Record<string, string>;
+  /** The raw body, sent as is. @default '' */
+  body?: string | Uint8Array;
+  /**
+   * Budget for the whole attempt (connect, headers, body read), in ms. Failing it is `timeout`.
+   * @default the dispatcher's timeoutMs (10000)
+   */
+  timeoutMs?: number;
+  /**
+   * Bytes of response body kept; the rest is discarded unread and the connection closed.
+   * @default the dispatcher's maxResponseBytes (65536)
+   */
+  maxResponseBytes?: number;
+  /** Aborts the attempt (e.g. on shutdown); reported as `timeout`. @default undefined */
+  signal?: AbortSignal;
+}
+
+/** What a delivery attempt produced. A 3xx is returned as is: redirects are never followed. */
+export interface GuardedResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The first `maxResponseBytes` of the body, decoded as UTF-8 (invalid bytes replaced). */
+  readonly bodyExcerpt: string;
+  /** True when the body was longer than the cap and the rest was discarded. */
+  readonly truncated: boolean;
+  /** From just before the request to the end of the body read, in ms. */
+  readonly durationMs: number;
+}
+
+/**
+ * POSTs `body` to `url` through `guard`. Resolves with the response whatever its status (2xx, 3xx,
+ * 4xx, 5xx: the caller decides); throws {@link DeliveryError} with a stable `code` when there is no
+ * response: `invalid_url`, `ssrf_blocked`, `dns_failed`, `connect_timeout`, `timeout`, `tls_error`,
+ * `connection_error`.
+ * @default options { headers: {}, body: '', timeoutMs: guard.options.timeoutMs (10000),
+ *   maxResponseBytes: guard.options.maxResponseBytes (65536) }
+ * @example
+ * const res = await guardedPost(guard, 'https://hooks.example.com/in', {
+ *   headers: { 'content-type': 'application/json', 'webhook-signature': sig },
+ *   body: raw,
+ * });
+ * const delivered = res.status >= 200 && res.status < 300;
+ */
+export async function guardedPost(
+  guard: GuardedDispatcher,
+  url: string | URL,
+  options: GuardedPostOptions = {},
+): Promise<GuardedResponse> {
+  const timeoutMs = options.timeoutMs ?? guard.options.timeoutMs;
+  const maxBytes = options.maxResponseBytes ?? guard.options.maxResponseBytes;
+  const checked = validateWebhookUrl(url, {
+    allowHttp: guard.options.allowHttp,
+    allowList: guard.options.allowList,
+    maxLength: guard.options.maxUrlLength,
+  });
+  if (!checked.ok) {
+    if (checked.reason === 'blocked_address') {
+      // Same code as a name resolving to a blocked address, so operators search for one thing.
+      throw new DeliveryError('ssrf_blocked', checked.message, {
+        cause: new WebhookUrlError(checked.reason, checked.message),
+      });
+    }
+    throw new WebhookUrlError(checked.reason, checked.message);
+  }
+  const started = performance.now();
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DeliveryError('timeout', `no complete response within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
+  try {
+    const res = await guard.dispatcher.request({
+      origin: checked.url.origin,
+      path: `${checked.url.pathname}${checked.url.search}`,
+      method: 'POST',
+      headers: options.headers ?? {},
+      body: options.body ?? '',
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const { excerpt, truncated } = await readCapped(res.body, maxBytes);
+    return {
+      status: res.statusCode,
+      headers: res.headers as IncomingHttpHeaders,
+      bodyExcerpt: excerpt,
+      truncated,
+      durationMs: performance.now() - started,
+    };
+  } catch (error) {
+    throw toDeliveryError(error, signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads up to `max` bytes, then destroys the stream: the rest is never buffered. */
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  max: number,
+): Promise<{ excerpt: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    if (size + buf.length > max) {
+      chunks.push(buf.subarray(0, max - size));
+      size = max;
+      truncated = true;
+      break;
+    }
+    chunks.push(buf);
+    size += buf.length;
+  }
+  // Leaving the loop early destroys the body; undici then closes the connection rather than drain it.
+  if (truncated) body.destroy();
+  return { excerpt: new TextDecoder().decode(Buffer.concat(chunks, size)), truncated };
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT)/;
+
+/** Maps undici, socket and guard errors onto {@link DeliveryErrorCode}s, keeping the original as `cause`. */
+export function toDeliveryError(error: unknown, signal?: AbortSignal): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  if (signal?.aborted) {
+    const reason = signal.reason;
+    if (reason instanceof DeliveryError)
+      return new DeliveryError(reason.code, reason.message, { cause: error });
+    return new DeliveryError('timeout', 'the attempt was aborted', { cause: error });
+  }
+  const err = error as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  const code = typeof err?.code === 'string' ? err.code : '';
+  const message = typeof err?.message === 'string' ? err.message : String(error);
+  const as = (c: DeliveryErrorCode) => new DeliveryError(c, message, { cause: error });
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return as('connect_timeout');
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') {
+    return as('timeout');
+  }
+  if (TLS_CODE.test(code)) return as('tls_error');
+  if (err?.cause && err.cause !== error && err.cause instanceof DeliveryError) return err.cause;
+  return as('connection_error');
+}
