@@ -1,0 +1,15 @@
+export type { CryptoBackend } from './crypto.js';
+export { createNodeBackend, createWebBackend } from './crypto.js';
+export {
+  isWebhookVerificationError,
+  WebhookErrorCode,
+  WebhookVerificationError,
+} from './errors.js';
+export type { HeadersLike } from './headers.js';
+export type { Secret, WebhookFormat } from './keys.js';
+export { PUBLIC_KEY_PREFIX, SECRET_PREFIX, SIGNING_KEY_PREFIX } from './keys.js';
+export { generateSecret, generateSigningKey } from './secrets.js';
+export type { SignInput, WebhookHeaders } from './sign.js';
+export { sign, signSync } from './sign.js';
+export type { VerifiedWebhook, Verifier, VerifierOptions, VerifyInput } from './verify.js';
+export { createVerifier, DEFAULT_TOLERANCE_SECONDS, verify, verifySync } from './verify.js';
