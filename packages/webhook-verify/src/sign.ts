@@ -32,11 +32,11 @@ export interface SignInput {
  * The headers to send with a webhook. Names are lower-case (HTTP field names are case-insensitive,
  * and HTTP/2 requires lower case); they are the same for both formats.
  */
-export interface WebhookHeaders {
+export type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 const ID = /^[\x21-\x7e]{1,255}$/;
 
