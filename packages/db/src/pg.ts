@@ -79,7 +79,12 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
           inTransaction: true,
           query: (statement, params) => run(client, statement, params),
           async exec(script) {
-            await run(client, script, undefined);
+            // Simple protocol: several statements, no parameters (node-postgres returns one result each).
+            try {
+              await client.query(script);
+            } catch (error) {
+              throw classify(error);
+            }
           },
         };
         const result = await fn(tx);
