@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { concat, constantTimeEqual, fromBase64, utf8 } from './encoding.js';
+import { bodyBytes, concat, constantTimeEqual, fromBase64, utf8 } from './encoding.js';
 import { fail, WebhookErrorCode } from './errors.js';
 import type { Ed25519Key, HmacKey } from './keys.js';
 
@@ -9,13 +9,13 @@ import type { Ed25519Key, HmacKey } from './keys.js';
  */
 export interface CryptoBackend {
   readonly name: 'node' | 'web';
-  /** HMAC-SHA256 over `prefix` (UTF-8) followed by `body`. */
-  hmac(key: HmacKey, prefix: string, body: Uint8Array): Uint8Array | Promise<Uint8Array>;
-  ed25519Sign(key: Ed25519Key, prefix: string, body: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /** HMAC-SHA256 over `prefix` (UTF-8) followed by `body` (a string is taken as UTF-8). */
+  hmac(key: HmacKey, prefix: string, body: string | Uint8Array): Uint8Array | Promise<Uint8Array>;
+  ed25519Sign(key: Ed25519Key, prefix: string, body: string | Uint8Array): Uint8Array | Promise<Uint8Array>;
   ed25519Verify(
     key: Ed25519Key,
     prefix: string,
-    body: Uint8Array,
+    body: string | Uint8Array,
     signature: Uint8Array,
   ): boolean | Promise<boolean>;
   /** The raw 32-byte public key of a signing key. */
@@ -52,8 +52,17 @@ export const nodeCrypto: NodeCrypto | undefined = (() => {
 
 /** The backend over node:crypto: synchronous, with key objects made once per prepared key. */
 export function createNodeBackend(crypto: NodeCrypto): CryptoBackend {
+  const secretKeys = new WeakMap<HmacKey, KeyObject>();
   const privateKeys = new WeakMap<Ed25519Key, KeyObject>();
   const publicKeys = new WeakMap<Ed25519Key, KeyObject>();
+  const secretKey = (key: HmacKey): KeyObject => {
+    let object = secretKeys.get(key);
+    if (!object) {
+      object = crypto.createSecretKey(key.bytes);
+      secretKeys.set(key, object);
+    }
+    return object;
+  };
   const privateKey = (key: Ed25519Key): KeyObject => {
     let object = privateKeys.get(key);
     if (!object) {
@@ -84,14 +93,15 @@ export function createNodeBackend(crypto: NodeCrypto): CryptoBackend {
   return {
     name: 'node',
     hmac(key, prefix, body) {
-      return crypto.createHmac('sha256', key.bytes).update(prefix).update(body).digest();
+      // A string body goes to OpenSSL as UTF-8 without an intermediate copy.
+      return crypto.createHmac('sha256', secretKey(key)).update(prefix).update(body).digest();
     },
     ed25519Sign(key, prefix, body) {
-      return crypto.sign(null, concat(utf8(prefix), body), privateKey(key));
+      return crypto.sign(null, concat(utf8(prefix), bodyBytes(body)), privateKey(key));
     },
     ed25519Verify(key, prefix, body, signature) {
       if (signature.length !== 64) return false;
-      return crypto.verify(null, concat(utf8(prefix), body), publicKey(key), signature);
+      return crypto.verify(null, concat(utf8(prefix), bodyBytes(body)), publicKey(key), signature);
     },
     ed25519PublicKey(key) {
       const spki = publicKey(key).export({ format: 'der', type: 'spki' });
@@ -157,15 +167,26 @@ export function createWebBackend(subtle: SubtleCrypto): CryptoBackend {
   return {
     name: 'web',
     async hmac(key, prefix, body) {
-      return new Uint8Array(await subtle.sign('HMAC', await hmacKey(key), buf(concat(utf8(prefix), body))));
+      return new Uint8Array(
+        await subtle.sign('HMAC', await hmacKey(key), buf(concat(utf8(prefix), bodyBytes(body)))),
+      );
     },
     async ed25519Sign(key, prefix, body) {
-      const signature = await subtle.sign('Ed25519', await privateKey(key), buf(concat(utf8(prefix), body)));
+      const signature = await subtle.sign(
+        'Ed25519',
+        await privateKey(key),
+        buf(concat(utf8(prefix), bodyBytes(body))),
+      );
       return new Uint8Array(signature);
     },
     async ed25519Verify(key, prefix, body, signature) {
       if (signature.length !== 64) return false;
-      return subtle.verify('Ed25519', await publicKey(key), buf(signature), buf(concat(utf8(prefix), body)));
+      return subtle.verify(
+        'Ed25519',
+        await publicKey(key),
+        buf(signature),
+        buf(concat(utf8(prefix), bodyBytes(body))),
+      );
     },
     ed25519PublicKey: rawPublicKey,
     equal: constantTimeEqual,

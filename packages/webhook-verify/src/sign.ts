@@ -1,5 +1,5 @@
 import { type CryptoBackend, defaultBackend, syncBackend } from './crypto.js';
-import { bodyBytes, toBase64, toHex } from './encoding.js';
+import { toBase64, toHex } from './encoding.js';
 import { type PreparedKey, prepareKeys, type Secret, type WebhookFormat } from './keys.js';
 import { formatStandard } from './standard.js';
 import { formatSurety } from './surety.js';
@@ -45,7 +45,7 @@ interface Plan {
   timestamp: number;
   format: WebhookFormat;
   prefix: string;
-  body: Uint8Array;
+  body: string | Uint8Array;
   keys: PreparedKey[];
 }
 
@@ -54,6 +54,9 @@ function plan(input: SignInput): Plan {
   if (format !== 'surety' && format !== 'standard') throw new TypeError(`unknown webhook format: ${format}`);
   if (typeof input.id !== 'string' || !ID.test(input.id)) {
     throw new TypeError('id must be 1-255 visible ASCII characters (no spaces)');
+  }
+  if (typeof input.body !== 'string' && !(input.body instanceof Uint8Array)) {
+    throw new TypeError('body must be the exact bytes to send (string, Buffer or Uint8Array)');
   }
   const timestamp =
     input.timestamp instanceof Date
@@ -67,7 +70,7 @@ function plan(input: SignInput): Plan {
     timestamp,
     format,
     prefix: format === 'surety' ? `${timestamp}.` : `${input.id}.${timestamp}.`,
-    body: bodyBytes(input.body),
+    body: input.body,
     keys: prepareKeys(input.secrets, format),
   };
 }

@@ -1,5 +1,4 @@
 import { type CryptoBackend, defaultBackend, syncBackend } from './crypto.js';
-import { bodyBytes } from './encoding.js';
 import { fail, WebhookErrorCode } from './errors.js';
 import { type HeadersLike, headerValues } from './headers.js';
 import { type PreparedKey, prepareKeys, type Secret, type WebhookFormat } from './keys.js';
@@ -143,7 +142,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
     if ('error' in p) throw p.error;
     return p.keys;
   };
-  const start = (headers: HeadersLike) => {
+  const start = (body: string | Uint8Array, headers: HeadersLike) => {
+    if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      throw new TypeError(
+        'body must be the raw request body (string, Buffer or Uint8Array), not a parsed object',
+      );
+    }
     const parsed = parse(headers, format);
     checkTimestamp(parsed, toleranceSeconds, now());
     return { parsed, keys: keysFor(parsed) };
@@ -151,21 +155,20 @@ export function createVerifier(options: VerifierOptions): Verifier {
 
   return {
     async verify(body, headers) {
-      const { parsed, keys } = start(headers);
-      const bytes = bodyBytes(body);
+      const { parsed, keys } = start(body, headers);
       const backend = options.backend ?? defaultBackend();
       for (const key of keys) {
         if (key.kind === 'hmac') {
           let mac: Uint8Array | undefined;
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1' || !candidate.bytes) continue;
-            mac ??= await backend.hmac(key, parsed.prefix, bytes);
+            mac ??= await backend.hmac(key, parsed.prefix, body);
             if (backend.equal(mac, candidate.bytes)) return result(parsed, key, 'v1');
           }
         } else {
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1a' || !candidate.bytes) continue;
-            if (await backend.ed25519Verify(key, parsed.prefix, bytes, candidate.bytes)) {
+            if (await backend.ed25519Verify(key, parsed.prefix, body, candidate.bytes)) {
               return result(parsed, key, 'v1a');
             }
           }
@@ -175,20 +178,19 @@ export function createVerifier(options: VerifierOptions): Verifier {
     },
     verifySync(body, headers) {
       const backend = options.backend?.name === 'node' ? options.backend : syncBackend();
-      const { parsed, keys } = start(headers);
-      const bytes = bodyBytes(body);
+      const { parsed, keys } = start(body, headers);
       for (const key of keys) {
         if (key.kind === 'hmac') {
           let mac: Uint8Array | undefined;
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1' || !candidate.bytes) continue;
-            mac ??= backend.hmac(key, parsed.prefix, bytes) as Uint8Array;
+            mac ??= backend.hmac(key, parsed.prefix, body) as Uint8Array;
             if (backend.equal(mac, candidate.bytes)) return result(parsed, key, 'v1');
           }
         } else {
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1a' || !candidate.bytes) continue;
-            if (backend.ed25519Verify(key, parsed.prefix, bytes, candidate.bytes) as boolean) {
+            if (backend.ed25519Verify(key, parsed.prefix, body, candidate.bytes) as boolean) {
               return result(parsed, key, 'v1a');
             }
           }
