@@ -3,7 +3,7 @@
 // (the "source" export condition points each @surety/* package at its src/).
 // Usage: node scripts/test.mjs [path-filter ...]
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -20,6 +20,7 @@ function walk(dir, out) {
 }
 
 const files = ['packages', 'apps']
+  .filter((top) => existsSync(join(root, top)))
   .flatMap((top) => walk(join(root, top), []))
   .filter((f) => filters.length === 0 || filters.some((flt) => f.includes(flt)))
   .sort();

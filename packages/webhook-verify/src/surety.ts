@@ -1,0 +1,62 @@
+// The Surety scheme (DESIGN.md, "Webhooks"):
+//   Webhook-Id: evt_…
+//   Webhook-Timestamp: 1700000000
+//   Webhook-Signature: t=1700000000,v1=<hex HMAC-SHA256(secret, t + "." + rawBody)>[,v1=<hex>…]
+// The same shape as Stripe's Stripe-Signature, so its parsing rules are the ones receivers expect:
+// entries in any order, unknown keys ignored (room for a v2), one v1 per active secret.
+
+import { fromHex } from './encoding.js';
+import { fail, WebhookErrorCode } from './errors.js';
+import { type HeadersLike, headerValues } from './headers.js';
+import { type ParsedHeaders, TIMESTAMP } from './parsed.js';
+
+/** True when a `webhook-signature` value is in the Surety `t=…,v1=…` form. */
+export function looksLikeSurety(signature: string): boolean {
+  return /(?:^|[\s,])(?:t|v1)=/.test(signature);
+}
+
+export function parseSurety(headers: HeadersLike): ParsedHeaders {
+  const values = headerValues(headers, 'webhook-signature');
+  if (values.length === 0) fail(WebhookErrorCode.MissingHeader, 'the Webhook-Signature header is missing');
+  let t: string | undefined;
+  const v1: string[] = [];
+  for (const entry of values.join(',').split(',')) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) continue; // junk: empty or without a key
+    const key = entry.slice(0, eq).trim();
+    const value = entry.slice(eq + 1).trim();
+    if (key === 't') {
+      if (t !== undefined && t !== value) {
+        fail(WebhookErrorCode.MalformedHeader, 'Webhook-Signature has two different t= entries');
+      }
+      t = value;
+    } else if (key === 'v1') {
+      v1.push(value);
+    }
+  }
+  if (t === undefined) fail(WebhookErrorCode.MalformedHeader, 'Webhook-Signature has no t= entry');
+  if (v1.length === 0) fail(WebhookErrorCode.MalformedHeader, 'Webhook-Signature has no v1= entry');
+  if (!TIMESTAMP.test(t))
+    fail(WebhookErrorCode.BadTimestamp, `t=${JSON.stringify(t)} is not a unix time in seconds`);
+  const stated = headerValues(headers, 'webhook-timestamp')[0];
+  if (stated !== undefined && stated !== t) {
+    // Only t= is signed; a different Webhook-Timestamp is a tampered or broken header.
+    fail(
+      WebhookErrorCode.MalformedHeader,
+      'Webhook-Timestamp differs from the t= signed in Webhook-Signature',
+    );
+  }
+  return {
+    format: 'surety',
+    id: headerValues(headers, 'webhook-id')[0],
+    timestamp: Number(t),
+    prefix: `${t}.`,
+    // Dedupe: a header repeating one signature 1000 times must not cost 1000 HMAC comparisons.
+    candidates: [...new Set(v1)].map((hex) => ({ version: 'v1', bytes: fromHex(hex) })),
+  };
+}
+
+/** The `webhook-signature` value for these MACs. */
+export function formatSurety(timestamp: number, macs: readonly string[]): string {
+  return [`t=${timestamp}`, ...macs.map((mac) => `v1=${mac}`)].join(',');
+}
