@@ -1,2 +1,30 @@
-// @surety/webhooks: the public surface. The SSRF guard is self-contained under ./ssrf/.
+// @surety/webhooks: the transactional outbox, delivery workers and the SSRF guard.
+export type { Envelope } from './envelope.js';
+export { envelopeJson } from './envelope.js';
+export {
+  EndpointNotFoundError,
+  InvalidEventError,
+  isEndpointNotFoundError,
+  isInvalidEventError,
+  WebhookError,
+} from './errors.js';
+export { migrations } from './migrations.js';
+export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
 export * from './ssrf/index.js';
+export type {
+  CreateEndpointInput,
+  Endpoint,
+  PublishedEvent,
+  PublishInput,
+  SecretEntry,
+  WebhooksOptions,
+} from './webhooks.js';
+export { notifyChannel, toEndpoint, Webhooks } from './webhooks.js';
+export type {
+  AttemptEvent,
+  AttemptOutcome,
+  DeliveryWorkerOptions,
+  PostFn,
+  WorkerEventMap,
+} from './worker.js';
+export { createDeliveryWorker, DeliveryWorker } from './worker.js';

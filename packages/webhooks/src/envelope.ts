@@ -1,0 +1,29 @@
+/** The event envelope every webhook body carries. */
+export interface Envelope<T = unknown> {
+  id: string;
+  type: string;
+  apiVersion: string;
+  createdAt: string;
+  /** Increases per resource (gaps allowed): compare, don't count. */
+  sequence: number;
+  data: T;
+}
+
+/**
+ * The envelope's JSON, assembled the same way on every attempt from the stored columns, with `data`
+ * embedded as the exact text that was published: every attempt and every replay sends the same bytes.
+ */
+export function envelopeJson(e: {
+  id: string;
+  type: string;
+  apiVersion: string;
+  createdAt: Date | string;
+  sequence: string | number;
+  data: string;
+}): string {
+  const createdAt = typeof e.createdAt === 'string' ? e.createdAt : e.createdAt.toISOString();
+  return (
+    `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"apiVersion":${JSON.stringify(e.apiVersion)},` +
+    `"createdAt":${JSON.stringify(createdAt)},"sequence":${Number(e.sequence)},"data":${e.data}}`
+  );
+}

@@ -1,0 +1,34 @@
+/** Errors of the webhooks package (other than delivery attempts, see ./ssrf/errors.ts). */
+export class WebhookError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'WebhookError';
+  }
+}
+
+/** An event that cannot be published: bad type name, data that is not JSON, or a failed schema check. */
+export class InvalidEventError extends WebhookError {
+  constructor(
+    message: string,
+    /** Where the payload failed, as JSON pointers with messages. */
+    readonly errors: { path: string; message: string }[] = [],
+  ) {
+    super('SURETY_INVALID_EVENT', message);
+    this.name = 'InvalidEventError';
+  }
+}
+
+export class EndpointNotFoundError extends WebhookError {
+  constructor() {
+    super('SURETY_ENDPOINT_NOT_FOUND', 'no such webhook endpoint');
+    this.name = 'EndpointNotFoundError';
+  }
+}
+
+export const isInvalidEventError = (e: unknown): e is InvalidEventError => e instanceof InvalidEventError;
+export const isEndpointNotFoundError = (e: unknown): e is EndpointNotFoundError =>
+  e instanceof EndpointNotFoundError;

@@ -1,0 +1,63 @@
+/**
+ * The retry schedule: delays after the first attempt, in seconds.
+ * @default 5s, 5m, 30m, 2h, 6h, 12h, 24h (eight attempts over about 45 hours)
+ */
+export const DEFAULT_SCHEDULE: readonly number[] = [5, 300, 1800, 7200, 21600, 43200, 86400];
+
+const UNIT: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Parses `5s,5m,30m,2h,6h,12h,24h` (units ms, s, m, h, d) into seconds. */
+export function parseSchedule(text: string): number[] {
+  const parts = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (parts.length === 0 || parts.length > 50) throw new Error('a retry schedule has 1 to 50 delays');
+  return parts.map((part) => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(part);
+    if (!m) throw new Error(`bad delay in retry schedule: ${JSON.stringify(part)} (use e.g. 5s, 30m, 2h)`);
+    const seconds = Number(m[1]) * UNIT[m[2]!]!;
+    if (seconds <= 0 || seconds > 7 * 86400) throw new Error(`retry delay out of range (0, 7d]: ${part}`);
+    return seconds;
+  });
+}
+
+export interface NextAttempt {
+  /** Milliseconds from now, or undefined when the schedule is exhausted (the delivery fails). */
+  delayMs: number | undefined;
+}
+
+/**
+ * The delay before attempt `attempts + 1`, after `attempts` failed ones. Jitter only ever adds
+ * delay (up to `jitter` × the delay), so no retry is earlier than the schedule says. A `Retry-After`
+ * from the receiver (429/503) is honoured when it asks for longer, up to `maxRetryAfterSeconds`.
+ */
+export function nextDelay(
+  schedule: readonly number[],
+  attempts: number,
+  options: {
+    random?: () => number;
+    jitter?: number;
+    retryAfterSeconds?: number;
+    maxRetryAfterSeconds?: number;
+  } = {},
+): number | undefined {
+  const base = schedule[attempts - 1];
+  if (base === undefined) return undefined;
+  const jitter = options.jitter ?? 0.1;
+  let seconds = base * (1 + jitter * (options.random ?? Math.random)());
+  if (options.retryAfterSeconds !== undefined && Number.isFinite(options.retryAfterSeconds)) {
+    seconds = Math.max(seconds, Math.min(options.retryAfterSeconds, options.maxRetryAfterSeconds ?? 3600));
+  }
+  return Math.round(seconds * 1000);
+}
+
+/** `Retry-After` as seconds (delta-seconds or HTTP-date), or undefined when absent or invalid. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined) return undefined;
+  if (/^\d{1,10}$/.test(v.trim())) return Number(v.trim());
+  const date = Date.parse(v);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, (date - now) / 1000);
+}

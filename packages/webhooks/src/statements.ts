@@ -1,0 +1,140 @@
+import { quoteSchema, type Statement } from '@surety/db';
+
+/** The delivery engine's statements for one schema. Every value is a bound parameter. */
+export function statements(schema: string) {
+  const s = quoteSchema(schema);
+  const EP = `${s}.webhook_endpoints`;
+  const EV = `${s}.webhook_events`;
+  const D = `${s}.webhook_deliveries`;
+  const A = `${s}.webhook_attempts`;
+  const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
+  const st = (name: string, text: string): Statement => ({ name: n(name), text });
+  return {
+    tables: { EP, EV, D, A },
+    // The outbox write: the event, one delivery per subscribed enabled endpoint, and a NOTIFY that
+    // PostgreSQL delivers at COMMIT (never for a rolled-back transaction). One round trip.
+    publish: st(
+      'publish',
+      `with ev as (
+         insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at)
+         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7)
+         returning sequence),
+       d as (
+         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
+         select $1, e.id, $2, 'pending', e.ordered, $7, $7 from ${EP} e
+          where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', $3]::text[]
+            and ($9::text is null or e.id = $9)
+         returning 1),
+       n as (select pg_notify($8, '') from (select 1 from d limit 1) x)
+       select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries,
+              (select count(*) from n)::int as notified`,
+    ),
+    // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
+    // for an ordered endpoint only the head of its queue. The claim moves next_attempt_at one lease
+    // ahead and counts the attempt, so a crashed worker's rows come back after the lease.
+    claim: st(
+      'claim',
+      `with due as (
+         select d.id from ${D} d
+          where d.status = 'pending' and d.next_attempt_at <= $1
+            and (not d.ordered or d.id = (select min(x.id) from ${D} x
+                  where x.tenant = d.tenant and x.endpoint_id = d.endpoint_id and x.status = 'pending'))
+          order by d.next_attempt_at
+          limit $2
+          for update skip locked),
+       claimed as (
+         update ${D} d set next_attempt_at = $3, attempts = d.attempts + 1, locked_by = $4
+           from due where d.id = due.id
+         returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts)
+       select c.id::text as id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
+              ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
+              ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit
+         from claimed c
+         left join ${EV} ev on ev.tenant = c.tenant and ev.id = c.event_id
+         left join ${EP} ep on ep.tenant = c.tenant and ep.id = c.endpoint_id`,
+    ),
+    // Batch completion: one statement for a whole batch of outcomes (unnest), fenced by locked_by,
+    // plus the attempt records. Per-delivery statements are not affordable at thousands a second.
+    complete: st(
+      'complete',
+      `with r as (
+         select * from unnest($2::bigint[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
+           as r(id, outcome, next_at, http_status, error_code)),
+       upd as (
+         update ${D} d set
+           status = case when r.outcome in ('retry', 'defer') then 'pending' else r.outcome end,
+           next_attempt_at = coalesce(r.next_at, d.next_attempt_at),
+           attempts = case when r.outcome = 'defer' then d.attempts - 1 else d.attempts end,
+           completed_at = case when r.outcome in ('retry', 'defer') then null else $1::timestamptz end,
+           last_status = case when r.outcome = 'defer' then d.last_status else r.http_status end,
+           last_error = case when r.outcome = 'defer' then d.last_error else r.error_code end,
+           locked_by = null
+         from r where d.id = r.id and d.locked_by = $7
+         returning d.id),
+       att as (
+         insert into ${A} (delivery_id, tenant, attempt, started_at, duration_ms, status, response_excerpt,
+                           error_code, error_message)
+         select * from unnest($8::bigint[], $9::text[], $10::int[], $11::timestamptz[], $12::int[], $13::int[],
+                              $14::text[], $15::text[], $16::text[])
+         returning 1)
+       select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts`,
+    ),
+    // Endpoint health for a batch, rows locked in key order (no deadlock between workers). Skips the
+    // write when nothing would change, so a healthy hot endpoint is not rewritten on every batch.
+    health: st(
+      'health',
+      `with h as (
+         select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bool[])
+           as h(tenant, endpoint_id, succeeded_at, failed_at, gone)),
+       locked as (
+         select e.tenant, e.id from ${EP} e join h on e.tenant = h.tenant and e.id = h.endpoint_id
+          where h.failed_at is not null or e.failing_since is not null or e.last_success_at is null
+             or e.last_success_at < h.succeeded_at - interval '1 second'
+          order by e.tenant, e.id for update of e)
+       update ${EP} e set
+         last_success_at = coalesce(greatest(e.last_success_at, h.succeeded_at), e.last_success_at),
+         last_failure_at = coalesce(greatest(e.last_failure_at, h.failed_at), e.last_failure_at),
+         failing_since = case when h.succeeded_at is not null then null
+                              when h.failed_at is not null then coalesce(e.failing_since, h.failed_at)
+                              else e.failing_since end
+         from h, locked
+        where e.tenant = h.tenant and e.id = h.endpoint_id and locked.tenant = e.tenant and locked.id = e.id
+        returning e.tenant, e.id, e.status, e.failing_since, h.gone`,
+    ),
+    disable: st(
+      'disable',
+      `with e as (
+         update ${EP} set status = 'disabled', disabled_reason = $3, disabled_at = $4, version = version + 1,
+                updated_at = $4
+          where tenant = $1 and id = $2 and status = 'enabled'
+         returning tenant, id, url),
+       f as (
+         update ${D} d set status = 'failed', completed_at = $4, last_error = 'endpoint_disabled'
+           from e where d.tenant = e.tenant and d.endpoint_id = e.id and d.status = 'pending' and d.locked_by is null
+         returning 1)
+       select e.url, (select count(*) from f)::int as failed from e`,
+    ),
+    // Token bucket per endpoint, in the endpoint row: enforced across every worker. Rows are locked
+    // (in key order) before the tokens are read, so two workers cannot both spend the same tokens.
+    takeTokens: st(
+      'take_tokens',
+      `with req as (select * from unnest($1::text[], $2::text[], $3::int[]) as r(tenant, endpoint_id, wanted)),
+       locked as (
+         select e.tenant, e.id, e.rate_limit,
+                least(e.rate_limit::float8, coalesce(e.rate_tokens, e.rate_limit::float8)
+                  + greatest(0, extract(epoch from ($4::timestamptz - coalesce(e.rate_at, $4::timestamptz))))
+                    * e.rate_limit) as available
+           from ${EP} e join req on e.tenant = req.tenant and e.id = req.endpoint_id
+          where e.rate_limit is not null
+          order by e.tenant, e.id for update of e),
+       grant_ as (
+         select l.tenant, l.id, l.available, l.rate_limit, least(req.wanted, floor(l.available))::int as granted
+           from locked l join req on req.tenant = l.tenant and req.endpoint_id = l.id)
+       update ${EP} e set rate_tokens = g.available - g.granted, rate_at = $4
+         from grant_ g where e.tenant = g.tenant and e.id = g.id
+       returning e.tenant, e.id, g.granted, e.rate_limit`,
+    ),
+  };
+}
+
+export type Statements = ReturnType<typeof statements>;

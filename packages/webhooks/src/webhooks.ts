@@ -1,0 +1,385 @@
+import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
+import { generateSecret } from '@surety/webhook-verify';
+import { EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
+import { newId } from './ids.js';
+import { migrations } from './migrations.js';
+import { DEFAULT_SCHEDULE } from './schedule.js';
+import type { AllowList } from './ssrf/index.js';
+import { validateWebhookUrl } from './ssrf/index.js';
+import { type Statements, statements } from './statements.js';
+
+/** The LISTEN/NOTIFY channel workers wait on, per schema. */
+export const notifyChannel = (schema: string) => `surety_webhooks_${schema}`;
+
+export interface WebhooksOptions {
+  sql: Sql;
+  /** @default "surety" */
+  schema?: string;
+  /** Sent as `apiVersion` in every envelope. @default "2026-11-01" */
+  apiVersion?: string;
+  /** Let endpoint URLs use plain http (development, tests). @default false */
+  allowHttp?: boolean;
+  /** Private ranges endpoint URLs may reach (development, tests): `SURETY_WEBHOOK_ALLOWED_CIDRS`. @default [] */
+  allowList?: AllowList;
+  /**
+   * Checks an event's payload before it is written (the event registry plugs in here); throw
+   * InvalidEventError to refuse it.
+   */
+  validate?: (type: string, data: unknown) => void;
+  /** Injected clock. @default Date.now */
+  now?: () => number;
+}
+
+export interface PublishInput {
+  tenant: string;
+  /** `noun.verb`, lower case: `order.shipped`. */
+  type: string;
+  data: unknown;
+  /** The resource the event is about (`order:ord_1`); its events carry increasing sequences. */
+  resource?: string;
+  /** Your own event id, for idempotent publishing. @default a new `evt_…` */
+  id?: string;
+  /** Deliver only to this endpoint (test events). */
+  endpointId?: string;
+}
+
+export interface PublishedEvent {
+  id: string;
+  sequence: number;
+  createdAt: string;
+  /** How many deliveries were queued (one per subscribed enabled endpoint). */
+  deliveries: number;
+}
+
+export interface SecretEntry {
+  secret: string;
+  /** When a rotated-out secret stops being used; null for the current one. */
+  expiresAt: string | null;
+}
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  format: 'surety' | 'standard';
+  status: 'enabled' | 'disabled';
+  disabledReason: string | null;
+  disabledAt: string | null;
+  retrySchedule: number[] | null;
+  rateLimit: number | null;
+  ordered: boolean;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  failingSince: string | null;
+}
+
+export interface CreateEndpointInput {
+  tenant: string;
+  url: string;
+  eventTypes: string[];
+  description?: string;
+  /** @default "surety" */
+  format?: 'surety' | 'standard';
+  /** Seconds after the first attempt; null uses the engine's schedule. */
+  retrySchedule?: number[] | null;
+  /** Deliveries per second, enforced across all workers. */
+  rateLimit?: number | null;
+  /** One delivery in flight at a time, in sequence order. @default false */
+  ordered?: boolean;
+}
+
+const TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
+
+interface EndpointRow {
+  id: string;
+  url: string;
+  description: string;
+  event_types: string[];
+  format: 'surety' | 'standard';
+  secrets: SecretEntry[];
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  retry_schedule: number[] | null;
+  rate_limit: number | null;
+  ordered: boolean;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  failing_since: Date | null;
+}
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+export const toEndpoint = (r: EndpointRow): Endpoint => ({
+  id: r.id,
+  url: r.url,
+  description: r.description,
+  eventTypes: r.event_types,
+  format: r.format,
+  status: r.status,
+  disabledReason: r.disabled_reason,
+  disabledAt: iso(r.disabled_at),
+  retrySchedule: r.retry_schedule,
+  rateLimit: r.rate_limit,
+  ordered: r.ordered,
+  version: r.version,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+  lastSuccessAt: iso(r.last_success_at),
+  lastFailureAt: iso(r.last_failure_at),
+  failingSince: iso(r.failing_since),
+});
+
+const ENDPOINT_COLUMNS =
+  'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
+  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since';
+
+/**
+ * The webhook engine on one schema: the transactional outbox (`publish`), endpoints, replay and
+ * retention. Workers are created with `createDeliveryWorker({ webhooks, … })`.
+ * @example
+ * const webhooks = new Webhooks({ sql });
+ * await sql.transaction(async (tx) => {
+ *   await tx.query('update orders set status = $2 where id = $1', [id, 'shipped']);
+ *   await webhooks.publish(tx, { tenant, type: 'order.shipped', data: order, resource: `order:${id}` });
+ * });
+ */
+export class Webhooks {
+  readonly sql: Sql;
+  readonly schema: string;
+  readonly apiVersion: string;
+  readonly allowHttp: boolean;
+  readonly allowList: AllowList;
+  readonly channel: string;
+  readonly st: Statements;
+  readonly now: () => number;
+  readonly #validate: ((type: string, data: unknown) => void) | undefined;
+
+  constructor(options: WebhooksOptions) {
+    this.sql = options.sql;
+    this.schema = options.schema ?? 'surety';
+    this.apiVersion = options.apiVersion ?? '2026-11-01';
+    this.allowHttp = options.allowHttp ?? false;
+    this.allowList = options.allowList ?? [];
+    this.channel = notifyChannel(this.schema);
+    this.st = statements(this.schema);
+    this.now = options.now ?? Date.now;
+    this.#validate = options.validate;
+  }
+
+  async migrate(): Promise<void> {
+    await migrate(this.sql, { schema: this.schema, sets: [migrations] });
+  }
+
+  /**
+   * Writes the event and one delivery per subscribed, enabled endpoint, in the caller's
+   * transaction: the event exists if and only if the transaction commits. Workers are woken by a
+   * NOTIFY that PostgreSQL sends at COMMIT.
+   */
+  async publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent> {
+    if (!TYPE.test(input.type)) {
+      throw new InvalidEventError(`event type must look like "order.shipped": ${JSON.stringify(input.type)}`);
+    }
+    if (input.id !== undefined && !EVENT_ID.test(input.id)) {
+      throw new InvalidEventError('event id must be 1-255 visible ASCII characters');
+    }
+    this.#validate?.(input.type, input.data);
+    const data = JSON.stringify(input.data);
+    if (data === undefined) throw new InvalidEventError('event data must be JSON');
+    const id = input.id ?? newId('evt');
+    const createdAt = new Date(this.now()).toISOString();
+    const { rows } = await tx.query<{ sequence: string; deliveries: number }>(this.st.publish, [
+      input.tenant,
+      id,
+      input.type,
+      this.apiVersion,
+      input.resource ?? null,
+      data,
+      createdAt,
+      this.channel,
+      input.endpointId ?? null,
+    ]);
+    return { id, sequence: Number(rows[0]!.sequence), createdAt, deliveries: rows[0]!.deliveries };
+  }
+
+  /** Checks a URL the way endpoint creation does; throws WebhookError `SURETY_INVALID_URL`. */
+  checkUrl(url: string): string {
+    const checked = validateWebhookUrl(url, { allowHttp: this.allowHttp, allowList: this.allowList });
+    if (!checked.ok) throw new WebhookError('SURETY_INVALID_URL', checked.message);
+    return checked.url.href;
+  }
+
+  /** Creates an endpoint. The secret is returned here once; store it on the receiving side. */
+  async createEndpoint(
+    q: Queryable,
+    input: CreateEndpointInput,
+  ): Promise<{ endpoint: Endpoint; secret: string }> {
+    const url = this.checkUrl(input.url);
+    const secret = generateSecret();
+    const now = new Date(this.now()).toISOString();
+    const { rows } = await q.query<EndpointRow>(
+      `insert into ${this.st.tables.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
+              rate_limit, ordered, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $11) returning ${ENDPOINT_COLUMNS}`,
+      [
+        input.tenant,
+        newId('we'),
+        url,
+        input.description ?? '',
+        input.eventTypes,
+        input.format ?? 'surety',
+        JSON.stringify([{ secret, expiresAt: null }] satisfies SecretEntry[]),
+        input.retrySchedule ?? null,
+        input.rateLimit ?? null,
+        input.ordered ?? false,
+        now,
+      ],
+    );
+    return { endpoint: toEndpoint(rows[0]!), secret };
+  }
+
+  async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
+    const { rows } = await q.query<EndpointRow>(
+      `select ${ENDPOINT_COLUMNS} from ${this.st.tables.EP} where tenant = $1 and id = $2`,
+      [tenant, id],
+    );
+    if (rows.length === 0) throw new EndpointNotFoundError();
+    return toEndpoint(rows[0]!);
+  }
+
+  /** Re-enables a disabled endpoint and clears its failure streak. */
+  async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
+    const { rows } = await q.query<EndpointRow>(
+      `update ${this.st.tables.EP} set status = 'enabled', disabled_reason = null, disabled_at = null,
+              failing_since = null, version = version + 1, updated_at = $3
+        where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
+      [tenant, id, new Date(this.now()).toISOString()],
+    );
+    if (rows.length === 0) throw new EndpointNotFoundError();
+    return toEndpoint(rows[0]!);
+  }
+
+  /**
+   * Disables an endpoint (410 Gone, a failure streak, or an operator), fails its queued deliveries
+   * (recover them later) and publishes `endpoint.disabled` to the tenant's endpoints subscribed to it.
+   * Returns false when it was not enabled.
+   */
+  async disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean> {
+    const now = new Date(this.now()).toISOString();
+    const { rows } = await tx.query<{ url: string; failed: number }>(this.st.disable, [
+      tenant,
+      id,
+      reason,
+      now,
+    ]);
+    if (rows.length === 0) return false;
+    await this.publish(tx, {
+      tenant,
+      type: 'endpoint.disabled',
+      data: { endpointId: id, url: rows[0]!.url, reason, disabledAt: now, failedDeliveries: rows[0]!.failed },
+      resource: `webhook_endpoint:${id}`,
+    });
+    return true;
+  }
+
+  /**
+   * Starts a secret rotation: a new secret becomes current, the old ones keep signing until
+   * `overlapMs` has passed (deliveries carry a signature for each), then drop out.
+   */
+  async rotateSecret(
+    q: Queryable,
+    tenant: string,
+    id: string,
+    overlapMs = 86_400_000,
+  ): Promise<{ endpoint: Endpoint; secret: string }> {
+    const now = this.now();
+    const secret = generateSecret();
+    const until = new Date(now + overlapMs).toISOString();
+    const { rows } = await q.query<EndpointRow>(
+      `update ${this.st.tables.EP} set
+          secrets = jsonb_build_array(jsonb_build_object('secret', $3::text, 'expiresAt', null)) ||
+            coalesce((select jsonb_agg(case when s->>'expiresAt' is null then jsonb_set(s, '{expiresAt}', to_jsonb($4::text)) else s end)
+                        from jsonb_array_elements(secrets) s
+                       where s->>'expiresAt' is null or (s->>'expiresAt')::timestamptz > $5::timestamptz), '[]'::jsonb),
+          version = version + 1, updated_at = $5
+        where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
+      [tenant, id, secret, until, new Date(now).toISOString()],
+    );
+    if (rows.length === 0) throw new EndpointNotFoundError();
+    return { endpoint: toEndpoint(rows[0]!), secret };
+  }
+
+  /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */
+  async replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number> {
+    const { D, EP, EV } = this.st.tables;
+    const now = new Date(this.now()).toISOString();
+    const { rows } = await q.query<{ n: number }>(
+      `with ev as (select id, type from ${EV} where tenant = $1 and id = $2),
+       d as (
+         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
+         select $1, e.id, ev.id, 'pending', e.ordered, $4, $4 from ${EP} e, ev
+          where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
+            and ($3::text is null or e.id = $3)
+         returning 1),
+       n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
+       select (select count(*) from d)::int as n, (select count(*) from n)::int as notified, (select count(*) from ev)::int as found`,
+      [tenant, eventId, endpointId ?? null, now, this.channel],
+    );
+    return rows[0]!.n;
+  }
+
+  /** Re-queues the endpoint's failed deliveries created since `since`, with a fresh schedule. */
+  async recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number> {
+    const now = new Date(this.now()).toISOString();
+    const { rows } = await q.query<{ n: number }>(
+      `with d as (
+         update ${this.st.tables.D} set status = 'pending', attempts = 0, next_attempt_at = $4, completed_at = null
+          where tenant = $1 and endpoint_id = $2 and status = 'failed' and created_at >= $3
+         returning 1),
+       n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
+       select (select count(*) from d)::int as n, (select count(*) from n)::int as notified`,
+      [tenant, endpointId, since.toISOString(), now, this.channel],
+    );
+    return rows[0]!.n;
+  }
+
+  /**
+   * Retention: deletes events older than `olderThanDays` with their deliveries and attempts, in
+   * batches of `batchSize` events. Pending deliveries keep their event.
+   */
+  async purge(options: { olderThanDays: number; batchSize?: number; maxBatches?: number }): Promise<number> {
+    const { D, EV, A } = this.st.tables;
+    const cutoff = new Date(this.now() - options.olderThanDays * 86_400_000).toISOString();
+    const batch = options.batchSize ?? 1000;
+    let total = 0;
+    for (let i = 0; i < (options.maxBatches ?? 100); i++) {
+      const { rows } = await this.sql.query<{ n: number }>(
+        `with old as (
+           select tenant, id from ${EV} ev where created_at < $1
+              and not exists (select 1 from ${D} d where d.tenant = ev.tenant and d.event_id = ev.id and d.status = 'pending')
+            order by created_at limit $2 for update skip locked),
+         dd as (delete from ${D} d using old where d.tenant = old.tenant and d.event_id = old.id returning d.id),
+         aa as (delete from ${A} a using dd where a.delivery_id = dd.id returning 1),
+         ee as (delete from ${EV} ev using old where ev.tenant = old.tenant and ev.id = old.id returning 1)
+         select (select count(*) from ee)::int as n, (select count(*) from aa)::int as attempts`,
+        [cutoff, batch],
+      );
+      total += rows[0]!.n;
+      if (rows[0]!.n < batch) break;
+    }
+    return total;
+  }
+
+  /** The schedule a delivery follows. */
+  scheduleFor(endpointSchedule: number[] | null, engineSchedule: readonly number[] = DEFAULT_SCHEDULE) {
+    return endpointSchedule && endpointSchedule.length > 0 ? endpointSchedule : engineSchedule;
+  }
+}

@@ -1,0 +1,552 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import { signSync } from '@surety/webhook-verify';
+import { envelopeJson } from './envelope.js';
+import { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter } from './schedule.js';
+import {
+  createGuardedDispatcher,
+  type GuardedDispatcher,
+  type GuardedResponse,
+  type GuardOptions,
+  guardedPost,
+} from './ssrf/index.js';
+import type { SecretEntry, Webhooks } from './webhooks.js';
+
+/** One HTTP attempt; the default goes through the SSRF guard. Throws errors with a `code`. */
+export type PostFn = (
+  url: string,
+  request: { headers: Record<string, string>; body: string; timeoutMs: number },
+) => Promise<Pick<GuardedResponse, 'status' | 'headers' | 'bodyExcerpt'>>;
+
+export interface DeliveryWorkerOptions {
+  webhooks: Webhooks;
+  /** Fencing identity of this worker. @default host:pid:random */
+  id?: string;
+  /** Most HTTP attempts in flight at once. @default 64 */
+  concurrency?: number;
+  /** Most deliveries claimed per statement. @default 100 */
+  batchSize?: number;
+  /** How often to look for due retries when no NOTIFY arrives. @default 500 */
+  pollIntervalMs?: number;
+  /** How long a claimed delivery is reserved before another worker may take it. @default 60000 */
+  leaseMs?: number;
+  /** Whole-attempt timeout. @default 10000 */
+  timeoutMs?: number;
+  /** Delays after the first attempt, in seconds. @default DEFAULT_SCHEDULE (5s … 24h) */
+  schedule?: readonly number[];
+  /** Disable an endpoint with no success for this long. @default 5 days */
+  disableAfterMs?: number;
+  /** Longest receiver `Retry-After` honoured. @default 3600 */
+  maxRetryAfterSeconds?: number;
+  /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
+  guard?: GuardOptions;
+  /** Replace the HTTP transport (tests inject a recorder). */
+  post?: PostFn;
+  /** Use LISTEN/NOTIFY to wake at once on new events. @default true */
+  listen?: boolean;
+  /** Random source for jitter. @default Math.random */
+  random?: () => number;
+  /** How long to gather completions before writing them in one statement. @default 2 */
+  flushIntervalMs?: number;
+}
+
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
+
+export interface AttemptEvent {
+  deliveryId: string;
+  eventId: string;
+  endpointId: string;
+  tenant: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  status: number | null;
+  errorCode: string | null;
+  durationMs: number;
+  /** Milliseconds from the event's creation to this attempt's end. */
+  latencyMs: number;
+}
+
+/** Events of a worker, `noun:verb`. */
+export interface WorkerEventMap {
+  'attempt:finished': [AttemptEvent];
+  'endpoint:disabled': [{ tenant: string; endpointId: string; reason: string }];
+  'worker:error': [Error];
+}
+
+interface Claimed {
+  id: string;
+  tenant: string;
+  endpoint_id: string;
+  attempts: number;
+  event_id: string;
+  type: string | null;
+  api_version: string;
+  created_at: Date;
+  sequence: string;
+  data: string;
+  url: string | null;
+  secrets: SecretEntry[] | null;
+  format: 'surety' | 'standard';
+  endpoint_status: string | null;
+  retry_schedule: number[] | null;
+  rate_limit: number | null;
+}
+
+interface Completion {
+  id: string;
+  tenant: string;
+  endpointId: string;
+  outcome: AttemptOutcome | 'defer';
+  nextAt: string | null;
+  status: number | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  excerpt: string | null;
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  gone: boolean;
+}
+
+const EXCERPT = 1024;
+const USER_AGENT = 'Surety-Webhooks/0.1';
+
+/**
+ * A delivery worker: claims due deliveries in batches with FOR UPDATE SKIP LOCKED, POSTs each
+ * through the SSRF guard with its signature, and records outcomes in batches. Any number of workers
+ * (in any number of processes) can share one database.
+ * @example
+ * const worker = new DeliveryWorker({ webhooks, guard: { allowList: allowListFromEnv() } });
+ * await worker.start();
+ * process.on('SIGTERM', () => worker.stop());
+ */
+export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
+  readonly id: string;
+  readonly #w: Webhooks;
+  readonly #o: Required<
+    Pick<
+      DeliveryWorkerOptions,
+      | 'concurrency'
+      | 'batchSize'
+      | 'pollIntervalMs'
+      | 'leaseMs'
+      | 'timeoutMs'
+      | 'schedule'
+      | 'disableAfterMs'
+      | 'maxRetryAfterSeconds'
+      | 'listen'
+      | 'random'
+      | 'flushIntervalMs'
+    >
+  >;
+  readonly #post: PostFn;
+  #guard: GuardedDispatcher | undefined;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #inflight = 0;
+  #buffer: Completion[] = [];
+  #flushing: Promise<void> = Promise.resolve();
+  #flushTimer: NodeJS.Timeout | undefined;
+  #wake: (() => void) | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
+  #idle: (() => void)[] = [];
+
+  constructor(options: DeliveryWorkerOptions) {
+    super();
+    this.#w = options.webhooks;
+    this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.#o = {
+      concurrency: options.concurrency ?? 64,
+      batchSize: options.batchSize ?? 100,
+      pollIntervalMs: options.pollIntervalMs ?? 500,
+      leaseMs: options.leaseMs ?? 60_000,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      schedule: options.schedule ?? DEFAULT_SCHEDULE,
+      disableAfterMs: options.disableAfterMs ?? 5 * 86_400_000,
+      maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 3600,
+      listen: options.listen ?? true,
+      random: options.random ?? Math.random,
+      flushIntervalMs: options.flushIntervalMs ?? 2,
+    };
+    if (options.post) {
+      this.#post = options.post;
+    } else {
+      const guard = createGuardedDispatcher({
+        allowList: this.#w.allowList,
+        allowHttp: this.#w.allowHttp,
+        timeoutMs: this.#o.timeoutMs,
+        ...options.guard,
+      });
+      this.#guard = guard;
+      this.#post = (url, req) => guardedPost(guard, url, req);
+    }
+  }
+
+  /** Starts claiming and delivering; resolves once listening. */
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    if (this.#o.listen) {
+      try {
+        this.#unlisten = await this.#w.sql.listen(this.#w.channel, () => this.#wakeUp());
+      } catch (error) {
+        // Polling still delivers everything; LISTEN only makes it prompt.
+        this.emit('worker:error', error as Error);
+      }
+    }
+    this.#loop = this.#run();
+  }
+
+  /** Stops claiming, waits for attempts in flight and records them. Claimed-but-unsent rows come back after the lease. */
+  async stop(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    this.#wakeUp();
+    await this.#loop;
+    while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
+    await this.#flush();
+    await this.#unlisten?.();
+    await this.#guard?.close();
+  }
+
+  /** Claims and delivers until nothing is due, then resolves (tests, `surety worker --once`). */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.#claimAndStart(this.#o.batchSize);
+      total += n;
+      while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
+      await this.#flush();
+      if (n === 0) return total;
+    }
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  async #run(): Promise<void> {
+    let backoff = 0;
+    while (this.#running) {
+      const room = this.#o.concurrency - this.#inflight;
+      if (room <= 0) {
+        await this.#sleep(this.#o.pollIntervalMs);
+        continue;
+      }
+      const want = Math.min(this.#o.batchSize, room);
+      let got: number;
+      try {
+        got = await this.#claimAndStart(want);
+        backoff = 0;
+      } catch (error) {
+        this.emit('worker:error', error as Error);
+        backoff = Math.min(5000, backoff ? backoff * 2 : 100);
+        await this.#sleep(backoff);
+        continue;
+      }
+      if (got < want) await this.#sleep(this.#o.pollIntervalMs);
+    }
+  }
+
+  async #claimAndStart(limit: number): Promise<number> {
+    const now = this.#w.now();
+    const { rows } = await this.#w.sql.query<Claimed>(this.#w.st.claim, [
+      new Date(now).toISOString(),
+      limit,
+      new Date(now + this.#o.leaseMs).toISOString(),
+      this.id,
+    ]);
+    if (rows.length === 0) return 0;
+    const allowed = await this.#rateLimit(rows, now);
+    for (const row of rows) {
+      this.#inflight++;
+      const attempt = allowed.has(row.id) ? this.#attempt(row) : Promise.resolve(this.#defer(row, now));
+      attempt
+        .then(
+          (c) => this.#complete(c),
+          (error: unknown) => this.emit('worker:error', error as Error),
+        )
+        .finally(() => {
+          this.#inflight--;
+          if (this.#inflight < this.#o.concurrency) this.#wakeUp();
+          if (this.#inflight === 0) for (const r of this.#idle.splice(0)) r();
+        });
+    }
+    return rows.length;
+  }
+
+  /** Which claimed rows may be sent now under their endpoints' rate limits (a shared token bucket). */
+  async #rateLimit(rows: Claimed[], now: number): Promise<Set<string>> {
+    const allowed = new Set(rows.filter((r) => r.rate_limit === null).map((r) => r.id));
+    const limited = rows.filter((r) => r.rate_limit !== null);
+    if (limited.length === 0) return allowed;
+    const wanted = new Map<string, Claimed[]>();
+    for (const r of limited) {
+      const k = `${r.tenant}\0${r.endpoint_id}`;
+      wanted.set(k, [...(wanted.get(k) ?? []), r]);
+    }
+    const keys = [...wanted.keys()].map((k) => k.split('\0') as [string, string]);
+    const { rows: grants } = await this.#w.sql.query<{ tenant: string; id: string; granted: number }>(
+      this.#w.st.takeTokens,
+      [
+        keys.map((k) => k[0]),
+        keys.map((k) => k[1]),
+        keys.map((k) => wanted.get(k.join('\0'))!.length),
+        new Date(now).toISOString(),
+      ],
+    );
+    for (const g of grants) {
+      for (const r of wanted.get(`${g.tenant}\0${g.id}`)!.slice(0, g.granted)) allowed.add(r.id);
+    }
+    return allowed;
+  }
+
+  /** Puts a rate-limited delivery back without counting an attempt. */
+  #defer(row: Claimed, now: number): Completion {
+    const wait = Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#o.random() * 50);
+    return {
+      id: row.id,
+      tenant: row.tenant,
+      endpointId: row.endpoint_id,
+      outcome: 'defer',
+      nextAt: new Date(now + wait).toISOString(),
+      status: null,
+      errorCode: null,
+      errorMessage: null,
+      excerpt: null,
+      attempt: row.attempts,
+      startedAt: new Date(now).toISOString(),
+      durationMs: 0,
+      gone: false,
+    };
+  }
+
+  async #attempt(row: Claimed): Promise<Completion> {
+    const startedMs = this.#w.now();
+    const started = performance.now();
+    let status: number | null = null;
+    let errorCode: string | null = null;
+    let errorMessage: string | null = null;
+    let excerpt: string | null = null;
+    let retryAfter: number | undefined;
+    if (row.url === null || row.type === null) {
+      errorCode = row.url === null ? 'endpoint_deleted' : 'event_deleted';
+    } else if (row.endpoint_status !== 'enabled') {
+      errorCode = 'endpoint_disabled';
+    } else {
+      const body = envelopeJson({
+        id: row.event_id,
+        type: row.type,
+        apiVersion: row.api_version,
+        createdAt: row.created_at,
+        sequence: row.sequence,
+        data: row.data,
+      });
+      try {
+        const secrets = (row.secrets ?? [])
+          .filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > startedMs)
+          .map((s) => s.secret);
+        const signed = signSync({
+          id: row.event_id,
+          body,
+          secrets,
+          format: row.format,
+          timestamp: Math.floor(startedMs / 1000),
+        });
+        const res = await this.#post(row.url, {
+          headers: { ...signed, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+          body,
+          timeoutMs: this.#o.timeoutMs,
+        });
+        status = res.status;
+        excerpt = res.bodyExcerpt.slice(0, EXCERPT);
+        if (status === 429 || status === 503) {
+          retryAfter = parseRetryAfter(res.headers['retry-after'], this.#w.now());
+        }
+        if (status >= 300 && status < 400) errorCode = 'redirect_not_followed';
+        else if (status >= 400 || status < 200) errorCode = `http_${status}`;
+      } catch (error) {
+        const e = error as { code?: unknown; message?: string };
+        errorCode = typeof e.code === 'string' ? e.code : 'attempt_failed';
+        errorMessage = (e.message ?? String(error)).slice(0, 500);
+      }
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const ok = status !== null && status >= 200 && status < 300;
+    const gone = status === 410;
+    let outcome: AttemptOutcome;
+    let nextAt: string | null = null;
+    if (ok) {
+      outcome = 'delivered';
+    } else if (
+      gone ||
+      errorCode === 'endpoint_deleted' ||
+      errorCode === 'endpoint_disabled' ||
+      errorCode === 'event_deleted'
+    ) {
+      outcome = 'failed';
+    } else {
+      const schedule = this.#w.scheduleFor(row.retry_schedule, this.#o.schedule);
+      const delay = nextDelay(schedule, row.attempts, {
+        random: this.#o.random,
+        ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+        maxRetryAfterSeconds: this.#o.maxRetryAfterSeconds,
+      });
+      if (delay === undefined) {
+        outcome = 'failed';
+      } else {
+        outcome = 'retry';
+        nextAt = new Date(this.#w.now() + delay).toISOString();
+      }
+    }
+    const endMs = this.#w.now();
+    this.emit('attempt:finished', {
+      deliveryId: row.id,
+      eventId: row.event_id,
+      endpointId: row.endpoint_id,
+      tenant: row.tenant,
+      attempt: row.attempts,
+      outcome,
+      status,
+      errorCode,
+      durationMs,
+      latencyMs: endMs - new Date(row.created_at).getTime(),
+    });
+    return {
+      id: row.id,
+      tenant: row.tenant,
+      endpointId: row.endpoint_id,
+      outcome,
+      nextAt,
+      status,
+      errorCode,
+      errorMessage,
+      excerpt,
+      attempt: row.attempts,
+      startedAt: new Date(startedMs).toISOString(),
+      durationMs,
+      gone,
+    };
+  }
+
+  #complete(c: Completion): void {
+    this.#buffer.push(c);
+    if (this.#buffer.length >= this.#o.batchSize) {
+      void this.#flush();
+    } else {
+      this.#flushTimer ??= setTimeout(() => void this.#flush(), this.#o.flushIntervalMs);
+    }
+  }
+
+  /** Writes buffered outcomes in one statement; serialised, retried on failure (the lease covers the gap). */
+  #flush(): Promise<void> {
+    if (this.#flushTimer) {
+      clearTimeout(this.#flushTimer);
+      this.#flushTimer = undefined;
+    }
+    this.#flushing = this.#flushing.then(async () => {
+      for (let tries = 0; this.#buffer.length > 0; tries++) {
+        const batch = this.#buffer.splice(0, 500);
+        try {
+          await this.#write(batch);
+        } catch (error) {
+          this.#buffer.unshift(...batch);
+          this.emit('worker:error', error as Error);
+          if (tries >= 5 && !this.#running) return; // give up on shutdown; leases bring them back
+          await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** tries)));
+        }
+      }
+    });
+    return this.#flushing;
+  }
+
+  async #write(batch: Completion[]): Promise<void> {
+    const now = new Date(this.#w.now()).toISOString();
+    const attempts = batch.filter((c) => c.outcome !== 'defer');
+    await this.#w.sql.query(this.#w.st.complete, [
+      now,
+      batch.map((c) => c.id),
+      batch.map((c) => c.outcome),
+      batch.map((c) => c.nextAt),
+      batch.map((c) => c.status),
+      batch.map((c) => c.errorCode),
+      this.id,
+      attempts.map((c) => c.id),
+      attempts.map((c) => c.tenant),
+      attempts.map((c) => c.attempt),
+      attempts.map((c) => c.startedAt),
+      attempts.map((c) => c.durationMs),
+      attempts.map((c) => c.status),
+      attempts.map((c) => c.excerpt),
+      attempts.map((c) => c.errorCode),
+      attempts.map((c) => c.errorMessage),
+    ]);
+    await this.#health(attempts, now);
+  }
+
+  /** Endpoint health: last success/failure, the failure streak, and disabling (410, or failing too long). */
+  async #health(attempts: Completion[], now: string): Promise<void> {
+    if (attempts.length === 0) return;
+    const per = new Map<
+      string,
+      { tenant: string; id: string; ok: string | null; fail: string | null; gone: boolean }
+    >();
+    for (const c of attempts) {
+      if (c.errorCode === 'endpoint_disabled' || c.errorCode === 'endpoint_deleted') continue;
+      const k = `${c.tenant}\0${c.endpointId}`;
+      const h = per.get(k) ?? { tenant: c.tenant, id: c.endpointId, ok: null, fail: null, gone: false };
+      if (c.outcome === 'delivered') h.ok = c.startedAt > (h.ok ?? '') ? c.startedAt : h.ok;
+      else h.fail = c.startedAt > (h.fail ?? '') ? c.startedAt : h.fail;
+      h.gone ||= c.gone;
+      per.set(k, h);
+    }
+    if (per.size === 0) return;
+    const hs = [...per.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
+    const { rows } = await this.#w.sql.query<{
+      tenant: string;
+      id: string;
+      status: string;
+      failing_since: Date | null;
+      gone: boolean;
+    }>(this.#w.st.health, [
+      hs.map((h) => h.tenant),
+      hs.map((h) => h.id),
+      hs.map((h) => h.ok),
+      hs.map((h) => h.fail),
+      hs.map((h) => h.gone),
+    ]);
+    const cutoff = Date.parse(now) - this.#o.disableAfterMs;
+    for (const r of rows) {
+      if (r.status !== 'enabled') continue;
+      const reason = r.gone
+        ? 'the endpoint answered 410 Gone'
+        : r.failing_since && new Date(r.failing_since).getTime() < cutoff
+          ? `no successful delivery since ${new Date(r.failing_since).toISOString()}`
+          : undefined;
+      if (!reason) continue;
+      const disabled = await this.#w.sql.transaction((tx) =>
+        this.#w.disableEndpoint(tx, r.tenant, r.id, reason),
+      );
+      if (disabled) this.emit('endpoint:disabled', { tenant: r.tenant, endpointId: r.id, reason });
+    }
+  }
+}
+
+/** Factory for `DeliveryWorker`. */
+export const createDeliveryWorker = (options: DeliveryWorkerOptions) => new DeliveryWorker(options);

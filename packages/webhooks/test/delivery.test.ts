@@ -1,0 +1,463 @@
+// The delivery engine end to end against real receivers on 127.0.0.1 (port 0): outbox, claims,
+// signatures, the retry schedule, endpoint health, ordering, replay, retention. An injected clock
+// drives the schedule, so no test sleeps for a retry.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
+import { verifySync } from '@surety/webhook-verify';
+import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
+import { startReceiver } from './receiver.js';
+
+let db: TestDatabase;
+let clock = Date.parse('2026-06-01T00:00:00Z');
+let webhooks: Webhooks;
+let tenantN = 0;
+let tenant: string;
+const receivers: { close(): Promise<void> }[] = [];
+const workers: DeliveryWorker[] = [];
+
+before(async () => {
+  db = await createTestDatabase();
+  webhooks = new Webhooks({
+    sql: db.sql,
+    schema: db.schema,
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+    now: () => clock,
+  });
+  await webhooks.migrate();
+});
+after(() => db.close());
+beforeEach(() => {
+  tenant = `t${++tenantN}`;
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  // Each test starts with an empty queue: what a test left pending must not reach the next one's worker.
+  await db.sql.query(
+    `update "${db.schema}".webhook_deliveries set status = 'failed' where status = 'pending'`,
+  );
+});
+
+async function receiver(...args: Parameters<typeof startReceiver>) {
+  const r = await startReceiver(...args);
+  receivers.push(r);
+  return r;
+}
+
+function worker(options: Partial<DeliveryWorkerOptions> = {}) {
+  const w = new DeliveryWorker({
+    webhooks,
+    listen: false,
+    random: () => 0,
+    timeoutMs: 2000,
+    guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+    ...options,
+  });
+  workers.push(w);
+  return w;
+}
+
+const publish = (type: string, data: unknown, resource?: string) =>
+  db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type, data, ...(resource ? { resource } : {}) }));
+
+const deliveries = (endpointId: string) =>
+  db.sql
+    .query<{ id: string; status: string; attempts: number; last_error: string | null; event_id: string }>(
+      `select id::text, status, attempts, last_error, event_id from "${db.schema}".webhook_deliveries
+        where tenant = $1 and endpoint_id = $2 order by id`,
+      [tenant, endpointId],
+    )
+    .then((r) => r.rows);
+
+const attempts = (deliveryId: string) =>
+  db.sql
+    .query<{
+      attempt: number;
+      status: number | null;
+      error_code: string | null;
+      response_excerpt: string | null;
+    }>(
+      `select attempt, status, error_code, response_excerpt from "${db.schema}".webhook_attempts where delivery_id = $1 order by id`,
+      [deliveryId],
+    )
+    .then((r) => r.rows);
+
+describe('publishing and delivering', () => {
+  test('a committed event is delivered once, signed, with the envelope; the attempt is recorded', async () => {
+    const rx = await receiver((_r, _n, res) => void res.writeHead(200).end('thanks'));
+    const { endpoint, secret } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['order.shipped'],
+    });
+    const ev = await publish('order.shipped', { orderId: 'ord_1' }, 'order:ord_1');
+    assert.equal(ev.deliveries, 1);
+    assert.match(ev.id, /^evt_/);
+    assert.equal(await worker().drain(), 1);
+    assert.equal(rx.received.length, 1);
+    const got = rx.received[0]!;
+    const envelope = JSON.parse(got.body);
+    assert.deepEqual(envelope, {
+      id: ev.id,
+      type: 'order.shipped',
+      apiVersion: webhooks.apiVersion,
+      createdAt: new Date(clock).toISOString(),
+      sequence: ev.sequence,
+      data: { orderId: 'ord_1' },
+    });
+    assert.equal(got.headers['content-type'], 'application/json');
+    assert.equal(got.headers['webhook-id'], ev.id);
+    const verified = verifySync({
+      body: got.body,
+      headers: got.headers,
+      secrets: [secret],
+      now: () => clock,
+    });
+    assert.equal(verified.id, ev.id);
+    const [d] = await deliveries(endpoint.id);
+    assert.equal(d!.status, 'delivered');
+    const [a] = await attempts(d!.id);
+    assert.deepEqual({ ...a }, { attempt: 1, status: 200, error_code: null, response_excerpt: 'thanks' });
+    assert.equal(await worker().drain(), 0, 'nothing left to deliver');
+  });
+
+  test('only subscribed, enabled endpoints get a delivery; "*" gets everything', async () => {
+    const rx = await receiver();
+    const a = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['payment.created'] });
+    const b = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const c = await webhooks.createEndpoint(db.sql, {
+      tenant: `${tenant}-other`,
+      url: rx.url,
+      eventTypes: ['*'],
+    });
+    assert.equal((await publish('order.created', {})).deliveries, 1);
+    assert.equal((await publish('payment.created', {})).deliveries, 2);
+    assert.equal((await deliveries(a.endpoint.id)).length, 1);
+    assert.equal((await deliveries(b.endpoint.id)).length, 2);
+    assert.equal((await deliveries(c.endpoint.id)).length, 0, 'never crosses tenants');
+  });
+
+  test('an event published in a transaction that rolls back is never delivered', async () => {
+    const rx = await receiver();
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        await webhooks.publish(tx, { tenant, type: 'order.created', data: { n: 1 } });
+        throw new Error('business write failed');
+      }),
+      /business write failed/,
+    );
+    assert.equal(await worker().drain(), 0);
+    assert.equal(rx.received.length, 0);
+  });
+
+  test('sequence increases per resource', async () => {
+    const rx = await receiver();
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const s1 = (await publish('order.created', {}, 'order:x')).sequence;
+    const s2 = (await publish('order.updated', {}, 'order:x')).sequence;
+    const s3 = (await publish('order.shipped', {}, 'order:x')).sequence;
+    assert.ok(s1 < s2 && s2 < s3);
+  });
+
+  test('invalid events are refused before anything is written', async () => {
+    await assert.rejects(publish('Order Shipped', {}), /event type/);
+    await assert.rejects(publish('order.shipped', undefined), /JSON/);
+  });
+});
+
+describe('retries and endpoint health', () => {
+  test('fails twice then succeeds: 3 attempts on the schedule, every one signed validly', async () => {
+    const rx = await receiver(
+      (_r, n, res) => void res.writeHead(n <= 2 ? 500 : 200).end(n <= 2 ? 'down' : 'ok'),
+    );
+    const { endpoint, secret } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+    });
+    await publish('payment.created', { amount: '1' });
+    const w = worker({ schedule: [5, 300] });
+    await w.drain();
+    assert.equal(rx.received.length, 1);
+    clock += 4_000;
+    assert.equal(await w.drain(), 0, 'not due before 5 s');
+    clock += 1_001;
+    await w.drain();
+    assert.equal(rx.received.length, 2);
+    clock += 300_001;
+    await w.drain();
+    assert.equal(rx.received.length, 3);
+    const [d] = await deliveries(endpoint.id);
+    assert.equal(d!.status, 'delivered');
+    assert.deepEqual(
+      (await attempts(d!.id)).map((a) => [a.attempt, a.status, a.error_code]),
+      [
+        [1, 500, 'http_500'],
+        [2, 500, 'http_500'],
+        [3, 200, null],
+      ],
+    );
+    for (const r of rx.received)
+      verifySync({
+        body: r.body,
+        headers: r.headers,
+        secrets: [secret],
+        now: () => Number(r.headers['webhook-timestamp']) * 1000,
+      });
+    assert.equal(new Set(rx.received.map((r) => r.body)).size, 1, 'every attempt sends the same bytes');
+  });
+
+  test('after the last scheduled retry the delivery is failed', async () => {
+    const rx = await receiver((_r, _n, res) => void res.writeHead(503).end());
+    const { endpoint } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+      retrySchedule: [1],
+    });
+    await publish('order.created', {});
+    const w = worker();
+    await w.drain();
+    clock += 1_200;
+    await w.drain();
+    const [d] = await deliveries(endpoint.id);
+    assert.equal(d!.status, 'failed');
+    assert.equal(d!.attempts, 2);
+    assert.equal(d!.last_error, 'http_503');
+  });
+
+  test('a timeout is a failed attempt with code "timeout"', async () => {
+    const rx = await receiver(() => {
+      /* never answers */
+    });
+    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await publish('order.created', {});
+    await worker({ timeoutMs: 150 }).drain();
+    const [d] = await deliveries(endpoint.id);
+    assert.equal(d!.status, 'pending');
+    assert.equal((await attempts(d!.id))[0]!.error_code, 'timeout');
+  });
+
+  test('Retry-After on 429 pushes the next attempt out (within bounds)', async () => {
+    const rx = await receiver(
+      (_r, n, res) =>
+        void (n === 1 ? res.writeHead(429, { 'retry-after': '120' }).end() : res.writeHead(200).end()),
+    );
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await publish('order.created', {});
+    const w = worker({ schedule: [5] });
+    await w.drain();
+    clock += 60_000;
+    await w.drain();
+    assert.equal(rx.received.length, 1, 'not before Retry-After');
+    clock += 61_000;
+    await w.drain();
+    assert.equal(rx.received.length, 2);
+  });
+
+  test('410 Gone disables the endpoint at once and emits endpoint.disabled to subscribers', async () => {
+    const gone = await receiver((_r, _n, res) => void res.writeHead(410).end());
+    const ops = await receiver();
+    const { endpoint } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: gone.url,
+      eventTypes: ['order.created'],
+    });
+    const watcher = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: ops.url,
+      eventTypes: ['endpoint.disabled'],
+    });
+    await publish('order.created', {});
+    await publish('order.created', {});
+    const w = worker({ concurrency: 1, batchSize: 1 });
+    const disabled: string[] = [];
+    w.on('endpoint:disabled', (e) => disabled.push(e.endpointId));
+    await w.drain();
+    assert.deepEqual(disabled, [endpoint.id]);
+    const after = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    assert.equal(after.status, 'disabled');
+    assert.match(after.disabledReason ?? '', /410/);
+    assert.equal(gone.received.length, 1, 'the second delivery was failed, not sent');
+    assert.deepEqual(
+      (await deliveries(endpoint.id)).map((d) => [d.status, d.last_error]),
+      [
+        ['failed', 'http_410'],
+        ['failed', 'endpoint_disabled'],
+      ],
+    );
+    assert.equal(ops.received.length, 1);
+    const note = JSON.parse(ops.received[0]!.body);
+    assert.equal(note.type, 'endpoint.disabled');
+    assert.equal(note.data.endpointId, endpoint.id);
+    assert.ok(watcher);
+    // re-enabled and recovered: the failed deliveries go out again
+    gone.behaviour = (_r, _n, res) => void res.writeHead(200).end();
+    await webhooks.enableEndpoint(db.sql, tenant, endpoint.id);
+    assert.equal(await webhooks.recoverEndpoint(db.sql, tenant, endpoint.id, new Date(0)), 2);
+    await w.drain();
+    assert.deepEqual(
+      (await deliveries(endpoint.id)).map((d) => d.status),
+      ['delivered', 'delivered'],
+    );
+  });
+
+  test('an endpoint with no success for the window is disabled', async () => {
+    const rx = await receiver((_r, _n, res) => void res.writeHead(500).end());
+    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const w = worker({ disableAfterMs: 3_600_000, schedule: [1800, 1800, 1800] });
+    await publish('order.created', {});
+    await w.drain();
+    for (let i = 0; i < 2; i++) {
+      clock += 1_900_000;
+      await w.drain();
+    }
+    assert.equal((await webhooks.getEndpoint(db.sql, tenant, endpoint.id)).status, 'disabled');
+  });
+
+  test('a 302 is a failed attempt and is not followed', async () => {
+    const canary = await receiver();
+    const rx = await receiver((_r, _n, res) => void res.writeHead(302, { location: canary.url }).end());
+    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await publish('order.created', {});
+    await worker().drain();
+    const [d] = await deliveries(endpoint.id);
+    assert.equal((await attempts(d!.id))[0]!.error_code, 'redirect_not_followed');
+    assert.equal(canary.received.length, 0);
+  });
+});
+
+describe('ordering, rotation, replay, retention', () => {
+  test('ordered mode delivers in sequence order, one at a time, even when attempts fail', async () => {
+    const rx = await receiver((r, _n, res) => {
+      const { data } = JSON.parse(r.body);
+      // every event fails its first attempt
+      const seen = rx.received.filter((x) => JSON.parse(x.body).data.i === data.i).length;
+      res.writeHead(seen === 1 ? 500 : 200).end();
+    });
+    await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+      ordered: true,
+      retrySchedule: [1],
+    });
+    for (let i = 0; i < 5; i++) await publish('order.updated', { i }, 'order:o');
+    const w = worker({ concurrency: 8 });
+    for (let round = 0; round < 12; round++) {
+      await w.drain();
+      clock += 1_200;
+    }
+    const order = rx.received.map((r) => JSON.parse(r.body).data.i);
+    assert.deepEqual(order, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+  });
+
+  test('rotation: deliveries carry both signatures during the overlap, only the new one after', async () => {
+    const rx = await receiver();
+    const { endpoint, secret: old } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+    });
+    const { secret: fresh } = await webhooks.rotateSecret(db.sql, tenant, endpoint.id, 3_600_000);
+    await publish('order.created', {});
+    const w = worker();
+    await w.drain();
+    const during = rx.received[0]!;
+    verifySync({ body: during.body, headers: during.headers, secrets: [old], now: () => clock });
+    verifySync({ body: during.body, headers: during.headers, secrets: [fresh], now: () => clock });
+    clock += 3_600_001;
+    await publish('order.created', {});
+    await w.drain();
+    const later = rx.received[1]!;
+    verifySync({ body: later.body, headers: later.headers, secrets: [fresh], now: () => clock });
+    assert.throws(() =>
+      verifySync({ body: later.body, headers: later.headers, secrets: [old], now: () => clock }),
+    );
+  });
+
+  test('replay re-delivers one event to one or all endpoints', async () => {
+    const rx = await receiver();
+    const a = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const ev = await publish('order.created', {});
+    const w = worker();
+    await w.drain();
+    assert.equal(await webhooks.replayEvent(db.sql, tenant, ev.id, a.endpoint.id), 1);
+    assert.equal(await webhooks.replayEvent(db.sql, tenant, ev.id), 2);
+    assert.equal(
+      await webhooks.replayEvent(db.sql, `${tenant}-other`, ev.id),
+      0,
+      'another tenant cannot replay it',
+    );
+    await w.drain();
+    assert.equal(rx.received.length, 5);
+    assert.equal(
+      new Set(rx.received.map((r) => r.headers['webhook-id'])).size,
+      1,
+      'same event id every time',
+    );
+  });
+
+  test('retention purges old events with their deliveries and attempts, keeps pending ones', async () => {
+    const rx = await receiver();
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const old = await publish('order.created', {});
+    await worker().drain();
+    const pendingOld = await publish('order.created', {}); // never delivered
+    clock += 31 * 86_400_000;
+    const fresh = await publish('order.created', {});
+    const purged = await webhooks.purge({ olderThanDays: 30, batchSize: 1 });
+    assert.ok(purged >= 1);
+    const left = await db.sql.query<{ id: string }>(
+      `select id from "${db.schema}".webhook_events where tenant = $1`,
+      [tenant],
+    );
+    const ids = left.rows.map((r) => r.id).sort();
+    assert.deepEqual(ids, [pendingOld.id, fresh.id].sort());
+    assert.ok(!ids.includes(old.id));
+  });
+});
+
+describe('workers on PostgreSQL', { skip: needsPostgres }, () => {
+  test('LISTEN/NOTIFY wakes a running worker at once on commit', async () => {
+    const rx = await receiver();
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const w = worker({ listen: true, pollIntervalMs: 60_000 });
+    await w.start();
+    const started = Date.now();
+    await publish('order.created', {});
+    await rx.waitFor(1, 5000);
+    assert.ok(Date.now() - started < 2000, 'delivered without waiting for the poll');
+  });
+
+  test('the rate limit holds across two workers', async () => {
+    const rx = await receiver();
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'], rateLimit: 20 });
+    for (let i = 0; i < 60; i++) await publish('order.created', { i });
+    const realClock = webhooks.now;
+    // real time for this test: the bucket refills with wall-clock time
+    (webhooks as unknown as { now: () => number }).now = Date.now;
+    try {
+      const a = worker({ pollIntervalMs: 10 });
+      const b = worker({ pollIntervalMs: 10 });
+      await Promise.all([a.start(), b.start()]);
+      await rx.waitFor(60, 15_000);
+    } finally {
+      (webhooks as unknown as { now: () => number }).now = realClock;
+    }
+    const times = rx.received.map((r) => r.at).sort((x, y) => x - y);
+    // a bucket of 20 tokens refilled at 20/s: at most 20 + 20 × window in any window
+    for (let i = 0; i < times.length; i++) {
+      const inWindow = times.filter((t) => t >= times[i]! && t < times[i]! + 1000).length;
+      assert.ok(inWindow <= 41, `${inWindow} deliveries within one second`);
+    }
+    assert.ok(
+      times.at(-1)! - times[0]! >= 1500,
+      'sixty deliveries at 20/s take about two seconds after the burst',
+    );
+  });
+});

@@ -1,0 +1,68 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+  path: string;
+}
+
+export type Behaviour = (req: Received, n: number, res: ServerResponse) => void | Promise<void>;
+
+/** A webhook receiver on 127.0.0.1, port 0, that records every request and answers per `behaviour`. */
+export async function startReceiver(behaviour: Behaviour = (_r, _n, res) => void res.writeHead(204).end()) {
+  const received: Received[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  let current = behaviour;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const r: Received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+        path: req.url ?? '/',
+      };
+      received.push(r);
+      for (const w of waiters.filter((w) => received.length >= w.count)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      Promise.resolve(current(r, received.length, res)).catch(() => res.destroy());
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    received,
+    set behaviour(b: Behaviour) {
+      current = b;
+    },
+    /** Resolves once `count` requests arrived, or rejects after `timeoutMs`. */
+    waitFor(count: number, timeoutMs = 10_000): Promise<void> {
+      if (received.length >= count) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`only ${received.length} of ${count} requests arrived`)),
+          timeoutMs,
+        );
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      });
+    },
+    close(): Promise<void> {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
