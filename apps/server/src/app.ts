@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { Sql } from '@surety/db';
 import { Idempotency } from '@surety/idempotency';
 import { idempotency } from '@surety/idempotency/fastify';
+import { Webhooks } from '@surety/webhooks';
 import { Ajv } from 'ajv';
 import Fastify, {
   type FastifyInstance,
@@ -11,21 +12,27 @@ import Fastify, {
 import { registerAuth } from './auth.js';
 import type { Config } from './config.js';
 import { errorHandler, HttpProblem, sendProblem } from './problem.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { inventoryRoutes } from './routes/inventory.js';
 import { orderRoutes } from './routes/orders.js';
 import { paymentRoutes } from './routes/payments.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     sql: Sql;
     idempotency: Idempotency;
+    webhooks: Webhooks;
   }
 }
 
 export interface AppOptions {
   sql: Sql;
-  config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'>;
+  config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'> &
+    Partial<Pick<Config, 'webhookAllowList' | 'webhookAllowHttp'>>;
+  /** The webhook engine; built from `config` when absent. */
+  webhooks?: Webhooks;
   /** Fastify's logger option. @default false */
   logger?: FastifyServerOptions['logger'];
   /** Injected clock for the idempotency engine (tests). */
@@ -66,8 +73,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ttlMs: config.idempotencyTtlMs,
     ...(options.now ? { now: options.now } : {}),
   });
+  const webhooks =
+    options.webhooks ??
+    new Webhooks({
+      sql,
+      schema: config.schema,
+      allowHttp: config.webhookAllowHttp ?? false,
+      allowList: config.webhookAllowList ?? [],
+    });
   app.decorate('sql', sql);
   app.decorate('idempotency', engine);
+  app.decorate('webhooks', webhooks);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -114,6 +130,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   paymentRoutes(app, config.schema, { idempotent: options.idempotentPayments ?? true });
   orderRoutes(app, config.schema);
   inventoryRoutes(app, config.schema);
+  webhookRoutes(app);
+  eventRoutes(app);
   return app;
 }
 

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type AllowList, DEFAULT_SCHEDULE, parseAllowList, parseSchedule } from '@surety/webhooks';
 
 /** The service's settings, from the environment (see docs/operations.md). */
 export interface Config {
@@ -20,6 +21,16 @@ export interface Config {
   /** Database schema for every table. @default "surety" */
   schema: string;
   logLevel: string;
+  /** Private ranges webhook URLs may reach (SURETY_WEBHOOK_ALLOWED_CIDRS). */
+  webhookAllowList: AllowList;
+  /** Allow http:// webhook URLs (SURETY_WEBHOOK_ALLOW_HTTP=true; development only). @default false */
+  webhookAllowHttp: boolean;
+  /** Delays after the first attempt, seconds (SURETY_WEBHOOK_RETRY_SCHEDULE). */
+  webhookSchedule: number[];
+  /** Run delivery workers inside `serve` (SURETY_WORKER=off to run them apart). @default true */
+  worker: boolean;
+  /** Days events and attempts are kept (SURETY_RETENTION_DAYS). @default 30 */
+  retentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -85,6 +96,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     apiKeys = new Map([[hashKey(devKey), 'dev']]);
   }
+  let webhookAllowList: AllowList;
+  let webhookSchedule: number[];
+  try {
+    webhookAllowList = parseAllowList(env.SURETY_WEBHOOK_ALLOWED_CIDRS ?? '');
+    webhookSchedule = env.SURETY_WEBHOOK_RETRY_SCHEDULE
+      ? parseSchedule(env.SURETY_WEBHOOK_RETRY_SCHEDULE)
+      : [...DEFAULT_SCHEDULE];
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   const schema = env.SURETY_SCHEMA || 'surety';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
     throw new ConfigError('SURETY_SCHEMA must be a lower-case identifier');
@@ -100,5 +121,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyTtlMs: integer(env, 'SURETY_IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 31_536_000) * 1000,
     schema,
     logLevel: env.LOG_LEVEL || 'info',
+    webhookAllowList,
+    webhookAllowHttp: /^(1|true|yes)$/i.test(env.SURETY_WEBHOOK_ALLOW_HTTP ?? ''),
+    webhookSchedule,
+    worker: !/^(0|false|no|off)$/i.test(env.SURETY_WORKER ?? ''),
+    retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
   };
 }

@@ -1,5 +1,6 @@
 import { isDatabaseUnavailableError } from '@surety/db';
 import { PROBLEM_CONTENT_TYPE, problemBody, type StoredResponse } from '@surety/idempotency';
+import { EndpointNotFoundError, InvalidEventError, WebhookError } from '@surety/webhooks';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -88,6 +89,25 @@ export function toProblem(error: FastifyError): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if ((error as { validation?: unknown }).validation) {
     return validationProblem(error as FastifyError & { validation: AjvError[] });
+  }
+  if (error instanceof EndpointNotFoundError) return notFound('webhook endpoint');
+  if (error instanceof InvalidEventError) {
+    return new HttpProblem(422, 'invalid_event', 'Invalid event', error.message, { errors: error.errors });
+  }
+  if (error instanceof WebhookError) {
+    if (error.code === 'SURETY_INVALID_URL') {
+      return new HttpProblem(400, 'invalid_webhook_url', 'Invalid webhook URL', error.message, {
+        errors: [{ in: 'body', path: '/url', message: error.message }],
+      });
+    }
+    if (error.code === 'SURETY_INVALID_CURSOR') {
+      return new HttpProblem(
+        400,
+        'invalid_cursor',
+        'Invalid cursor',
+        'The cursor is not one this API returned.',
+      );
+    }
   }
   if (isDatabaseUnavailableError(error)) {
     return new HttpProblem(

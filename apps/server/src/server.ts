@@ -1,11 +1,12 @@
 import { migrate, openSql, type Sql } from '@surety/db';
 import { migrations as idempotencyMigrations } from '@surety/idempotency';
+import { migrations as webhookMigrations } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
 import { migrations } from './migrations.js';
 
-export const allMigrations = [idempotencyMigrations, migrations];
+export const allMigrations = [idempotencyMigrations, webhookMigrations, migrations];
 
 export async function runMigrations(sql: Sql, schema: string) {
   return migrate(sql, { schema, sets: allMigrations });

@@ -75,6 +75,7 @@ create table :SCHEMA.webhook_attempts (
   id bigint generated always as identity primary key,
   delivery_id bigint not null,
   tenant text not null,
+  endpoint_id text not null,
   attempt int not null,
   started_at timestamptz not null,
   duration_ms int not null,
@@ -85,3 +86,5 @@ create table :SCHEMA.webhook_attempts (
 );
 create index webhook_attempts_by_delivery on :SCHEMA.webhook_attempts (delivery_id, id);
 create index webhook_attempts_started on :SCHEMA.webhook_attempts (started_at);
+-- Endpoint health (success rate over a window) for the management API and the dashboard.
+create index webhook_attempts_by_endpoint on :SCHEMA.webhook_attempts (tenant, endpoint_id, started_at desc);

@@ -9,6 +9,18 @@ export {
   WebhookError,
 } from './errors.js';
 export { migrations } from './migrations.js';
+export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from './queries.js';
+export {
+  decodeCursor,
+  deliveryNumber,
+  encodeCursor,
+  endpointHealth,
+  getEvent,
+  listAttempts,
+  listDeliveries,
+  listEndpoints,
+  listEvents,
+} from './queries.js';
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
 export * from './ssrf/index.js';
 export type {

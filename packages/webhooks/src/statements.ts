@@ -73,9 +73,9 @@ export function statements(schema: string) {
          returning d.id),
        att as (
          insert into ${A} (delivery_id, tenant, attempt, started_at, duration_ms, status, response_excerpt,
-                           error_code, error_message)
+                           error_code, error_message, endpoint_id)
          select * from unnest($8::bigint[], $9::text[], $10::int[], $11::timestamptz[], $12::int[], $13::int[],
-                              $14::text[], $15::text[], $16::text[])
+                              $14::text[], $15::text[], $16::text[], $17::text[])
          returning 1)
        select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts`,
     ),

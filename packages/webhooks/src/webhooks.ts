@@ -255,6 +255,66 @@ export class Webhooks {
     return toEndpoint(rows[0]!);
   }
 
+  /**
+   * Changes an endpoint if it is still at `expectedVersion` (optimistic concurrency); resolves to
+   * undefined when another write came first, and throws EndpointNotFoundError when it does not exist.
+   */
+  async updateEndpoint(
+    q: Queryable,
+    tenant: string,
+    id: string,
+    expectedVersion: number,
+    patch: Partial<
+      Pick<
+        CreateEndpointInput,
+        'url' | 'eventTypes' | 'description' | 'format' | 'retrySchedule' | 'rateLimit' | 'ordered'
+      >
+    >,
+  ): Promise<Endpoint | undefined> {
+    const url = patch.url === undefined ? null : this.checkUrl(patch.url);
+    const { rows } = await q.query<EndpointRow>(
+      `update ${this.st.tables.EP} set
+          url = coalesce($4, url), event_types = coalesce($5, event_types), description = coalesce($6, description),
+          format = coalesce($7, format),
+          retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
+          rate_limit = case when $10::bool then $11::int else rate_limit end,
+          ordered = coalesce($12, ordered), version = version + 1, updated_at = $13
+        where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
+      [
+        tenant,
+        id,
+        expectedVersion,
+        url,
+        patch.eventTypes ?? null,
+        patch.description ?? null,
+        patch.format ?? null,
+        patch.retrySchedule !== undefined,
+        patch.retrySchedule ?? null,
+        patch.rateLimit !== undefined,
+        patch.rateLimit ?? null,
+        patch.ordered ?? null,
+        new Date(this.now()).toISOString(),
+      ],
+    );
+    if (rows.length > 0) return toEndpoint(rows[0]!);
+    await this.getEndpoint(q, tenant, id); // throws when it does not exist
+    return undefined;
+  }
+
+  /** Deletes an endpoint and its queued deliveries (history of delivered ones is kept until retention). */
+  async deleteEndpoint(tx: Tx, tenant: string, id: string): Promise<void> {
+    const { rowCount } = await tx.query(`delete from ${this.st.tables.EP} where tenant = $1 and id = $2`, [
+      tenant,
+      id,
+    ]);
+    if (rowCount === 0) throw new EndpointNotFoundError();
+    await tx.query(
+      `update ${this.st.tables.D} set status = 'failed', last_error = 'endpoint_deleted', completed_at = $3
+        where tenant = $1 and endpoint_id = $2 and status = 'pending'`,
+      [tenant, id, new Date(this.now()).toISOString()],
+    );
+  }
+
   /** Re-enables a disabled endpoint and clears its failure streak. */
   async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
     const { rows } = await q.query<EndpointRow>(

@@ -496,6 +496,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       attempts.map((c) => c.excerpt),
       attempts.map((c) => c.errorCode),
       attempts.map((c) => c.errorMessage),
+      attempts.map((c) => c.endpointId),
     ]);
     await this.#health(attempts, now);
   }

@@ -173,8 +173,15 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
         `insert into ${r} (tenant, id, sku, quantity, created_at) values ($1, $2, $3, $4, $5)`,
         [tenant, id, sku, quantity, createdAt],
       );
+      const remaining = Number(rows[0]!.quantity);
+      await app.webhooks.publish(request.tx, {
+        tenant,
+        type: 'inventory.reserved',
+        data: { reservationId: id, sku, quantity, remaining, createdAt },
+        resource: `inventory:${sku}`,
+      });
       reply.code(201);
-      return { id, object: 'reservation', sku, quantity, remaining: Number(rows[0]!.quantity), createdAt };
+      return { id, object: 'reservation', sku, quantity, remaining, createdAt };
     },
   );
 }

@@ -141,6 +141,17 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
       )
       .then((r) => r.rows[0]);
 
+  /** Publishes the order's event in the write's own transaction (the outbox) and returns the order. */
+  async function publish(request: FastifyRequest, type: string, order: ReturnType<typeof toOrder>) {
+    await app.webhooks.publish(request.tx, {
+      tenant: request.tenant,
+      type,
+      data: order,
+      resource: `order:${order.id}`,
+    });
+    return order;
+  }
+
   /** The conditional write: `… WHERE version = $n`; 0 rows means someone else wrote first. */
   async function update(request: FastifyRequest, row: OrderRow, fields: OrderFields, conditional: boolean) {
     const { rows } = await request.tx.query<OrderRow>(
@@ -187,7 +198,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
       if (row) {
         const updated = await update(request, row, request.body, conditional);
         validators(reply, updated);
-        return toOrder(updated);
+        return publish(request, 'order.updated', toOrder(updated));
       }
       const now = new Date().toISOString();
       const { rows } = await request.tx.query<OrderRow>(
@@ -209,7 +220,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
       if (rows.length === 0) throw fromConditional(staleWriteProblem(conditional));
       reply.code(201).header('location', `/v1/orders/${id}`);
       validators(reply, rows[0]!);
-      return toOrder(rows[0]!);
+      return publish(request, 'order.created', toOrder(rows[0]!));
     },
   );
 
@@ -268,7 +279,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
       }
       const updated = await update(request, row, merged, check.result.conditional);
       validators(reply, updated);
-      return toOrder(updated);
+      return publish(request, 'order.updated', toOrder(updated));
     },
   );
 
@@ -304,7 +315,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
       );
       if (rows.length === 0) throw fromConditional(staleWriteProblem(check.result.conditional));
       validators(reply, rows[0]!);
-      return toOrder(rows[0]!);
+      return publish(request, 'order.shipped', toOrder(rows[0]!));
     },
   );
 }

@@ -125,8 +125,15 @@ export function paymentRoutes(
         customerId,
         new Date().toISOString(),
       ]);
+      const payment = toPayment(rows[0]!);
+      await app.webhooks.publish(request.tx ?? app.sql, {
+        tenant: request.tenant,
+        type: 'payment.created',
+        data: payment,
+        resource: `payment:${id}`,
+      });
       reply.code(201).header('location', `/v1/payments/${id}`);
-      return toPayment(rows[0]!);
+      return payment;
     },
   );
 

@@ -1,0 +1,153 @@
+import { getEvent, listDeliveries, listEvents } from '@surety/webhooks';
+import type { FastifyInstance } from 'fastify';
+import { HttpProblem, notFound } from '../problem.js';
+import { deliverySchema, EVENT_TYPE_PATTERN, eventSchema, idParam, listOf, listQuery } from './schemas.js';
+
+const EVENT_ID = '^[\\x21-\\x7e]{1,255}$';
+
+export function eventRoutes(app: FastifyInstance): void {
+  const w = app.webhooks;
+
+  app.post<{ Body: { type: string; data: unknown; resource?: string } }>(
+    '/v1/events',
+    {
+      config: { idempotency: true },
+      schema: {
+        summary: 'Publish an event (Idempotency-Key required; the payload is validated against its type)',
+        tags: ['events'],
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['type', 'data'],
+          properties: {
+            type: { type: 'string', pattern: EVENT_TYPE_PATTERN, maxLength: 100 },
+            data: { type: 'object' },
+            resource: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+        },
+        response: { 201: eventSchema },
+      },
+    },
+    async (request, reply) => {
+      const { type, data, resource } = request.body;
+      const published = await w.publish(request.tx, {
+        tenant: request.tenant,
+        type,
+        data,
+        ...(resource ? { resource } : {}),
+      });
+      reply.code(201).header('location', `/v1/events/${published.id}`);
+      return {
+        id: published.id,
+        object: 'event',
+        type,
+        apiVersion: w.apiVersion,
+        createdAt: published.createdAt,
+        sequence: published.sequence,
+        resource: resource ?? null,
+        data,
+      };
+    },
+  );
+
+  app.get<{
+    Querystring: { limit?: number; cursor?: string; type?: string; since?: string; resource?: string };
+  }>(
+    '/v1/events',
+    {
+      schema: {
+        summary: 'List events, newest first',
+        tags: ['events'],
+        querystring: listQuery({
+          type: { type: 'string', pattern: EVENT_TYPE_PATTERN },
+          since: { type: 'string', format: 'date-time' },
+          resource: { type: 'string', maxLength: 255 },
+        }),
+        response: { 200: listOf(eventSchema) },
+      },
+    },
+    async (request) => {
+      const { since, ...rest } = request.query;
+      let sinceDate: Date | undefined;
+      if (since !== undefined) {
+        sinceDate = new Date(since);
+        if (Number.isNaN(sinceDate.getTime())) {
+          throw new HttpProblem(
+            400,
+            'validation_failed',
+            'Invalid request',
+            'querystring/since: not a date-time',
+          );
+        }
+      }
+      const page = await listEvents(w, app.sql, request.tenant, {
+        ...rest,
+        ...(sinceDate ? { since: sinceDate } : {}),
+      });
+      return { object: 'list', ...page, data: page.data.map((e) => ({ ...e, object: 'event' })) };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/events/:id',
+    {
+      schema: {
+        summary: 'Retrieve an event',
+        tags: ['events'],
+        params: idParam(EVENT_ID),
+        response: { 200: eventSchema },
+      },
+    },
+    async (request) => {
+      const event = await getEvent(w, app.sql, request.tenant, request.params.id);
+      if (!event) throw notFound('event');
+      return { ...event, object: 'event' };
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { limit?: number; cursor?: string } }>(
+    '/v1/events/:id/deliveries',
+    {
+      schema: {
+        summary: "List an event's deliveries",
+        tags: ['events'],
+        params: idParam(EVENT_ID),
+        querystring: listQuery(),
+        response: { 200: listOf(deliverySchema) },
+      },
+    },
+    async (request) => {
+      if (!(await getEvent(w, app.sql, request.tenant, request.params.id))) throw notFound('event');
+      const page = await listDeliveries(w, app.sql, request.tenant, {
+        ...request.query,
+        eventId: request.params.id,
+      });
+      return { object: 'list', ...page, data: page.data.map((d) => ({ ...d, object: 'delivery' })) };
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { endpointId?: string } | undefined }>(
+    '/v1/events/:id/replay',
+    {
+      config: { idempotency: { required: false } },
+      schema: {
+        summary: 'Deliver an event again, to every subscribed endpoint or to one',
+        tags: ['events'],
+        params: idParam(EVENT_ID),
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { endpointId: { type: 'string', pattern: '^we_[0-9A-Za-z]{22}$' } },
+        },
+      },
+    },
+    async (request, reply) => {
+      if (!(await getEvent(w, request.tx, request.tenant, request.params.id))) throw notFound('event');
+      const endpointId = request.body?.endpointId;
+      if (endpointId) await w.getEndpoint(request.tx, request.tenant, endpointId);
+      const queued = await w.replayEvent(request.tx, request.tenant, request.params.id, endpointId);
+      reply.code(202);
+      return { object: 'replay', eventId: request.params.id, queued };
+    },
+  );
+}
