@@ -94,7 +94,10 @@ export function createNodeBackend(crypto: NodeCrypto): CryptoBackend {
     name: 'node',
     hmac(key, prefix, body) {
       // A string body goes to OpenSSL as UTF-8 without an intermediate copy.
-      return crypto.createHmac('sha256', secretKey(key)).update(prefix).update(body).digest();
+      const hmac = crypto.createHmac('sha256', secretKey(key));
+      return (
+        typeof body === 'string' ? hmac.update(prefix + body) : hmac.update(prefix).update(body)
+      ).digest();
     },
     ed25519Sign(key, prefix, body) {
       return crypto.sign(null, concat(utf8(prefix), bodyBytes(body)), privateKey(key));
