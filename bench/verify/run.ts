@@ -114,6 +114,16 @@ async function bench(size: number) {
       async: true,
     },
     {
+      name: 'surety verifySync only (no JSON.parse), Surety headers',
+      op: () => verifier.verifySync(body, suretyHeaders),
+      async: false,
+    },
+    {
+      name: 'stripe webhooks.signature.verifyHeader (no JSON.parse)',
+      op: () => stripe.webhooks.signature!.verifyHeader(body, stripeHeader, SECRET),
+      async: false,
+    },
+    {
       name: 'stripe webhooks.constructEvent',
       op: () => stripe.webhooks.constructEvent(body, stripeHeader, SECRET),
       async: false,
@@ -161,12 +171,15 @@ for (const size of [256, 2048, 65536]) {
   console.log('| --- | ---: | ---: |');
   const sw = get('standardwebhooks Webhook#verify');
   const st = get('stripe webhooks.constructEvent');
+  const verifyOnly = get('stripe webhooks.signature.verifyHeader (no JSON.parse)');
   for (const [name, ops] of opsPerSec) {
     const peer = name.includes('Standard Webhooks headers')
       ? sw
-      : name.includes('Surety headers')
-        ? st
-        : undefined;
+      : name.includes('only (no JSON.parse)')
+        ? verifyOnly
+        : name.includes('Surety headers')
+          ? st
+          : undefined;
     console.log(`| ${name} | ${fmt(ops)} | ${peer ? `${(ops / peer).toFixed(2)}×` : '—'} |`);
   }
   console.log('');

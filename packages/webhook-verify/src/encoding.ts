@@ -47,8 +47,13 @@ export function toBase64(bytes: Uint8Array): string {
 
 /** Hex of even length; undefined otherwise. */
 export function fromHex(text: string): Uint8Array | undefined {
-  if (text.length % 2 !== 0 || !HEX.test(text)) return undefined;
-  if (NodeBuffer) return NodeBuffer.from(text, 'hex');
+  if (text.length % 2 !== 0) return undefined;
+  if (NodeBuffer) {
+    // Buffer stops decoding at the first pair that is not hex, so a short result means invalid.
+    const bytes = NodeBuffer.from(text, 'hex');
+    return bytes.length * 2 === text.length ? bytes : undefined;
+  }
+  if (!HEX.test(text)) return undefined;
   const out = new Uint8Array(text.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16);
   return out;

@@ -31,7 +31,7 @@ declare module 'fastify' {
 export interface FastifyWebhookOptions extends VerifierOptions {
   /**
    * The largest body read for verification, in bytes.
-   * @default the route's bodyLimit, else 1048576
+   * @default the route's bodyLimit, else the server's (Fastify's default is 1048576)
    */
   bodyLimit?: number;
 }
@@ -64,7 +64,8 @@ const plugin: FastifyPluginAsync<FastifyWebhookOptions> = async (fastify, option
     if (!setting) return;
     const merged: FastifyWebhookOptions = typeof setting === 'object' ? { ...options, ...setting } : options;
     const verifier: Verifier = createVerifier(merged);
-    const limit = merged.bodyLimit ?? route.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const limit =
+      merged.bodyLimit ?? route.bodyLimit ?? fastify.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
     // preParsing sees the body stream before any content-type parser: read the bytes, verify them,
     // and hand the parser a fresh stream of the same bytes, so request.body is parsed as usual.

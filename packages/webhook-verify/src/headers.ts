@@ -26,6 +26,10 @@ export function headerValues(headers: HeadersLike, name: string): string[] {
     }
   }
   if (value === undefined || value === null) return [];
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    return trimmed === '' ? [] : [trimmed];
+  }
   const list = typeof value === 'string' ? [value] : value;
   return list.map((v) => String(v).trim()).filter((v) => v !== '');
 }
