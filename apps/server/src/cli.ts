@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 import { openSql } from '@surety/db';
+import { Webhooks } from '@surety/webhooks';
+import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
-import { runMigrations, startServer } from './server.js';
+import { runMigrations, startServer, startWorker } from './server.js';
 
 const USAGE = `Usage: surety <command>
 
 Commands:
-  serve      run the API (and, later, the delivery workers); migrates first
+  serve      run the API and a webhook delivery worker (SURETY_WORKER=off: the API alone); migrates first
+  worker     run a webhook delivery worker alone (any number, on one database)
   migrate    apply database migrations and exit
 
 Settings come from the environment: PORT, HOST, DATABASE_URL (unset: embedded PGlite in
@@ -55,6 +58,40 @@ async function main(argv: string[]): Promise<number> {
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
       return -1; // keep running
+    }
+    case 'worker': {
+      if (!config.databaseUrl) {
+        process.stderr.write(
+          'surety worker: the embedded database belongs to one process; set DATABASE_URL to run workers apart, ' +
+            'or use `surety serve`, which runs a worker in-process\n',
+        );
+        return 2;
+      }
+      const sql = await openSql({ databaseUrl: config.databaseUrl, applicationName: 'surety-worker' });
+      await runMigrations(sql, config.schema);
+      const log = pino({ level: config.logLevel });
+      const webhooks = new Webhooks({
+        sql,
+        schema: config.schema,
+        allowHttp: config.webhookAllowHttp,
+        allowList: config.webhookAllowList,
+      });
+      const worker = startWorker(webhooks, config, log);
+      await worker.start();
+      log.info({ worker: worker.id }, 'delivery worker started');
+      const shutdown = () => {
+        log.info({}, 'finishing attempts in flight, then exiting');
+        worker
+          .stop()
+          .then(() => sql.close())
+          .then(
+            () => process.exit(0),
+            () => process.exit(1),
+          );
+      };
+      process.on('SIGTERM', shutdown);
+      process.on('SIGINT', shutdown);
+      return -1;
     }
     case 'migrate': {
       const sql = await openSql({

@@ -1,6 +1,6 @@
 import { migrate, openSql, type Sql } from '@surety/db';
 import { migrations as idempotencyMigrations } from '@surety/idempotency';
-import { migrations as webhookMigrations } from '@surety/webhooks';
+import { DeliveryWorker, type Webhooks, migrations as webhookMigrations } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
@@ -16,6 +16,7 @@ export interface Running {
   app: FastifyInstance;
   sql: Sql;
   url: string;
+  worker: DeliveryWorker | undefined;
   /** Stops accepting, lets in-flight requests finish, closes the database. */
   stop(): Promise<void>;
 }
@@ -37,18 +38,51 @@ export async function startServer(config: Config): Promise<Running> {
   }, 10 * 60_000);
   purge.unref();
   const url = await app.listen({ port: config.port, host: config.host });
+  const worker = config.worker ? startWorker(app.webhooks, config, app.log) : undefined;
+  await worker?.start();
   let stopping: Promise<void> | undefined;
   return {
     app,
     sql,
     url,
+    worker,
     stop() {
       stopping ??= (async () => {
         clearInterval(purge);
         await app.close();
+        await worker?.stop();
         await sql.close();
       })();
       return stopping;
     },
   };
+}
+
+interface Log {
+  info(o: object, msg: string): void;
+  warn(o: object, msg: string): void;
+}
+
+/** A delivery worker with the service's settings, logging what operators need. */
+export function startWorker(webhooks: Webhooks, config: Config, log: Log): DeliveryWorker {
+  const worker = new DeliveryWorker({
+    webhooks,
+    schedule: config.webhookSchedule,
+    guard: { allowList: config.webhookAllowList, allowHttp: config.webhookAllowHttp },
+  });
+  worker.on('worker:error', (err) => log.warn({ err }, 'delivery worker error'));
+  worker.on('endpoint:disabled', (e) => log.warn(e, 'webhook endpoint disabled'));
+  const retention = setInterval(() => {
+    webhooks
+      .purge({ olderThanDays: config.retentionDays })
+      .then((n) => n > 0 && log.info({ purged: n }, 'purged old webhook events'))
+      .catch((err: unknown) => log.warn({ err }, 'webhook retention purge failed'));
+  }, 60 * 60_000);
+  retention.unref();
+  const stop = worker.stop.bind(worker);
+  worker.stop = async () => {
+    clearInterval(retention);
+    await stop();
+  };
+  return worker;
 }

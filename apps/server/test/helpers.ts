@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
+import { parseAllowList, Webhooks } from '@surety/webhooks';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { parseApiKeys } from '../src/config.js';
@@ -26,7 +27,15 @@ export async function createTestApp(options: { ttlMs?: number } = {}): Promise<T
   const db = await createTestDatabase();
   await runMigrations(db.sql, db.schema);
   const clock = { now: Date.now() };
+  const webhooks = new Webhooks({
+    sql: db.sql,
+    schema: db.schema,
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+    now: () => clock.now,
+  });
   const app = await buildApp({
+    webhooks,
     sql: db.sql,
     config: {
       apiKeys: parseApiKeys(API_KEYS),

@@ -6,7 +6,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { verifySync } from '@surety/webhook-verify';
 import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
-import { startReceiver } from './receiver.js';
+import { startReceiver } from '../src/testing.js';
 
 let db: TestDatabase;
 let clock = Date.parse('2026-06-01T00:00:00Z');
@@ -28,17 +28,19 @@ before(async () => {
   await webhooks.migrate();
 });
 after(() => db.close());
-beforeEach(() => {
+// node:test runs a file's top-level hooks once per top-level describe, not per test: each describe
+// below registers these itself.
+function fresh() {
   tenant = `t${++tenantN}`;
-});
-afterEach(async () => {
+}
+async function cleanup() {
   await Promise.all(workers.splice(0).map((w) => w.stop()));
   await Promise.all(receivers.splice(0).map((r) => r.close()));
   // Each test starts with an empty queue: what a test left pending must not reach the next one's worker.
   await db.sql.query(
     `update "${db.schema}".webhook_deliveries set status = 'failed' where status = 'pending'`,
   );
-});
+}
 
 async function receiver(...args: Parameters<typeof startReceiver>) {
   const r = await startReceiver(...args);
@@ -85,6 +87,9 @@ const attempts = (deliveryId: string) =>
     .then((r) => r.rows);
 
 describe('publishing and delivering', () => {
+  beforeEach(fresh);
+  afterEach(cleanup);
+
   test('a committed event is delivered once, signed, with the envelope; the attempt is recorded', async () => {
     const rx = await receiver((_r, _n, res) => void res.writeHead(200).end('thanks'));
     const { endpoint, secret } = await webhooks.createEndpoint(db.sql, {
@@ -169,6 +174,9 @@ describe('publishing and delivering', () => {
 });
 
 describe('retries and endpoint health', () => {
+  beforeEach(fresh);
+  afterEach(cleanup);
+
   test('fails twice then succeeds: 3 attempts on the schedule, every one signed validly', async () => {
     const rx = await receiver(
       (_r, n, res) => void res.writeHead(n <= 2 ? 500 : 200).end(n <= 2 ? 'down' : 'ok'),
@@ -331,6 +339,9 @@ describe('retries and endpoint health', () => {
 });
 
 describe('ordering, rotation, replay, retention', () => {
+  beforeEach(fresh);
+  afterEach(cleanup);
+
   test('ordered mode delivers in sequence order, one at a time, even when attempts fail', async () => {
     const rx = await receiver((r, _n, res) => {
       const { data } = JSON.parse(r.body);
@@ -423,6 +434,9 @@ describe('ordering, rotation, replay, retention', () => {
 });
 
 describe('workers on PostgreSQL', { skip: needsPostgres }, () => {
+  beforeEach(fresh);
+  afterEach(cleanup);
+
   test('LISTEN/NOTIFY wakes a running worker at once on commit', async () => {
     const rx = await receiver();
     await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });

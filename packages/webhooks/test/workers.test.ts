@@ -6,7 +6,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { DeliveryWorker, parseAllowList, Webhooks } from '../src/index.js';
-import { startReceiver } from './receiver.js';
+import { startReceiver } from '../src/testing.js';
 
 let db: TestDatabase;
 let webhooks: Webhooks;

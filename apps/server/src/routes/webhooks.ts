@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
 import { attemptSchema, deliverySchema, EVENT_TYPE_PATTERN, idParam, listOf, listQuery } from './schemas.js';
 
-const ENDPOINT_ID = '^we_[0-9A-Za-z]{22}$';
+// Any id-shaped value: one that names nothing is a 404, like one of another tenant.
+const ENDPOINT_ID = '^[0-9A-Za-z_]{1,64}$';
 
 const eventTypes = {
   type: 'array',
@@ -324,7 +325,7 @@ export function webhookRoutes(app: FastifyInstance): void {
       schema: {
         summary: 'List the attempts of a delivery',
         tags: ['webhooks'],
-        params: idParam('^dlv_[0-9]{1,18}$'),
+        params: idParam('^[0-9A-Za-z_]{1,64}$'),
         response: { 200: listOf(attemptSchema) },
       },
     },

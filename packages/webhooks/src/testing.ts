@@ -1,3 +1,4 @@
+// Test helpers for code that sends webhooks: a recording receiver on 127.0.0.1 (port 0).
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
