@@ -60,7 +60,8 @@ export function loopbackOnlyConnector(options: { timeout?: number } = {}): {
       return;
     }
     connected.push(opts.hostname);
-    real(opts, callback);
+    // hand back the socket undici's connector returns, so the guard can destroy it on timeout
+    return real(opts, callback);
   };
   return { connect, connected, refused };
 }
