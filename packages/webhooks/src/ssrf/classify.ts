@@ -150,6 +150,8 @@ export type AllowList = readonly Cidr[];
  * True when `address` is allow-listed. An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is the same
  * host as its IPv4 address, so an IPv4 entry covers it too; NAT64 forms are not (they go through a
  * translator, a different path).
+ * @example
+ * isAllowListed('::ffff:127.0.0.1', parseAllowList('127.0.0.1/32')); // true
  */
 export function isAllowListed(address: string, allowList: AllowList): boolean {
   const parsed = parseIp(address);

@@ -173,6 +173,9 @@ export function guardConnector(
   return (opts, callback) => {
     const hostname = stripBrackets(opts.hostname);
     let done = false;
+    // undici's connector returns the socket it is opening (its type says void); kept so a timeout
+    // here can destroy a half-open connection instead of leaving it to finish in the background.
+    let pending: { destroy(): void } | undefined;
     const finish = (err: Error | null, socket?: unknown) => {
       const s = socket as { destroy(): void } | null | undefined;
       if (done) {
@@ -181,8 +184,10 @@ export function guardConnector(
       }
       done = true;
       clearTimeout(timer);
-      if (err) callback(err, null);
-      else callback(null, s as never);
+      if (err) {
+        pending?.destroy();
+        callback(err, null);
+      } else callback(null, s as never);
     };
     const timer = setTimeout(
       () =>
@@ -207,7 +212,10 @@ export function guardConnector(
         };
         if (servername) target.servername = servername;
         else delete target.servername;
-        base(target, (err, socket) => finish(err, socket));
+        const returned: unknown = base(target, (err, socket) => finish(err, socket));
+        if (returned && typeof (returned as { destroy?: unknown }).destroy === 'function') {
+          pending = returned as { destroy(): void };
+        }
       },
       (err: unknown) => {
         if (err instanceof SsrfBlockedError) {

@@ -93,7 +93,11 @@ export function isDeliveryError(error: unknown): error is DeliveryError {
   return error instanceof DeliveryError;
 }
 
-/** Type guard for {@link SsrfBlockedError}. */
+/**
+ * Type guard for {@link SsrfBlockedError}.
+ * @example
+ * if (isSsrfBlockedError(e)) log.warn({ host: e.hostname, blocked: e.blocked }, 'webhook target blocked');
+ */
 export function isSsrfBlockedError(error: unknown): error is SsrfBlockedError {
   return error instanceof SsrfBlockedError;
 }

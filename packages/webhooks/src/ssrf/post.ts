@@ -132,7 +132,11 @@ async function readCapped(
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT)/;
 
-/** Maps undici, socket and guard errors onto {@link DeliveryErrorCode}s, keeping the original as `cause`. */
+/**
+ * Maps undici, socket and guard errors onto {@link DeliveryErrorCode}s, keeping the original as `cause`.
+ * @example
+ * toDeliveryError(Object.assign(new Error('x'), { code: 'UND_ERR_HEADERS_TIMEOUT' })).code; // 'timeout'
+ */
 export function toDeliveryError(error: unknown, signal?: AbortSignal): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (signal?.aborted) {

@@ -112,7 +112,11 @@ export function validateWebhookUrl(input: string | URL, options: UrlValidationOp
   return address ? { ok: true, url, address } : { ok: true, url };
 }
 
-/** The classification of a URL host that is an IP literal (or localhost); undefined for a DNS name. */
+/**
+ * The classification of a URL host that is an IP literal (or localhost); undefined for a DNS name.
+ * @example
+ * classifyLiteralHost('[::1]')?.category; // 'loopback'
+ */
 export function classifyLiteralHost(hostname: string): AddressClassification | undefined {
   const host = stripBrackets(hostname).toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return classifyAddress('127.0.0.1');
