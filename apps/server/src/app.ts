@@ -1,9 +1,11 @@
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { Sql } from '@surety/db';
 import { Idempotency } from '@surety/idempotency';
 import { idempotency } from '@surety/idempotency/fastify';
 import { Webhooks } from '@surety/webhooks';
 import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import Fastify, {
   type FastifyInstance,
   type FastifySchemaCompiler,
@@ -11,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import { registerAuth } from './auth.js';
 import type { Config } from './config.js';
+import { Metrics, registerMetrics } from './metrics.js';
 import { errorHandler, HttpProblem, sendProblem } from './problem.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
@@ -24,6 +27,7 @@ declare module 'fastify' {
     sql: Sql;
     idempotency: Idempotency;
     webhooks: Webhooks;
+    metrics: Metrics;
   }
 }
 
@@ -33,6 +37,8 @@ export interface AppOptions {
     Partial<Pick<Config, 'webhookAllowList' | 'webhookAllowHttp'>>;
   /** The webhook engine; built from `config` when absent. */
   webhooks?: Webhooks;
+  /** Prometheus metrics; a fresh registry when absent. */
+  metrics?: Metrics;
   /** Fastify's logger option. @default false */
   logger?: FastifyServerOptions['logger'];
   /** Injected clock for the idempotency engine (tests). */
@@ -40,6 +46,18 @@ export interface AppOptions {
   /** Benchmark baseline only: serve POST /v1/payments without the idempotency layer. @default true */
   idempotentPayments?: boolean;
 }
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', description: 'Stable machine-readable code' },
+    instance: { type: 'string' },
+  },
+} as const;
 
 /** Redacts credentials from request logs: API keys must never reach a log line. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
@@ -84,6 +102,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('sql', sql);
   app.decorate('idempotency', engine);
   app.decorate('webhooks', webhooks);
+  const metrics = options.metrics ?? new Metrics({ defaults: false });
+  app.decorate('metrics', metrics);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -92,6 +112,46 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.url,
     ),
   );
+
+  // Every route documents every answer it can give: the problem+json statuses are added here from
+  // what the route does (idempotency, preconditions, a body), so /openapi.json cannot forget one.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) {
+      route.config = { ...route.config, public: true };
+      return;
+    }
+    if (!route.url.startsWith('/v1') || !route.schema) return;
+    const methods = ([] as string[]).concat(route.method);
+    const idem = route.config?.idempotency;
+    const conditional = methods.some((m) => m === 'PUT' || m === 'PATCH') || route.url.endsWith('/ship');
+    const cacheable =
+      methods.includes('GET') && /\/(orders|inventory|webhook-endpoints)\/:\w+$/.test(route.url);
+    const statuses: Record<number, string> = {
+      400: 'Invalid input (code: validation_failed, invalid_json, idempotency_key_missing, …)',
+      401: 'Missing or invalid API key',
+      404: 'No such resource for this tenant',
+      503: 'Database or idempotency store unavailable; nothing was changed',
+    };
+    if (idem) {
+      statuses[409] = 'A request with this Idempotency-Key is in flight (Retry-After), or a conflict';
+      statuses[422] = 'The Idempotency-Key was used with a different request';
+    }
+    if (cacheable) statuses[304] = 'Not modified (If-None-Match matched the current ETag)';
+    if (conditional) {
+      statuses[412] = 'If-Match / If-None-Match precondition failed';
+      statuses[428] = 'This write requires If-Match';
+    }
+    if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) {
+      statuses[413] = 'Body larger than the limit';
+      statuses[415] = 'Body is not JSON';
+    }
+    const response = { ...((route.schema.response as Record<string, unknown>) ?? {}) };
+    for (const [status, description] of Object.entries(statuses)) {
+      response[status] ??=
+        status === '304' ? { description, type: 'null' } : { ...PROBLEM_SCHEMA, description };
+    }
+    route.schema = { ...route.schema, response };
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -108,6 +168,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // the UI's own routes answer without an API key
+    uiHooks: {},
+  });
+  registerMetrics(app, metrics);
 
   // Draining: answers sent while closing carry `Connection: close`, so a keep-alive client does not
   // hold the process open for Fastify's 72 s keep-alive timeout after its last in-flight request.
@@ -125,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     tenant: (request) => request.tenant,
     errorResponse: (error, request) =>
       error instanceof HttpProblem ? error.toStoredResponse(request.url) : undefined,
+    onOutcome: (outcome) => metrics.idempotency.inc({ outcome }),
   });
   healthRoutes(app);
   paymentRoutes(app, config.schema, { idempotent: options.idempotentPayments ?? true });
@@ -150,6 +218,8 @@ function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
     useDefaults: true,
     strict: false,
   });
+  for (const ajv of [strict, coercing])
+    addFormats.default(ajv, ['date-time', 'date', 'uri', 'email', 'uuid']);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
     return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;

@@ -4,6 +4,7 @@ import { DeliveryWorker, type Webhooks, migrations as webhookMigrations } from '
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
+import { Metrics } from './metrics.js';
 import { migrations } from './migrations.js';
 
 export const allMigrations = [idempotencyMigrations, webhookMigrations, migrations];
@@ -29,7 +30,8 @@ export async function startServer(config: Config): Promise<Running> {
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/db`,
   });
   await runMigrations(sql, config.schema);
-  const app = await buildApp({ sql, config, logger });
+  const metrics = new Metrics();
+  const app = await buildApp({ sql, config, logger, metrics });
   const purge = setInterval(() => {
     app.idempotency
       .purgeExpired()
@@ -39,6 +41,7 @@ export async function startServer(config: Config): Promise<Running> {
   purge.unref();
   const url = await app.listen({ port: config.port, host: config.host });
   const worker = config.worker ? startWorker(app.webhooks, config, app.log) : undefined;
+  if (worker) metrics.observeWorker(worker);
   await worker?.start();
   let stopping: Promise<void> | undefined;
   return {

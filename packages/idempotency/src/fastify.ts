@@ -37,6 +37,11 @@ export interface FastifyIdempotencyOptions {
    * key and replayed. Return undefined to roll back and rethrow (the default for every error).
    */
   errorResponse?: (error: unknown, request: FastifyRequest) => StoredResponse | undefined;
+  /** Called once per keyed request with what happened (for metrics). */
+  onOutcome?: (
+    outcome: 'executed' | 'replayed' | 'in_flight' | 'mismatch' | 'unavailable',
+    request: FastifyRequest,
+  ) => void;
 }
 
 function send(reply: FastifyReply, response: StoredResponse | Problem, instance: string): FastifyReply {
@@ -116,6 +121,7 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
           },
           run,
         );
+        options.onOutcome?.(outcome.kind, request);
         return send(
           reply,
           outcome.kind === 'executed' ? outcome.response : outcomeResponse(outcome),
@@ -123,7 +129,10 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
         );
       } catch (error) {
         const problem = engineErrorProblem(error);
-        if (problem) return send(reply, problem, request.url);
+        if (problem) {
+          options.onOutcome?.('unavailable', request);
+          return send(reply, problem, request.url);
+        }
         throw error;
       }
     };

@@ -1,0 +1,116 @@
+import type { DeliveryWorker } from '@surety/webhooks';
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The service's Prometheus metrics (docs/operations.md lists what to alert on). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'surety_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'surety_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly idempotency = new Counter({
+    name: 'surety_idempotency_outcomes_total',
+    help: 'Idempotency-Key outcomes: executed, replayed, in_flight (409), mismatch (422), unavailable (503)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly attempts = new Counter({
+    name: 'surety_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly attemptDuration = new Histogram({
+    name: 'surety_webhook_attempt_duration_seconds',
+    help: 'Duration of webhook delivery attempts',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly deliveryLatency = new Histogram({
+    name: 'surety_webhook_delivery_latency_seconds',
+    help: 'From an event being published to a successful delivery',
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 300, 3600, 86400],
+    registers: [this.registry],
+  });
+  readonly endpointsDisabled = new Counter({
+    name: 'surety_webhook_endpoints_disabled_total',
+    help: 'Endpoints disabled automatically (410 Gone or failing too long)',
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaults?: boolean } = {}) {
+    if (options.defaults ?? true)
+      collectDefaultMetrics({ register: this.registry, prefix: 'surety_process_' });
+  }
+
+  /** Counts a worker's attempts (only workers in this process). */
+  observeWorker(worker: DeliveryWorker): void {
+    worker.on('attempt:finished', (a) => {
+      this.attempts.inc({ outcome: a.outcome });
+      this.attemptDuration.observe(a.durationMs / 1000);
+      if (a.outcome === 'delivered') this.deliveryLatency.observe(Math.max(0, a.latencyMs) / 1000);
+    });
+    worker.on('endpoint:disabled', () => this.endpointsDisabled.inc());
+  }
+}
+
+/** `/metrics`, HTTP metrics on every route, and the delivery backlog read from the database at scrape time. */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const { D } = app.webhooks.st.tables;
+  const backlog = new Gauge({
+    name: 'surety_webhook_backlog',
+    help: 'Deliveries waiting: due now, and scheduled for later',
+    labelNames: ['state'] as const,
+    registers: [metrics.registry],
+  });
+  const oldestDue = new Gauge({
+    name: 'surety_webhook_oldest_due_seconds',
+    help: 'How long the oldest due delivery has been waiting (0 when none): the alert for stuck or too few workers',
+    registers: [metrics.registry],
+  });
+  let cached: Promise<void> | undefined;
+  const collect = () => {
+    // one query per scrape, shared by both gauges
+    cached ??= app.sql
+      .query<{ due: number; later: number; oldest: number | null }>(
+        `select count(*) filter (where next_attempt_at <= now())::int as due,
+                count(*) filter (where next_attempt_at > now())::int as later,
+                extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as oldest
+           from ${D} where status = 'pending'`,
+      )
+      .then(({ rows }) => {
+        backlog.set({ state: 'due' }, rows[0]!.due);
+        backlog.set({ state: 'scheduled' }, rows[0]!.later);
+        oldestDue.set(rows[0]!.oldest ?? 0);
+      })
+      .finally(() => {
+        cached = undefined;
+      });
+    return cached;
+  };
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route === '/metrics') return;
+    metrics.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+    await collect().catch(() => {
+      /* database down: the gauges keep their last values; surety_http_* still shows the 503s */
+    });
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

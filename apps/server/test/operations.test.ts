@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { auth, createTestApp, newKey, PAYMENT, postPayment, type TestApp } from './helpers.js';
+
+let t: TestApp;
+before(async () => {
+  t = await createTestApp();
+});
+after(() => t.close());
+
+test('/openapi.json documents every route with every status it can answer', async () => {
+  const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+  assert.equal(res.statusCode, 200);
+  const doc = res.json();
+  assert.equal(doc.openapi, '3.1.0');
+  const op = (path: string, method: string) => doc.paths[path]?.[method];
+  const statuses = (path: string, method: string) => Object.keys(op(path, method)?.responses ?? {}).sort();
+  const expectations: [string, string, string[]][] = [
+    ['/v1/payments', 'post', ['201', '400', '401', '409', '413', '415', '422', '503']],
+    ['/v1/orders/{id}', 'put', ['200', '201', '400', '401', '409', '412', '422', '428']],
+    ['/v1/orders/{id}', 'patch', ['200', '412', '428']],
+    ['/v1/orders/{id}', 'get', ['200', '304', '404']],
+    ['/v1/orders/{id}/ship', 'post', ['200', '409', '412', '422', '428']],
+    ['/v1/inventory/{sku}/reservations', 'post', ['201', '409', '422']],
+    ['/v1/webhook-endpoints/{id}', 'patch', ['200', '412', '428']],
+    ['/v1/events', 'post', ['201', '409', '422']],
+  ];
+  for (const [path, method, expected] of expectations) {
+    const got = statuses(path, method);
+    for (const s of expected)
+      assert.ok(got.includes(s), `${method.toUpperCase()} ${path} lacks ${s} (has ${got})`);
+  }
+  // every /v1 route is there
+  const routes = t.app.printRoutes({ commonPrefix: false });
+  for (const path of [
+    '/v1/payments',
+    '/v1/webhook-endpoints',
+    '/v1/deliveries/{id}/attempts',
+    '/v1/events/{id}/replay',
+  ]) {
+    assert.ok(doc.paths[path], `${path} missing from the document (routes: ${routes.length} chars)`);
+  }
+  assert.ok(doc.components.securitySchemes.bearer);
+});
+
+test('/docs renders the OpenAPI document without an API key', async () => {
+  const res = await t.app.inject({ method: 'GET', url: '/docs/' });
+  assert.equal(res.statusCode, 200);
+  assert.match(String(res.headers['content-type']), /text\/html/);
+  assert.match(res.body, /swagger/i);
+});
+
+test('/metrics counts requests by route and status, and idempotency outcomes', async () => {
+  const key = newKey();
+  await postPayment(t.app, PAYMENT, { 'idempotency-key': key });
+  await postPayment(t.app, PAYMENT, { 'idempotency-key': key });
+  await postPayment(t.app, { ...PAYMENT, amount: '7' }, { 'idempotency-key': key });
+  await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth('acme') });
+  const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+  assert.equal(res.statusCode, 200);
+  assert.match(String(res.headers['content-type']), /text\/plain/);
+  const text = res.body;
+  const value = (line: RegExp) => Number(line.exec(text)?.[1] ?? Number.NaN);
+  assert.ok(value(/surety_idempotency_outcomes_total\{outcome="executed"\} (\d+)/) >= 1);
+  assert.ok(value(/surety_idempotency_outcomes_total\{outcome="replayed"\} (\d+)/) >= 1);
+  assert.ok(value(/surety_idempotency_outcomes_total\{outcome="mismatch"\} (\d+)/) >= 1);
+  assert.ok(
+    value(/surety_http_requests_total\{route="\/v1\/payments",method="POST",status="201"\} (\d+)/) >= 2,
+  );
+  assert.ok(
+    value(/surety_http_requests_total\{route="\/v1\/payments",method="POST",status="422"\} (\d+)/) >= 1,
+  );
+  assert.match(text, /surety_webhook_backlog\{state="due"\} \d+/);
+  assert.match(text, /surety_webhook_oldest_due_seconds \d/);
+});
