@@ -1,0 +1,34 @@
+// The webhook receiver for the delivery benchmark, in its own process: answers 204 at once, counts
+// requests, and measures publish→arrival latency from the envelope's createdAt (same machine clock).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+let count = 0;
+let latencies: number[] = [];
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    count++;
+    const body = Buffer.concat(chunks).toString();
+    const at = /"createdAt":"([^"]+)"/.exec(body)?.[1];
+    if (at) latencies.push(Date.now() - Date.parse(at));
+    res.writeHead(204).end();
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  process.send!({ port: (server.address() as AddressInfo).port });
+});
+process.on('message', (m: { cmd: string }) => {
+  if (m.cmd === 'stats') {
+    process.send!({ count, latencies });
+  } else if (m.cmd === 'reset') {
+    count = 0;
+    latencies = [];
+    process.send!({ reset: true });
+  } else if (m.cmd === 'exit') {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  }
+});
