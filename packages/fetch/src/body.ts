@@ -1,0 +1,57 @@
+import { Response as UndiciResponse } from 'undici';
+
+/** A request body as `fetch` accepts it, plus the async iterables undici accepts. */
+export type Body = NonNullable<RequestInit['body']> | AsyncIterable<Uint8Array>;
+
+/** A body prepared for the attempts of one call. */
+export interface PreparedBody {
+  /** Returns the body of attempt `n` (1-based). */
+  get(attempt: number): Body | null | undefined;
+  /** Whether a second attempt can send the same bytes. */
+  replayable: boolean;
+  /** A content-type that must be sent with the bytes (a serialised FormData's boundary). */
+  contentType?: string;
+}
+
+/**
+ * Whether every attempt can send the same bytes from `body` unchanged: strings, byte buffers, Blobs and
+ * URLSearchParams can; streams and async iterables are consumed by the first attempt and cannot.
+ */
+function isReplayable(body: unknown): boolean {
+  if (body == null || typeof body === 'string') return true;
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return true;
+  if (body instanceof URLSearchParams) return true;
+  const tag = (body as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+  return tag === 'Blob' || tag === 'File';
+}
+
+function isFormData(body: unknown): body is FormData {
+  return (body as { [Symbol.toStringTag]?: unknown } | null)?.[Symbol.toStringTag] === 'FormData';
+}
+
+/**
+ * Gets a call's body ready for retries. A `factory` makes any body replayable: it is called for every
+ * attempt. FormData is serialised once when the call may be retried (see `serialiseFormData`).
+ */
+export function prepareBody(
+  body: Body | null | undefined,
+  factory: (() => Body) | undefined,
+  mayRetry: boolean,
+): PreparedBody | Promise<PreparedBody> {
+  if (factory) return { get: () => factory(), replayable: true };
+  if (mayRetry && isFormData(body)) return serialiseFormData(body);
+  return { get: () => body, replayable: isReplayable(body) };
+}
+
+/**
+ * Serialises a FormData once, because every serialisation picks a new multipart boundary: replaying it
+ * as-is would send different bytes on each attempt, and a server fingerprinting the body for its
+ * Idempotency-Key would answer 422 to the retry.
+ */
+async function serialiseFormData(body: FormData): Promise<PreparedBody> {
+  // undici recognises FormData by shape, so the global one of Node 20 works here too.
+  const serialised = new UndiciResponse(body as never);
+  const bytes = new Uint8Array(await serialised.arrayBuffer());
+  const contentType = serialised.headers.get('content-type');
+  return { get: () => bytes, replayable: true, ...(contentType ? { contentType } : {}) };
+}
