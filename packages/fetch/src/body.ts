@@ -1,4 +1,4 @@
-import { Response as UndiciResponse } from 'undici';
+import { FormData as UndiciFormData, Response as UndiciResponse } from 'undici';
 
 /** A request body as `fetch` accepts it, plus the async iterables undici accepts. */
 export type Body = NonNullable<RequestInit['body']> | AsyncIterable<Uint8Array>;
@@ -39,8 +39,25 @@ export function prepareBody(
   mayRetry: boolean,
 ): PreparedBody | Promise<PreparedBody> {
   if (factory) return { get: () => factory(), replayable: true };
-  if (mayRetry && isFormData(body)) return serialiseFormData(body);
+  if (isFormData(body)) {
+    const own = toUndiciFormData(body);
+    if (mayRetry) return serialiseFormData(own);
+    return { get: () => own as never, replayable: false };
+  }
   return { get: () => body, replayable: isReplayable(body) };
+}
+
+/**
+ * undici 7 recognises only its own FormData class: Node 20's global FormData (from the undici bundled in
+ * Node) would be sent as the text "[object FormData]". Copying the entries across fixes that.
+ */
+function toUndiciFormData(body: FormData): UndiciFormData {
+  if (body instanceof UndiciFormData) return body;
+  const own = new UndiciFormData();
+  body.forEach((value, name) => {
+    own.append(name, value as never);
+  });
+  return own;
 }
 
 /**
@@ -48,9 +65,8 @@ export function prepareBody(
  * as-is would send different bytes on each attempt, and a server fingerprinting the body for its
  * Idempotency-Key would answer 422 to the retry.
  */
-async function serialiseFormData(body: FormData): Promise<PreparedBody> {
-  // undici recognises FormData by shape, so the global one of Node 20 works here too.
-  const serialised = new UndiciResponse(body as never);
+async function serialiseFormData(body: UndiciFormData): Promise<PreparedBody> {
+  const serialised = new UndiciResponse(body);
   const bytes = new Uint8Array(await serialised.arrayBuffer());
   const contentType = serialised.headers.get('content-type');
   return { get: () => bytes, replayable: true, ...(contentType ? { contentType } : {}) };

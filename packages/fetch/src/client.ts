@@ -381,9 +381,10 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       const remaining = deadlineAt - clock.now();
       if (remaining <= 0) throw new DeadlineExceededError(deadlineMs, { cause: lastError });
       if (breaker !== undefined && !breaker.tryAcquire()) {
+        // Opened (or went half-open with its probes taken) by other calls while this one waited.
         const refused = new CircuitOpenError(origin, breaker.retryAfterMs);
         if (attempt === 1) throw refused;
-        return giveUp('circuit-open', attempt - 1, undefined, lastError ?? refused);
+        return giveUp('circuit-open', attempt - 1, undefined, refused);
       }
 
       // One attempt: bounded by the attempt timeout or the deadline, whichever comes first, and by the
@@ -444,6 +445,9 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       if (!methodRetryable) return giveUp('method', attempt, response, error);
       if (!prepared.replayable) return giveUp('body', attempt, response, error);
       if (attempt >= maxAttempts) return giveUp('max-attempts', attempt, response, error);
+      if (breaker !== undefined && breaker.state === 'open') {
+        return giveUp('circuit-open', attempt, response, error);
+      }
       let delayMs = fullJitter(attempt - 1, backoff, random);
       let retryAfterMs: number | undefined;
       if (response !== undefined) {

@@ -14,17 +14,16 @@ export interface Clock {
 }
 
 /**
- * The real clock: `performance.now()` (monotonic, unaffected by wall-clock jumps) and unref'd timers,
- * so a pending backoff never keeps the process alive on its own.
+ * The real clock: `performance.now()` (monotonic, unaffected by wall-clock jumps) and Node's timers.
+ * They are deliberately not unref'd: a script awaiting a call that is sleeping before its retry must
+ * not exit in the middle of it. Every timer is cleared as soon as its wait is over.
  * @example
  * createFetch({ clock: systemClock });
  */
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimeout(callback, ms) {
-    const handle = setTimeout(callback, ms);
-    handle.unref();
-    return handle;
+    return setTimeout(callback, ms);
   },
   clearTimeout(handle) {
     clearTimeout(handle as ReturnType<typeof setTimeout>);
