@@ -3,15 +3,23 @@ import { FormData as UndiciFormData, Response as UndiciResponse } from 'undici';
 /** A request body as `fetch` accepts it, plus the async iterables undici accepts. */
 export type Body = NonNullable<RequestInit['body']> | AsyncIterable<Uint8Array>;
 
-/** A body prepared for the attempts of one call. */
+/** A body prepared for the attempts of one call: every attempt sends `factory()` if set, else `body`. */
 export interface PreparedBody {
-  /** Returns the body of attempt `n` (1-based). */
-  get(attempt: number): Body | null | undefined;
+  body: Body | null | undefined;
+  factory: (() => Body) | undefined;
   /** Whether a second attempt can send the same bytes. */
   replayable: boolean;
   /** A content-type that must be sent with the bytes (a serialised FormData's boundary). */
-  contentType?: string;
+  contentType: string | undefined;
 }
+
+// Most calls have no body: one shared answer instead of an allocation per call.
+const NO_BODY: PreparedBody = {
+  body: undefined,
+  factory: undefined,
+  replayable: true,
+  contentType: undefined,
+};
 
 /**
  * Whether every attempt can send the same bytes from `body` unchanged: strings, byte buffers, Blobs and
@@ -38,13 +46,14 @@ export function prepareBody(
   factory: (() => Body) | undefined,
   mayRetry: boolean,
 ): PreparedBody | Promise<PreparedBody> {
-  if (factory) return { get: () => factory(), replayable: true };
+  if (factory) return { body: undefined, factory, replayable: true, contentType: undefined };
+  if (body == null) return NO_BODY;
   if (isFormData(body)) {
     const own = toUndiciFormData(body);
     if (mayRetry) return serialiseFormData(own);
-    return { get: () => own as never, replayable: false };
+    return { body: own as unknown as Body, factory: undefined, replayable: false, contentType: undefined };
   }
-  return { get: () => body, replayable: isReplayable(body) };
+  return { body, factory: undefined, replayable: isReplayable(body), contentType: undefined };
 }
 
 /**
@@ -69,5 +78,5 @@ async function serialiseFormData(body: UndiciFormData): Promise<PreparedBody> {
   const serialised = new UndiciResponse(body);
   const bytes = new Uint8Array(await serialised.arrayBuffer());
   const contentType = serialised.headers.get('content-type');
-  return { get: () => bytes, replayable: true, ...(contentType ? { contentType } : {}) };
+  return { body: bytes, factory: undefined, replayable: true, contentType: contentType ?? undefined };
 }

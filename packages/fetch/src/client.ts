@@ -97,7 +97,10 @@ export interface FetchOptions {
   deadline?: number;
   /**
    * The longest one attempt may wait for response headers, in milliseconds. Reading the body afterwards is
-   * bounded by the dispatcher's `bodyTimeout` instead (and by the caller's signal).
+   * bounded by the dispatcher's `bodyTimeout` instead (and by the caller's signal). With the client's own
+   * Agent, and while the deadline is far enough away, undici enforces it (its `headersTimeout`, on timers
+   * of ~0.5–1 s resolution, after a connect bounded by `connectTimeout`); otherwise a timer of the client's
+   * clock does, to the millisecond. The total `deadline` is always exact.
    * @default 10000
    */
   attemptTimeout?: number;
@@ -171,6 +174,10 @@ export const DEFAULT_ATTEMPT_TIMEOUT = 10_000;
 /** @default 5000 */
 export const DEFAULT_CONNECT_TIMEOUT = 5_000;
 
+// undici runs headersTimeout on its coarse "fast timers" (500 ms ticks, so up to ~1 s late): an attempt
+// it bounds must leave at least this much room before the deadline, which stays exact.
+const UNDICI_TIMER_SLACK = 1000;
+
 // Bodies of failed attempts up to this size are read to the end so the connection can be reused; larger
 // (or unsized) ones are cancelled, which costs the connection but never waits on a slow body.
 const DRAIN_LIMIT = 64 * 1024;
@@ -204,6 +211,44 @@ async function discard(response: Response): Promise<void> {
   } catch {
     // The body of a response we are throwing away: its errors are not the caller's.
   }
+}
+
+function causeCode(error: unknown): unknown {
+  return ((error as { cause?: { code?: unknown } } | null)?.cause as { code?: unknown } | undefined)?.code;
+}
+
+/** Tells `onGiveUp` and the channel, then hands the failure back: the response, or the error thrown. */
+function report(
+  onGiveUp: ((event: GiveUpEvent) => void) | undefined,
+  url: string,
+  method: string,
+  attempts: number,
+  reason: GiveUpReason,
+  response: Response | undefined,
+  error: unknown,
+): Response {
+  if (onGiveUp !== undefined || giveUpChannel.hasSubscribers) {
+    const event: GiveUpEvent = { url, method, attempts, reason };
+    if (response !== undefined) event.status = response.status;
+    else event.error = error;
+    onGiveUp?.(event);
+    if (giveUpChannel.hasSubscribers) giveUpChannel.publish(event);
+  }
+  if (response !== undefined) return response;
+  throw error;
+}
+
+// Origins of recently seen URLs: parsing a URL costs about a microsecond, and most clients call a few
+// URLs over and over. Cleared when full, so arbitrary query strings cannot grow it without bound.
+const origins = new Map<string, string>();
+function originOf(url: string): string {
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    origin = new URL(url).origin;
+    if (origins.size >= 1024) origins.clear();
+    origins.set(url, origin);
+  }
+  return origin;
 }
 
 function isRequest(input: FetchInput): input is Request {
@@ -250,11 +295,15 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
   const random = options.random ?? Math.random;
   const { onRetry, onGiveUp } = options;
   const ownDispatcher = options.dispatcher === undefined;
+  const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
+  // The client's own Agent enforces the attempt timeout itself (headersTimeout), which lets most attempts
+  // go out without an AbortSignal of ours: undici's fetch spends ~10 µs of CPU per request on a signal
+  // (listeners, setMaxListeners, a FinalizationRegistry entry), measured in bench/client.
   const dispatcher =
-    options.dispatcher ??
-    new Agent({ connect: { timeout: options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT } });
+    options.dispatcher ?? new Agent({ connect: { timeout: connectTimeout }, headersTimeout: attemptTimeout });
   const transport: Transport =
     options.transport ?? (undiciFetch as unknown as (url: string, init: TransportInit) => Promise<Response>);
+  const agentTimesAttempts = options.dispatcher === undefined && options.transport === undefined;
 
   const budgetOption = options.retryBudget ?? {};
   const budgets = new Map<string, RetryBudget>();
@@ -340,7 +389,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
     }
 
     const needsOrigin = budgetOption !== false || breakerOption !== false;
-    const origin = needsOrigin ? new URL(url).origin : '';
+    const origin = needsOrigin ? originOf(url) : '';
     const budget = budgetFor(origin);
     const breaker = breakerFor(origin);
     budget?.deposit();
@@ -359,22 +408,6 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
     if (method !== undefined) base.method = method;
 
     let lastError: unknown;
-    const giveUp = (
-      reason: GiveUpReason,
-      attempts: number,
-      response: Response | undefined,
-      error: unknown,
-    ): Response => {
-      if (onGiveUp !== undefined || giveUpChannel.hasSubscribers) {
-        const event: GiveUpEvent = { url, method: verb, attempts, reason };
-        if (response !== undefined) event.status = response.status;
-        else event.error = error;
-        onGiveUp?.(event);
-        if (giveUpChannel.hasSubscribers) giveUpChannel.publish(event);
-      }
-      if (response !== undefined) return response;
-      throw error;
-    };
 
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw signal.reason;
@@ -384,26 +417,39 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         // Opened (or went half-open with its probes taken) by other calls while this one waited.
         const refused = new CircuitOpenError(origin, breaker.retryAfterMs);
         if (attempt === 1) throw refused;
-        return giveUp('circuit-open', attempt - 1, undefined, refused);
+        return report(onGiveUp, url, verb, attempt - 1, 'circuit-open', undefined, refused);
       }
 
       // One attempt: bounded by the attempt timeout or the deadline, whichever comes first, and by the
-      // caller's signal, forwarded into a controller of our own.
+      // caller's signal. When the client's own Agent bounds it (connect timeout + headersTimeout) and the
+      // deadline cannot fall inside it, the caller's signal goes to undici as it is. Otherwise a timer and
+      // a controller of our own do it, the caller's signal forwarded into the controller.
       const deadlineBound = remaining <= attemptTimeout;
       const timeoutMs = deadlineBound ? remaining : attemptTimeout;
-      const controller = new AbortController();
-      const timer = clock.setTimeout(() => {
-        controller.abort(
-          deadlineBound
-            ? new DeadlineExceededError(deadlineMs, { cause: lastError })
-            : new AttemptTimeoutError(attemptTimeout),
-        );
-      }, timeoutMs);
+      const agentBound =
+        agentTimesAttempts &&
+        base.dispatcher === dispatcher &&
+        prepared.factory === undefined &&
+        prepared.replayable &&
+        remaining > attemptTimeout + connectTimeout + UNDICI_TIMER_SLACK;
+      let controller: AbortController | undefined;
+      let timer: unknown;
       let onAbort: (() => void) | undefined;
-      if (signal !== null) {
-        const callerSignal = signal;
-        onAbort = () => controller.abort(callerSignal.reason);
-        callerSignal.addEventListener('abort', onAbort, { once: true });
+      if (!agentBound) {
+        const own = new AbortController();
+        controller = own;
+        timer = clock.setTimeout(() => {
+          own.abort(
+            deadlineBound
+              ? new DeadlineExceededError(deadlineMs, { cause: lastError })
+              : new AttemptTimeoutError(attemptTimeout),
+          );
+        }, timeoutMs);
+        if (signal !== null) {
+          const callerSignal = signal;
+          onAbort = () => own.abort(callerSignal.reason);
+          callerSignal.addEventListener('abort', onAbort, { once: true });
+        }
       }
       const headers = pairs.slice();
       if (attemptHeader !== false) headers.push([attemptHeader, String(attempt)]);
@@ -413,16 +459,20 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       let response: Response | undefined;
       let error: unknown;
       try {
-        response = await transport(url, {
-          ...base,
-          headers,
-          body: prepared.get(attempt) as RequestInit['body'],
-          signal: controller.signal,
-        });
+        // `base` is this call's own copy of the init: set per attempt rather than copied again.
+        base.headers = headers;
+        base.body = (
+          prepared.factory === undefined ? prepared.body : prepared.factory()
+        ) as RequestInit['body'];
+        base.signal = controller === undefined ? signal : controller.signal;
+        response = await transport(url, base);
       } catch (caught) {
         error = caught;
+        if (agentBound && causeCode(caught) === 'UND_ERR_HEADERS_TIMEOUT') {
+          error = new AttemptTimeoutError(attemptTimeout, { cause: caught });
+        }
       } finally {
-        clock.clearTimeout(timer);
+        if (controller !== undefined) clock.clearTimeout(timer);
       }
 
       if (response === undefined) {
@@ -432,7 +482,8 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
           throw signal.reason;
         }
         breaker?.record(isOriginFailure(error) ? 'failure' : 'success');
-        if (error instanceof DeadlineExceededError) return giveUp('deadline', attempt, undefined, error);
+        if (error instanceof DeadlineExceededError)
+          return report(onGiveUp, url, verb, attempt, 'deadline', undefined, error);
         if (!isRetryableError(error)) throw error;
         lastError = error;
       } else {
@@ -442,11 +493,12 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       }
 
       // A retryable failure. Every check below that says no returns it as it is.
-      if (!methodRetryable) return giveUp('method', attempt, response, error);
-      if (!prepared.replayable) return giveUp('body', attempt, response, error);
-      if (attempt >= maxAttempts) return giveUp('max-attempts', attempt, response, error);
+      if (!methodRetryable) return report(onGiveUp, url, verb, attempt, 'method', response, error);
+      if (!prepared.replayable) return report(onGiveUp, url, verb, attempt, 'body', response, error);
+      if (attempt >= maxAttempts)
+        return report(onGiveUp, url, verb, attempt, 'max-attempts', response, error);
       if (breaker !== undefined && breaker.state === 'open') {
-        return giveUp('circuit-open', attempt, response, error);
+        return report(onGiveUp, url, verb, attempt, 'circuit-open', response, error);
       }
       let delayMs = fullJitter(attempt - 1, backoff, random);
       let retryAfterMs: number | undefined;
@@ -454,13 +506,15 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), wallClock());
         if (retryAfterMs !== undefined) {
           if (clock.now() + retryAfterMs >= deadlineAt)
-            return giveUp('retry-after', attempt, response, error);
+            return report(onGiveUp, url, verb, attempt, 'retry-after', response, error);
           delayMs = Math.max(delayMs, retryAfterMs);
         }
       }
       // Never sleep past the deadline: waking up with no time left to send anything helps nobody.
-      if (clock.now() + delayMs >= deadlineAt) return giveUp('deadline', attempt, response, error);
-      if (budget !== undefined && !budget.tryWithdraw()) return giveUp('budget', attempt, response, error);
+      if (clock.now() + delayMs >= deadlineAt)
+        return report(onGiveUp, url, verb, attempt, 'deadline', response, error);
+      if (budget !== undefined && !budget.tryWithdraw())
+        return report(onGiveUp, url, verb, attempt, 'budget', response, error);
 
       if (onRetry !== undefined || retryChannel.hasSubscribers) {
         const event: RetryEvent = { url, method: verb, attempt, delayMs };

@@ -32,8 +32,9 @@ export class AttemptTimeoutError extends SuretyFetchError {
   constructor(
     /** The per-attempt timeout that elapsed, in milliseconds. */
     readonly timeoutMs: number,
+    options?: { cause?: unknown },
   ) {
-    super('SURETY_ATTEMPT_TIMEOUT', `the attempt produced no response within ${timeoutMs} ms`);
+    super('SURETY_ATTEMPT_TIMEOUT', `the attempt produced no response within ${timeoutMs} ms`, options);
     this.name = 'AttemptTimeoutError';
   }
 }

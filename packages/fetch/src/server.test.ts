@@ -40,7 +40,10 @@ test('deadlineSignal: aborts with DeadlineExceededError; undefined without a dea
   assert.ok(already.reason instanceof DeadlineExceededError);
   const soon = deadlineSignal({ 'surety-timeout-ms': '5' })!;
   assert.equal(soon.aborted, false);
+  // Its timer is unref'd (a dead request must not hold a process open): keep this test's loop alive.
+  const keepAlive = setTimeout(() => undefined, 1000);
   await new Promise((resolve) => soon.addEventListener('abort', resolve, { once: true }));
+  clearTimeout(keepAlive);
   assert.equal(soon.reason.code, 'SURETY_DEADLINE_EXCEEDED');
 });
 

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { Agent } from 'undici';
-import { createFetch, DeadlineExceededError, type GiveUpEvent, type RetryEvent } from '../src/index.js';
+import {
+  AttemptTimeoutError,
+  createFetch,
+  DeadlineExceededError,
+  type GiveUpEvent,
+  type RetryEvent,
+} from '../src/index.js';
 import { closedPort, startServer } from './server.js';
 
 // Against real HTTP servers on 127.0.0.1 (port 0). Backoffs are kept tiny (base 5 ms) so the file runs in
@@ -191,10 +197,14 @@ describe('against a local server', () => {
       const timer = setTimeout(() => res.writeHead(200).end('first'), 5000);
       req.socket.on('close', () => clearTimeout(timer));
     });
-    const fetch = client({ attemptTimeout: 100 });
+    const retries: RetryEvent[] = [];
+    // The client's own Agent times this attempt (headersTimeout); the error is the same either way.
+    const fetch = client({ attemptTimeout: 100, onRetry: (e) => retries.push(e) });
     const res = await fetch(s.url);
     assert.equal(await res.text(), 'second');
     assert.equal(s.seen[0]!.headers['surety-timeout-ms'], '100');
+    assert.ok(retries[0]!.error instanceof AttemptTimeoutError, String(retries[0]!.error));
+    assert.equal((retries[0]!.error as AttemptTimeoutError).code, 'SURETY_ATTEMPT_TIMEOUT');
   });
 
   test('connection reset: retried', async () => {
