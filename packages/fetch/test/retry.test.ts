@@ -191,6 +191,20 @@ describe('against a local server', () => {
     assert.equal(s.seen.length, 1);
   });
 
+  test('abort during an attempt: rejects at once, nothing retried', async () => {
+    const s = await server((req, res) => {
+      const timer = setTimeout(() => res.writeHead(200).end(), 5000);
+      req.socket.on('close', () => clearTimeout(timer));
+    });
+    const fetch = client();
+    const started = performance.now();
+    const pending = fetch(s.url, { signal: AbortSignal.timeout(50) });
+    await assert.rejects(pending, { name: 'TimeoutError' });
+    const took = performance.now() - started;
+    assert.ok(took < 1000, `rejected after ${took} ms`);
+    assert.equal(s.seen.length, 1);
+  });
+
   test('attempt timeout: a hung attempt is abandoned and retried', async () => {
     const s = await server((req, res, n) => {
       if (n > 1) return void res.writeHead(200).end('second');
