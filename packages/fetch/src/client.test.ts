@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { RetryBudget } from './budget.js';
 import {
   createFetch,
@@ -507,4 +510,17 @@ test('diagnostics_channel: attempt, retry and giveUp events', async () => {
     reason: 'max-attempts',
     status: 503,
   });
+});
+
+test('a long-lived caller signal does not keep one listener per call', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const shutdown = new AbortController();
+  const { fetch } = setup([200]);
+  for (let i = 0; i < 200; i++) await (await fetch(URL_, { signal: shutdown.signal })).text();
+  for (let i = 0; i < 10 && getEventListeners(shutdown.signal, 'abort').length > 0; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.equal(getEventListeners(shutdown.signal, 'abort').length, 0);
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defaultMaxListeners, getMaxListeners, setMaxListeners } from 'node:events';
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
 import { DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, fullJitter } from './backoff.js';
 import { type Body, prepareBody } from './body.js';
@@ -211,6 +212,33 @@ async function discard(response: Response): Promise<void> {
   } catch {
     // The body of a response we are throwing away: its errors are not the caller's.
   }
+}
+
+const forwarders = new FinalizationRegistry<{ signal: AbortSignal; listener: () => void }>(
+  ({ signal, listener }) => signal.removeEventListener('abort', listener),
+);
+// A returned response keeps its attempt's controller alive, so the caller can still abort its body.
+const keepAlive = new WeakMap<Response, AbortController>();
+
+/**
+ * Makes `signal` abort `controller`. The listener holds the controller weakly and is removed once the
+ * controller is collected, so a long-lived caller signal (a shutdown signal passed to every call) does not
+ * gather one listener per call for ever. It is built here, outside the request's scope, so that its closure
+ * cannot share a V8 context that holds the controller strongly.
+ */
+function forwardAbort(signal: AbortSignal, controller: AbortController): () => void {
+  const ref = new WeakRef(controller);
+  const listener = () => ref.deref()?.abort(signal.reason);
+  // As undici does: many concurrent calls sharing one signal are expected, not a leak.
+  if (getMaxListeners(signal) === defaultMaxListeners) setMaxListeners(1500, signal);
+  signal.addEventListener('abort', listener, { once: true });
+  forwarders.register(controller, { signal, listener }, listener);
+  return listener;
+}
+
+function unforward(signal: AbortSignal, listener: () => void): void {
+  signal.removeEventListener('abort', listener);
+  forwarders.unregister(listener);
 }
 
 function causeCode(error: unknown): unknown {
@@ -445,11 +473,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
               : new AttemptTimeoutError(attemptTimeout),
           );
         }, timeoutMs);
-        if (signal !== null) {
-          const callerSignal = signal;
-          onAbort = () => own.abort(callerSignal.reason);
-          callerSignal.addEventListener('abort', onAbort, { once: true });
-        }
+        if (signal !== null) onAbort = forwardAbort(signal, own);
       }
       const headers = pairs.slice();
       if (attemptHeader !== false) headers.push([attemptHeader, String(attempt)]);
@@ -476,7 +500,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       }
 
       if (response === undefined) {
-        if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
+        if (onAbort !== undefined) unforward(signal!, onAbort);
         if (signal?.aborted) {
           breaker?.record('ignore');
           throw signal.reason;
@@ -489,6 +513,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       } else {
         breaker?.record(isOriginFailure(response.status) ? 'failure' : 'success');
         // The caller's signal stays attached to a returned response, so aborting still stops its body.
+        if (controller !== undefined && onAbort !== undefined) keepAlive.set(response, controller);
         if (!retryStatuses.has(response.status)) return response;
       }
 
@@ -526,7 +551,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         if (retryChannel.hasSubscribers) retryChannel.publish(event);
       }
       if (response !== undefined) {
-        if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
+        if (onAbort !== undefined) unforward(signal!, onAbort);
         await discard(response);
       }
       await sleep(clock, delayMs, signal);

@@ -205,6 +205,30 @@ describe('against a local server', () => {
     assert.equal(s.seen.length, 1);
   });
 
+  test('abort after the response: reading the body stops, with either kind of attempt timing', async () => {
+    const s = await server((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first chunk');
+      const timer = setTimeout(() => res.end(), 5000);
+      req.socket.on('close', () => clearTimeout(timer));
+    });
+    const dispatcher = new Agent();
+    try {
+      // The client's own Agent (no signal of the client's), and a dispatcher passed in (the caller's signal
+      // forwarded into a controller of the client's).
+      for (const fetch of [client(), client({ dispatcher })]) {
+        const controller = new AbortController();
+        const res = await fetch(s.url, { signal: controller.signal });
+        assert.equal(res.status, 200);
+        const reading = res.text();
+        setTimeout(() => controller.abort(), 20);
+        await assert.rejects(reading, { name: 'AbortError' });
+      }
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
   test('attempt timeout: a hung attempt is abandoned and retried', async () => {
     const s = await server((req, res, n) => {
       if (n > 1) return void res.writeHead(200).end('second');
