@@ -51,6 +51,19 @@ const all: Contender[] = [
     async () => (await undiciFetch(url, { dispatcher: undiciAgent })).arrayBuffer(),
   ],
   [
+    'undici fetch + 2 headers',
+    async () => {
+      const res = await undiciFetch(url, {
+        dispatcher: undiciAgent,
+        headers: [
+          ['surety-attempt', '1'],
+          ['surety-timeout-ms', '10000'],
+        ],
+      });
+      return res.arrayBuffer();
+    },
+  ],
+  [
     'undici fetch + a signal + 2 headers',
     async () => {
       // What @surety/fetch hands undici for each attempt: its own signal and the two upstream headers.

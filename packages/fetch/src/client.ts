@@ -241,6 +241,10 @@ function unforward(signal: AbortSignal, listener: () => void): void {
   forwarders.unregister(listener);
 }
 
+function lower(name: string | false): string | false {
+  return name === false ? false : name.toLowerCase();
+}
+
 function causeCode(error: unknown): unknown {
   return ((error as { cause?: { code?: unknown } } | null)?.cause as { code?: unknown } | undefined)?.code;
 }
@@ -316,8 +320,10 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
   const retryMethods = new Set((options.retryMethods ?? DEFAULT_RETRY_METHODS).map((m) => m.toUpperCase()));
   const retryStatuses = new Set(options.retryStatuses ?? DEFAULT_RETRY_STATUSES);
   const keyDefault = options.idempotencyKey ?? false;
-  const deadlineHeader = options.deadlineHeader ?? DEADLINE_HEADER;
-  const attemptHeader = options.attemptHeader ?? ATTEMPT_HEADER;
+  // Lower-cased once here: undici stores header names lower-cased, and a name that already is saves it work
+  // on every request (HTTP field names are case-insensitive, RFC 9110 §5.1).
+  const deadlineHeader = lower(options.deadlineHeader ?? DEADLINE_HEADER);
+  const attemptHeader = lower(options.attemptHeader ?? ATTEMPT_HEADER);
   const clock = options.clock ?? systemClock;
   const wallClock = options.wallClock ?? Date.now;
   const random = options.random ?? Math.random;
