@@ -1,0 +1,54 @@
+export type { BackoffOptions } from './backoff.js';
+export { DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, fullJitter } from './backoff.js';
+export type { Body } from './body.js';
+export type { RetryBudgetOptions } from './budget.js';
+export {
+  DEFAULT_BUDGET_MAX_TOKENS,
+  DEFAULT_BUDGET_MIN_PER_SECOND,
+  DEFAULT_BUDGET_RATIO,
+  RetryBudget,
+} from './budget.js';
+export type { CircuitBreakerOptions, CircuitOutcome, CircuitState } from './circuit-breaker.js';
+export { CircuitBreaker } from './circuit-breaker.js';
+export type {
+  FetchInput,
+  FetchOptions,
+  GiveUpEvent,
+  GiveUpReason,
+  RetryEvent,
+  SuretyFetch,
+  SuretyRequestInit,
+  Transport,
+  TransportInit,
+} from './client.js';
+export {
+  createFetch,
+  DEFAULT_ATTEMPT_TIMEOUT,
+  DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_DEADLINE,
+  DEFAULT_MAX_ATTEMPTS,
+} from './client.js';
+export type { Clock } from './clock.js';
+export { sleep, systemClock } from './clock.js';
+export { CHANNELS } from './diagnostics.js';
+export {
+  AttemptTimeoutError,
+  CircuitOpenError,
+  DeadlineExceededError,
+  isAttemptTimeoutError,
+  isCircuitOpenError,
+  isDeadlineExceededError,
+  isSuretyFetchError,
+  SuretyFetchError,
+} from './errors.js';
+export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from './headers.js';
+export {
+  DEFAULT_RETRY_METHODS,
+  DEFAULT_RETRY_STATUSES,
+  isOriginFailure,
+  isRetryableError,
+  RETRYABLE_ERROR_CODES,
+} from './policy.js';
+export { parseRetryAfter } from './retry-after.js';
+export type { HeaderSource, ReadDeadlineOptions } from './server.js';
+export { DEFAULT_MAX_DEADLINE_MS, deadlineProblem, deadlineSignal, readDeadline } from './server.js';
