@@ -30,10 +30,19 @@ const ask = <T>(cmd: string) =>
     receiver.once('message', (m) => resolve(m as T));
     receiver.send({ cmd });
   });
-const { port } = await new Promise<{ port: number }>((r) => receiver.once('message', (m) => r(m as { port: number })));
+const { port } = await new Promise<{ port: number }>((r) =>
+  receiver.once('message', (m) => r(m as { port: number })),
+);
 const target = `http://127.0.0.1:${port}/hooks`;
 const body = (i: number) =>
-  JSON.stringify({ id: `evt_${i}`, type: 'order.created', apiVersion: 'bench', createdAt: new Date().toISOString(), sequence: i, data: { i, pad: 'x'.repeat(200) } });
+  JSON.stringify({
+    id: `evt_${i}`,
+    type: 'order.created',
+    apiVersion: 'bench',
+    createdAt: new Date().toISOString(),
+    sequence: i,
+    data: { i, pad: 'x'.repeat(200) },
+  });
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -67,7 +76,12 @@ async function ceiling(): Promise<number> {
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < N) {
         const i = next++;
-        const res = await pool.request({ path: '/hooks', method: 'POST', body: body(i), headers: { 'content-type': 'application/json' } });
+        const res = await pool.request({
+          path: '/hooks',
+          method: 'POST',
+          body: body(i),
+          headers: { 'content-type': 'application/json' },
+        });
         await res.body.dump();
       }
     }),
@@ -81,17 +95,33 @@ async function ceiling(): Promise<number> {
 async function surety(): Promise<{ rate: number; p50: number; p99: number; latencyRate: number }> {
   await admin('drop schema if exists bench_wh cascade');
   const sql = createPgSql({ connectionString: url, max: 10 });
-  const webhooks = new Webhooks({ sql, schema: 'bench_wh', allowHttp: true, allowList: parseAllowList('127.0.0.1/32') });
+  const webhooks = new Webhooks({
+    sql,
+    schema: 'bench_wh',
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+  });
   await webhooks.migrate();
   await webhooks.createEndpoint(sql, { tenant: 'bench', url: target, eventTypes: ['*'] });
   // throughput: a backlog of N events, then one worker drains it
   for (let i = 0; i < N; i += 500) {
     await sql.transaction(async (tx) => {
-      for (let j = i; j < Math.min(N, i + 500); j++) await webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i: j, pad: 'x'.repeat(200) } });
+      for (let j = i; j < Math.min(N, i + 500); j++)
+        await webhooks.publish(tx, {
+          tenant: 'bench',
+          type: 'order.created',
+          data: { i: j, pad: 'x'.repeat(200) },
+        });
     });
   }
   await ask('reset');
-  const worker = new DeliveryWorker({ webhooks, concurrency: CONCURRENCY, batchSize: 100, listen: true, guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true } });
+  const worker = new DeliveryWorker({
+    webhooks,
+    concurrency: CONCURRENCY,
+    batchSize: 100,
+    listen: true,
+    guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+  });
   const started = performance.now();
   await worker.start();
   await waitForCount(N, 300_000);
@@ -106,7 +136,9 @@ async function surety(): Promise<{ rate: number; p50: number; p99: number; laten
     const due = t0 + (i * 1000) / latencyRate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    void sql.transaction((tx) => webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } }));
+    void sql.transaction((tx) =>
+      webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } }),
+    );
   }
   await waitForCount(total, 60_000);
   const { latencies } = await ask<{ latencies: number[] }>('stats');
@@ -124,22 +156,33 @@ async function pgboss(): Promise<number> {
   await boss.start();
   await boss.createQueue('deliver');
   for (let i = 0; i < N; i += 1000) {
-    await boss.insert(Array.from({ length: Math.min(1000, N - i) }, (_, k) => ({ name: 'deliver', data: { i: i + k } })));
+    await boss.insert(
+      Array.from({ length: Math.min(1000, N - i) }, (_, k) => ({ name: 'deliver', data: { i: i + k } })),
+    );
   }
   await ask('reset');
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
   const started = performance.now();
   // its best shape here: batches fetched by two polling loops, each batch POSTed concurrently
   for (let loop = 0; loop < 2; loop++) {
-    await boss.work<{ i: number }>('deliver', { batchSize: CONCURRENCY / 2, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-      await Promise.all(
-        jobs.map(async (job) => {
-          const res = await pool.request({ path: '/hooks', method: 'POST', body: body(job.data.i), headers: { 'content-type': 'application/json' } });
-          await res.body.dump();
-          if (res.statusCode >= 300) throw new Error(`status ${res.statusCode}`);
-        }),
-      );
-    });
+    await boss.work<{ i: number }>(
+      'deliver',
+      { batchSize: CONCURRENCY / 2, pollingIntervalSeconds: 0.5 },
+      async (jobs) => {
+        await Promise.all(
+          jobs.map(async (job) => {
+            const res = await pool.request({
+              path: '/hooks',
+              method: 'POST',
+              body: body(job.data.i),
+              headers: { 'content-type': 'application/json' },
+            });
+            await res.body.dump();
+            if (res.statusCode >= 300) throw new Error(`status ${res.statusCode}`);
+          }),
+        );
+      },
+    );
   }
   await waitForCount(N, 300_000);
   const rate = N / ((performance.now() - started) / 1000);
@@ -152,7 +195,9 @@ async function pgboss(): Promise<number> {
 const ceil = await ceiling();
 console.error(`ceiling: ${ceil.toFixed(0)}/s`);
 const s = await surety();
-console.error(`surety: ${s.rate.toFixed(0)}/s; latency at ${s.latencyRate}/s: p50 ${s.p50} ms, p99 ${s.p99} ms`);
+console.error(
+  `surety: ${s.rate.toFixed(0)}/s; latency at ${s.latencyRate}/s: p50 ${s.p50} ms, p99 ${s.p99} ms`,
+);
 const b = await pgboss();
 console.error(`pg-boss: ${b.toFixed(0)}/s`);
 receiver.send({ cmd: 'exit' });
@@ -160,6 +205,10 @@ receiver.send({ cmd: 'exit' });
 console.log(`| configuration (${N} deliveries, ${CONCURRENCY} in flight) | deliveries/s | ratio |`);
 console.log('|---|---|---|');
 console.log(`| undici POST loop (ceiling) | ${ceil.toFixed(0)} | 1.00 |`);
-console.log(`| Surety outbox + DeliveryWorker | ${s.rate.toFixed(0)} | ${(s.rate / ceil).toFixed(2)} of ceiling, ${(s.rate / b).toFixed(2)}× pg-boss |`);
+console.log(
+  `| Surety outbox + DeliveryWorker | ${s.rate.toFixed(0)} | ${(s.rate / ceil).toFixed(2)} of ceiling, ${(s.rate / b).toFixed(2)}× pg-boss |`,
+);
 console.log(`| pg-boss 10 worker + undici | ${b.toFixed(0)} | ${(b / ceil).toFixed(2)} of ceiling |`);
-console.log(`\nSurety publish→delivery latency at ${s.latencyRate}/s (50% of its peak): p50 ${s.p50} ms, p99 ${s.p99} ms`);
+console.log(
+  `\nSurety publish→delivery latency at ${s.latencyRate}/s (50% of its peak): p50 ${s.p50} ms, p99 ${s.p99} ms`,
+);
