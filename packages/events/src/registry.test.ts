@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isEventError } from './errors.js';
 import { isObject } from './json-schema.js';
-import { createRegistry, publishValidator, validateEvent } from './registry.js';
+import { createRegistry, type EventDefinition, publishValidator, validateEvent } from './registry.js';
 import { serviceEvents } from './service-events.js';
 
 const registry = createRegistry();
@@ -184,7 +184,7 @@ describe('register()', () => {
 
   it('refuses bad definitions with SURETY_EVENT_INVALID_DEFINITION', () => {
     const r = createRegistry({ events: [] });
-    const bad = [
+    const bad: EventDefinition[] = [
       { ...def, type: 'Invoice.Paid' },
       { ...def, type: 'invoice' },
       { ...def, description: ' ' },
