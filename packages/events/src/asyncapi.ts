@@ -3,12 +3,25 @@ import { type EventEnvelope, envelopeSchema, webhookHeadersSchema } from './enve
 import { cloneJson } from './json-schema.js';
 import type { EventRegistry, RegisteredEvent } from './registry.js';
 
-/** The default retry schedule of `@surety/webhooks`, after the first attempt. */
+/**
+ * The default retry schedule of `@surety/webhooks`, after the first attempt, as described in the document.
+ * @example
+ * buildAsyncApi(registry, { retrySchedule: process.env.SURETY_WEBHOOK_RETRY_SCHEDULE?.split(',') });
+ */
 export const DEFAULT_RETRY_SCHEDULE: readonly string[] = ['5s', '5m', '30m', '2h', '6h', '12h', '24h'];
 
-/** The AsyncAPI channel every event goes through: the customer's endpoint URL. */
+/**
+ * The AsyncAPI channel every event goes through: the customer's endpoint URL.
+ * @example
+ * doc.channels[WEBHOOK_CHANNEL].messages['order.shipped']
+ */
 export const WEBHOOK_CHANNEL = 'webhooks';
 
+/**
+ * Options of `buildAsyncApi()`; every one has a default.
+ * @example
+ * buildAsyncApi(registry, { title: 'Acme webhooks', version: '2.0.0', serverUrl: 'https://api.acme.test' });
+ */
 export interface AsyncApiOptions {
   /** `info.title`. @default "Surety webhooks" */
   title?: string;
@@ -36,10 +49,16 @@ export interface AsyncApiOptions {
 /**
  * The contract version of the service's events (`info.version` of the committed
  * `contracts/asyncapi.json`). Raise the major for a breaking change, the minor for an additive one.
+ * @example
+ * serviceContract(registry).info.version === SERVICE_CONTRACT_VERSION; // true
  */
 export const SERVICE_CONTRACT_VERSION = '1.0.0';
 
-/** A loose AsyncAPI 3.0 document type: enough structure to read, plain JSON underneath. */
+/**
+ * A loose AsyncAPI 3.0 document type: enough structure to read, plain JSON underneath.
+ * @example
+ * const doc: AsyncApiDocument = buildAsyncApi(registry);
+ */
 export interface AsyncApiDocument {
   asyncapi: string;
   info: { title: string; version: string; description?: string; [k: string]: unknown };

@@ -8,6 +8,11 @@ import { isEventError } from './errors.js';
 import { jsonEqual } from './json-schema.js';
 import { createRegistry, type EventRegistry } from './registry.js';
 
+/**
+ * Options of `runContractsCli()`; all default to the process and the service's registry.
+ * @example
+ * await runContractsCli(['check'], { registry, stdout: (t) => log.info(t) });
+ */
 export interface ContractsCliOptions {
   /** Where output goes. @default process.stdout */
   stdout?: (text: string) => void;

@@ -3,10 +3,16 @@ import type { JsonSchema } from './json-schema.js';
 /**
  * Event type names: `noun.verb`, lower case, dot separated (`order.shipped`, `invoice.payment_failed`).
  * The same rule `@surety/webhooks`' publish enforces.
+ * @example
+ * EVENT_TYPE_PATTERN.test('order.shipped'); // true
  */
 export const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 
-/** The envelope every webhook body carries, around the type-specific `data`. */
+/**
+ * The envelope every webhook body carries, around the type-specific `data`.
+ * @example
+ * const event = JSON.parse(rawBody) as EventEnvelope<{ id: string }>;
+ */
 export interface EventEnvelope<T = unknown> {
   /** `evt_…`, or the id the publisher chose; the same on every retry and replay. */
   id: string;

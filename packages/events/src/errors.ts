@@ -1,4 +1,8 @@
-/** One failing place in a payload: a JSON pointer (RFC 6901) into the validated value, and why. */
+/**
+ * One failing place in a payload: a JSON pointer (RFC 6901) into the validated value, and why.
+ * @example
+ * { path: '/items/0/quantity', message: 'must be >= 1' }
+ */
 export interface EventIssue {
   /** `''` for the value itself, `/items/0/quantity` for a nested field. */
   path: string;
@@ -12,6 +16,8 @@ export interface EventIssue {
  * - `SURETY_EVENT_INVALID_DEFINITION`: `register()` got a bad name, schema or sample.
  * - `SURETY_EVENT_DUPLICATE_TYPE`: `register()` got a type that is already registered.
  * - `SURETY_CONTRACT_INVALID_DOCUMENT`: the compatibility checker got something that is not an AsyncAPI 3 document.
+ * @example
+ * if (e.code === 'SURETY_EVENT_INVALID_PAYLOAD') status = 422;
  */
 export type EventErrorCode =
   | 'SURETY_EVENT_UNKNOWN_TYPE'

@@ -1,6 +1,8 @@
 /**
  * A JSON Schema (draft-07, the base of AsyncAPI 3.0's default schema format) as plain data. Kept
  * loose on purpose: schemas come from code and, at runtime, from tenants registering their own types.
+ * @example
+ * const schema: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
  */
 export type JsonSchema = { [keyword: string]: unknown };
 

@@ -10,7 +10,11 @@ import { serviceEvents } from './service-events.js';
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module.
 const addFormats = addFormatsModule.default;
 
-/** What `register()` takes: one event type and its contract. */
+/**
+ * What `register()` takes: one event type and its contract.
+ * @example
+ * const def: EventDefinition = { type: 'invoice.paid', description: 'An invoice was paid.', schema, sample };
+ */
 export interface EventDefinition<T = unknown> {
   /** `noun.verb`, lower case: `order.shipped`. */
   type: string;
@@ -33,7 +37,11 @@ export interface EventDefinition<T = unknown> {
   deprecated?: boolean;
 }
 
-/** A registered type: the definition as given (deep-copied, frozen), with its defaults filled in. */
+/**
+ * A registered type: the definition as given (deep-copied, frozen), with its defaults filled in.
+ * @example
+ * registry.get('order.shipped')?.sample
+ */
 export interface RegisteredEvent {
   readonly type: string;
   readonly description: string;
@@ -43,9 +51,19 @@ export interface RegisteredEvent {
   readonly deprecated: boolean;
 }
 
-/** The outcome of a check: ok, or the error that `assertValid` would throw. */
+/**
+ * The outcome of a check: ok, or the error that `assertValid` would throw.
+ * @example
+ * const r = registry.validate(type, data);
+ * if (!r.ok) console.log(r.error.errors);
+ */
 export type ValidationResult = { ok: true } | { ok: false; error: EventError };
 
+/**
+ * Options of `createRegistry()`.
+ * @example
+ * createRegistry({ events: [], closed: true, maxErrors: 20 });
+ */
 export interface RegistryOptions {
   /**
    * The types to start with. Pass `[]` for an empty registry.
@@ -102,6 +120,11 @@ export function toIssues(errors: readonly ErrorObject[] | null | undefined, max 
 /**
  * The event-type registry: each type's JSON Schema compiled once, at registration.
  * Holds state (compiled validators), hence a class; create one with `createRegistry()`.
+ * Not shared between processes: types registered at runtime must be registered again (from
+ * storage) in every process that publishes them.
+ * @example
+ * const registry = createRegistry();
+ * registry.assertValid('order.shipped', data);
  */
 export class EventRegistry {
   readonly #ajv: Ajv;

@@ -3,7 +3,11 @@ import { isObject } from '../json-schema.js';
 import { diffSchema } from './schema-diff.js';
 import type { ContractChange } from './types.js';
 
-/** The result of comparing two contracts. */
+/**
+ * The result of comparing two contracts.
+ * @example
+ * const { breaking, changes, oldVersion, newVersion } = diffContracts(a, b);
+ */
 export interface ContractDiff {
   changes: ContractChange[];
   /** True when at least one change is breaking. */
@@ -105,7 +109,11 @@ export function diffContracts(oldDoc: unknown, newDoc: unknown): ContractDiff {
   };
 }
 
-/** The major of a semver-ish version (`"2.1.0"` → 2); NaN when it does not start with a number. */
+/**
+ * The major of a semver-ish version; NaN when it does not start with a number.
+ * @example
+ * majorOf('2.1.0'); // 2
+ */
 export const majorOf = (version: string): number => {
   const m = /^v?(\d+)/.exec(version.trim());
   return m ? Number(m[1]) : Number.NaN;

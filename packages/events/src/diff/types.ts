@@ -5,6 +5,8 @@
  * `constraint-tightened`, `schema-changed` (a change the checker cannot prove safe).
  * Additive / harmless: `event-type-added`, `optional-field-added`, `enum-widened`,
  * `constraint-loosened`, `deprecated`.
+ * @example
+ * const blocking = changes.filter((c) => c.kind === 'field-removed');
  */
 export type ChangeKind =
   | 'event-type-removed'
@@ -23,7 +25,11 @@ export type ChangeKind =
   | 'schema-changed'
   | 'deprecated';
 
-/** One difference between the old and the new contract. */
+/**
+ * One difference between the old and the new contract.
+ * @example
+ * { kind: 'field-removed', eventType: 'order.shipped', path: '/payload/data/shippedAt', breaking: true, message: '…' }
+ */
 export interface ContractChange {
   kind: ChangeKind;
   /**
