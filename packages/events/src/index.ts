@@ -1,0 +1,36 @@
+export {
+  type AsyncApiDocument,
+  type AsyncApiOptions,
+  buildAsyncApi,
+  DEFAULT_RETRY_SCHEDULE,
+  SERVICE_CONTRACT_VERSION,
+  serviceContract,
+  toJson,
+  toYaml,
+  WEBHOOK_CHANNEL,
+} from './asyncapi.js';
+export { CATALOGUE_END, CATALOGUE_START, renderCatalogue, replaceCatalogue } from './catalogue.js';
+export { type ContractsCliOptions, runContractsCli } from './cli.js';
+export { contractValidator } from './contract-validator.js';
+export {
+  type ContractDiff,
+  diffContracts,
+  formatReport,
+  isAllowedChange,
+  majorOf,
+} from './diff/contracts.js';
+export type { ChangeKind, ContractChange } from './diff/types.js';
+export { EVENT_TYPE_PATTERN, type EventEnvelope, envelopeSchema, webhookHeadersSchema } from './envelope.js';
+export { EventError, type EventErrorCode, type EventIssue, isEventError } from './errors.js';
+export type { JsonSchema } from './json-schema.js';
+export {
+  createRegistry,
+  type EventDefinition,
+  EventRegistry,
+  publishValidator,
+  type RegisteredEvent,
+  type RegistryOptions,
+  type ValidationResult,
+  validateEvent,
+} from './registry.js';
+export { serviceEvents } from './service-events.js';

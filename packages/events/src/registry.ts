@@ -1,0 +1,306 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { closeObjects } from './closed-objects.js';
+import { EVENT_TYPE_PATTERN } from './envelope.js';
+import { EventError, type EventIssue } from './errors.js';
+import { cloneJson, isObject, type JsonSchema, pointerSegment } from './json-schema.js';
+import { serviceEvents } from './service-events.js';
+
+// ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module.
+const addFormats = addFormatsModule.default;
+
+/**
+ * What `register()` takes: one event type and its contract.
+ * @example
+ * const def: EventDefinition = { type: 'invoice.paid', description: 'An invoice was paid.', schema, sample };
+ */
+export interface EventDefinition<T = unknown> {
+  /** `noun.verb`, lower case: `order.shipped`. */
+  type: string;
+  /** Markdown; the first sentence is used as the summary. */
+  description: string;
+  /**
+   * JSON Schema (draft-07, AsyncAPI 3.0's default format) of the envelope's `data`. Self-contained:
+   * no `$ref` to other documents.
+   */
+  schema: JsonSchema;
+  /** A realistic `data` value; it must validate, and it is the example in the AsyncAPI document. */
+  sample: T;
+  /**
+   * The revision of this type's schema, shown in the catalogue and the AsyncAPI message
+   * (`x-surety-version`). Informational: compatibility is decided by `diffContracts`.
+   * @default 1
+   */
+  version?: number;
+  /** Marks the type as on its way out (the AsyncAPI message gets `deprecated: true`). @default false */
+  deprecated?: boolean;
+}
+
+/**
+ * A registered type: the definition as given (deep-copied, frozen), with its defaults filled in.
+ * @example
+ * registry.get('order.shipped')?.sample
+ */
+export interface RegisteredEvent {
+  readonly type: string;
+  readonly description: string;
+  readonly schema: Readonly<JsonSchema>;
+  readonly sample: unknown;
+  readonly version: number;
+  readonly deprecated: boolean;
+}
+
+/**
+ * The outcome of a check: ok, or the error that `assertValid` would throw.
+ * @example
+ * const r = registry.validate(type, data);
+ * if (!r.ok) console.log(r.error.errors);
+ */
+export type ValidationResult = { ok: true } | { ok: false; error: EventError };
+
+/**
+ * Options of `createRegistry()`.
+ * @example
+ * createRegistry({ events: [], closed: true, maxErrors: 20 });
+ */
+export interface RegistryOptions {
+  /**
+   * The types to start with. Pass `[]` for an empty registry.
+   * @default serviceEvents (the Surety service's events)
+   */
+  events?: readonly EventDefinition[];
+  /**
+   * Reject fields a schema does not list (objects with `properties` and no `additionalProperties`
+   * are validated as closed), so nothing undocumented reaches a customer. The published schemas stay
+   * open either way. Say `additionalProperties: true` in a schema to allow extra keys there.
+   * @default true
+   */
+  closed?: boolean;
+  /** At most this many problems are reported per payload. @default 50 */
+  maxErrors?: number;
+}
+
+/** Deep-freezes JSON data so that registered schemas and samples cannot change under the validators. */
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/** ajv's errors as JSON pointers into the value, one per failing place, with a short message. */
+export function toIssues(errors: readonly ErrorObject[] | null | undefined, max = 50): EventIssue[] {
+  const out: EventIssue[] = [];
+  const seen = new Set<string>();
+  for (const e of errors ?? []) {
+    let path = e.instancePath;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      path += `/${pointerSegment(String(e.params.missingProperty))}`;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      path += `/${pointerSegment(String(e.params.additionalProperty))}`;
+      message = 'is not in the schema of this event type';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    } else if (e.keyword === 'const') {
+      message = `must be ${JSON.stringify(e.params.allowedValue)}`;
+    }
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path, message });
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/**
+ * The event-type registry: each type's JSON Schema compiled once, at registration.
+ * Holds state (compiled validators), hence a class; create one with `createRegistry()`.
+ * Not shared between processes: types registered at runtime must be registered again (from
+ * storage) in every process that publishes them.
+ * @example
+ * const registry = createRegistry();
+ * registry.assertValid('order.shipped', data);
+ */
+export class EventRegistry {
+  readonly #ajv: Ajv;
+  readonly #types = new Map<string, { def: RegisteredEvent; validate: ValidateFunction }>();
+  readonly #closed: boolean;
+  readonly #maxErrors: number;
+
+  constructor(options: RegistryOptions = {}) {
+    this.#closed = options.closed ?? true;
+    this.#maxErrors = options.maxErrors ?? 50;
+    // strict: unknown keywords and ambiguous schemas are definition errors, not silently ignored.
+    // allowUnionTypes: `type: ["string", "null"]` is how nullable fields are written in draft-07.
+    this.#ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, validateSchema: true });
+    addFormats(this.#ajv, ['date-time', 'date', 'time', 'email', 'uri', 'uuid']);
+    for (const def of options.events ?? serviceEvents) this.register(def);
+  }
+
+  /**
+   * Adds an event type. Throws EventError `SURETY_EVENT_INVALID_DEFINITION` for a bad name, a schema
+   * ajv cannot compile, or a sample that fails its own schema, and `SURETY_EVENT_DUPLICATE_TYPE` when
+   * the type exists. Custom types published through `POST /v1/events` must be registered first.
+   * @example
+   * registry.register({
+   *   type: 'invoice.paid',
+   *   description: 'An invoice was paid in full.',
+   *   schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+   *   sample: { id: 'inv_1' },
+   * });
+   */
+  register<T>(definition: EventDefinition<T>): this {
+    const { type, description, schema, sample } = definition;
+    const bad = (message: string, cause?: unknown) =>
+      new EventError(
+        'SURETY_EVENT_INVALID_DEFINITION',
+        `event type ${JSON.stringify(type)}: ${message}`,
+        [],
+        {
+          cause,
+        },
+      );
+    if (typeof type !== 'string' || !EVENT_TYPE_PATTERN.test(type) || type.length > 100) {
+      throw bad(
+        'the name must look like "order.shipped" (lower case, dot separated, at most 100 characters)',
+      );
+    }
+    if (this.#types.has(type)) {
+      throw new EventError(
+        'SURETY_EVENT_DUPLICATE_TYPE',
+        `event type ${JSON.stringify(type)} is already registered`,
+      );
+    }
+    if (typeof description !== 'string' || description.trim() === '') throw bad('a description is required');
+    if (!isObject(schema)) throw bad('the schema must be a JSON Schema object');
+    const version = definition.version ?? 1;
+    if (!Number.isInteger(version) || version < 1) throw bad('version must be an integer ≥ 1');
+    let copy: JsonSchema;
+    let sampleCopy: unknown;
+    try {
+      copy = cloneJson(schema);
+      sampleCopy = cloneJson(sample);
+    } catch (e) {
+      throw bad('schema and sample must be plain JSON data', e);
+    }
+    if (JSON.stringify(copy).includes('"$ref"')) throw bad('the schema must be self-contained (no $ref)');
+    let validate: ValidateFunction;
+    try {
+      validate = this.#ajv.compile(this.#closed ? closeObjects(copy) : copy);
+    } catch (e) {
+      throw bad(`the schema does not compile: ${(e as Error).message}`, e);
+    }
+    if (!validate(sampleCopy)) {
+      const issues = toIssues(validate.errors, this.#maxErrors);
+      throw bad(
+        `the sample fails the schema: ${issues.map((i) => `${i.path || '(data)'} ${i.message}`).join('; ')}`,
+      );
+    }
+    const def: RegisteredEvent = deepFreeze({
+      type,
+      description: description.trim(),
+      schema: copy,
+      sample: sampleCopy,
+      version,
+      deprecated: definition.deprecated ?? false,
+    });
+    this.#types.set(type, { def, validate });
+    return this;
+  }
+
+  /** Whether `type` is registered. @example registry.has('order.shipped') // true */
+  has(type: string): boolean {
+    return this.#types.has(type);
+  }
+
+  /** The registered definition, or undefined. @example registry.get('order.shipped')?.schema */
+  get(type: string): RegisteredEvent | undefined {
+    return this.#types.get(type)?.def;
+  }
+
+  /** Every registered type, sorted by name (so documents built from it are stable). @example registry.list().map((e) => e.type) */
+  list(): RegisteredEvent[] {
+    return [...this.#types.values()]
+      .map((t) => t.def)
+      .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  }
+
+  /**
+   * Checks `data` against the type's schema without throwing.
+   * @example
+   * const r = registry.validate('order.shipped', body.data);
+   * if (!r.ok) return problem(422, r.error.code, r.error.errors);
+   */
+  validate(type: string, data: unknown): ValidationResult {
+    const entry = this.#types.get(type);
+    if (entry === undefined) {
+      return {
+        ok: false,
+        error: new EventError(
+          'SURETY_EVENT_UNKNOWN_TYPE',
+          `unknown event type ${JSON.stringify(type)}: register it before publishing`,
+        ),
+      };
+    }
+    if (entry.validate(data)) return { ok: true };
+    const errors = toIssues(entry.validate.errors, this.#maxErrors);
+    const first = errors[0];
+    const summary = first === undefined ? '' : `: ${first.path || '(data)'} ${first.message}`;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    return {
+      ok: false,
+      error: new EventError(
+        'SURETY_EVENT_INVALID_PAYLOAD',
+        `invalid ${type} payload${summary}${more}`,
+        errors,
+      ),
+    };
+  }
+
+  /**
+   * Throws EventError (`SURETY_EVENT_UNKNOWN_TYPE` / `SURETY_EVENT_INVALID_PAYLOAD`, with `errors`)
+   * unless `data` is valid. An arrow property, so it can be passed around unbound: it has exactly
+   * the shape of `@surety/webhooks`' `validate` option.
+   * @example
+   * const webhooks = new Webhooks({ sql, validate: registry.assertValid });
+   */
+  readonly assertValid = (type: string, data: unknown): void => {
+    const r = this.validate(type, data);
+    if (!r.ok) throw r.error;
+  };
+}
+
+/**
+ * A registry holding the Surety service's events (or the ones you pass), ready to validate.
+ * @example
+ * const registry = createRegistry();                      // the service's events
+ * const empty = createRegistry({ events: [] });           // start from nothing
+ * registry.register({ type: 'invoice.paid', description: '…', schema, sample });
+ */
+export function createRegistry(options?: RegistryOptions): EventRegistry {
+  return new EventRegistry(options);
+}
+
+/**
+ * `registry.validate(type, data)` as a function.
+ * @example
+ * const r = validateEvent(registry, 'order.shipped', data);
+ */
+export function validateEvent(registry: EventRegistry, type: string, data: unknown): ValidationResult {
+  return registry.validate(type, data);
+}
+
+/**
+ * The `(type, data) => void` checker for `@surety/webhooks`' publish: throws EventError with
+ * `errors: { path, message }[]` (pointers relative to `data`) on an unknown type or invalid data.
+ * @example
+ * const webhooks = new Webhooks({ sql, validate: publishValidator(createRegistry()) });
+ */
+export function publishValidator(registry: EventRegistry): (type: string, data: unknown) => void {
+  return registry.assertValid;
+}
