@@ -1,9 +1,17 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Sql } from '@surety/db';
+import {
+  createRegistry,
+  type EventRegistry,
+  isEventError,
+  serviceContract,
+  toJson,
+  toYaml,
+} from '@surety/events';
 import { Idempotency } from '@surety/idempotency';
 import { idempotency } from '@surety/idempotency/fastify';
-import { Webhooks } from '@surety/webhooks';
+import { InvalidEventError, Webhooks } from '@surety/webhooks';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, {
@@ -28,6 +36,7 @@ declare module 'fastify' {
     idempotency: Idempotency;
     webhooks: Webhooks;
     metrics: Metrics;
+    events: EventRegistry;
   }
 }
 
@@ -39,12 +48,31 @@ export interface AppOptions {
   webhooks?: Webhooks;
   /** Prometheus metrics; a fresh registry when absent. */
   metrics?: Metrics;
+  /** The event registry (types and payload schemas); the service's events when absent. */
+  events?: EventRegistry;
   /** Fastify's logger option. @default false */
   logger?: FastifyServerOptions['logger'];
   /** Injected clock for the idempotency engine (tests). */
   now?: () => number;
   /** Benchmark baseline only: serve POST /v1/payments without the idempotency layer. @default true */
   idempotentPayments?: boolean;
+}
+
+/**
+ * `publish` refuses a payload its type's schema rejects, and a type the registry does not know, so
+ * a bad event can never reach a customer.
+ */
+export function eventValidator(events: EventRegistry) {
+  return (type: string, data: unknown): void => {
+    try {
+      events.assertValid(type, data);
+    } catch (error) {
+      if (!isEventError(error)) throw error;
+      const errors =
+        error.errors.length > 0 ? error.errors : [{ path: '/type', message: `unknown event type ${type}` }];
+      throw new InvalidEventError(error.message, errors);
+    }
+  };
 }
 
 const PROBLEM_SCHEMA = {
@@ -91,6 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ttlMs: config.idempotencyTtlMs,
     ...(options.now ? { now: options.now } : {}),
   });
+  const events = options.events ?? createRegistry();
   const webhooks =
     options.webhooks ??
     new Webhooks({
@@ -98,10 +127,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       schema: config.schema,
       allowHttp: config.webhookAllowHttp ?? false,
       allowList: config.webhookAllowList ?? [],
+      validate: eventValidator(events),
     });
   app.decorate('sql', sql);
   app.decorate('idempotency', engine);
   app.decorate('webhooks', webhooks);
+  app.decorate('events', events);
   const metrics = options.metrics ?? new Metrics({ defaults: false });
   app.decorate('metrics', metrics);
   app.setErrorHandler(errorHandler);
@@ -175,6 +206,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     uiHooks: {},
   });
   registerMetrics(app, metrics);
+  // The event contract, built from the same registry that validates every published payload.
+  const contract = serviceContract(events);
+  const contractJson = toJson(contract);
+  const contractYaml = toYaml(contract);
+  app.get('/asyncapi.json', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.type('application/json; charset=utf-8').send(contractJson),
+  );
+  app.get('/asyncapi.yaml', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(contractYaml),
+  );
 
   // Draining: answers sent while closing carry `Connection: close`, so a keep-alive client does not
   // hold the process open for Fastify's 72 s keep-alive timeout after its last in-flight request.

@@ -1,20 +1,33 @@
 #!/usr/bin/env node
+import { parseArgs } from 'node:util';
 import { openSql } from '@surety/db';
+import { createRegistry, runContractsCli } from '@surety/events';
 import { Webhooks } from '@surety/webhooks';
 import pino from 'pino';
+import { eventValidator } from './app.js';
+import { CliError, clientOptions, listen, trigger } from './cli-client.js';
 import { ConfigError, loadConfig } from './config.js';
 import { runMigrations, startServer, startWorker } from './server.js';
 
-const USAGE = `Usage: surety <command>
+const USAGE = `Usage: surety <command> [options]
 
-Commands:
-  serve      run the API and a webhook delivery worker (SURETY_WORKER=off: the API alone); migrates first
-  worker     run a webhook delivery worker alone (any number, on one database)
-  migrate    apply database migrations and exit
+Service:
+  serve                 run the API and a webhook delivery worker (SURETY_WORKER=off: the API alone);
+                        migrates first
+  worker                run a webhook delivery worker alone (any number, on one PostgreSQL)
+  migrate               apply database migrations and exit
 
-Settings come from the environment: PORT, HOST, DATABASE_URL (unset: embedded PGlite in
-SURETY_DATA_DIR, default ./.surety), SURETY_API_KEYS ("tenant:key,..."), LOG_LEVEL.
-See docs/operations.md.`;
+Developer:
+  trigger <event-type>  publish a sample event of that type   [--data JSON] [--url] [--api-key]
+  listen                receive webhooks here: registers a temporary endpoint, prints each event with
+                        its verification result, forwards it   [--forward-to URL] [--events a,b]
+                        [--port N] [--url] [--api-key]; the endpoint is removed on exit
+  contracts <cmd>       the event contract: diff <old> <new> | check [file] | generate [--out]
+
+Service settings come from the environment: PORT, HOST, DATABASE_URL (unset: embedded PGlite in
+SURETY_DATA_DIR, default ./.surety), SURETY_API_KEYS ("tenant:key,..."), LOG_LEVEL, SURETY_WEBHOOK_*.
+--url defaults to SURETY_URL or http://127.0.0.1:3000; --api-key to SURETY_API_KEY or the key a
+local dev-mode server wrote. See docs/operations.md.`;
 
 function banner(key: string): void {
   const line = '!'.repeat(78);
@@ -22,50 +35,133 @@ function banner(key: string): void {
     `\n${line}\n!! DEV MODE: SURETY_API_KEYS is not set.\n` +
       `!! A development key was generated for tenant "dev" (kept in SURETY_DATA_DIR):\n!!\n` +
       `!!   Authorization: Bearer ${key}\n!!\n` +
+      `!! Webhook URLs may use http:// and reach 127.0.0.1 (SSRF allow-list) in dev mode only.\n` +
       `!! Set SURETY_API_KEYS=tenant:key,... for real use (NODE_ENV=production refuses to start without it).\n` +
       `${line}\n\n`,
   );
 }
 
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+function waitForSignal(cleanup: () => Promise<void>): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    cleanup().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`surety: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    out(USAGE);
     return command ? 0 : 2;
   }
-  if (rest.length > 0 && rest[0] !== '--help') {
-    process.stderr.write(`surety ${command}: unexpected argument ${JSON.stringify(rest[0])}\n\n${USAGE}\n`);
-    return 2;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    out(USAGE);
+    return 0;
   }
+  switch (command) {
+    case 'contracts':
+      return runContractsCli(rest, { registry: createRegistry() });
+
+    case 'trigger': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { url: { type: 'string' }, 'api-key': { type: 'string' }, data: { type: 'string' } },
+      });
+      if (positionals.length !== 1)
+        throw new CliError('trigger takes one event type, e.g. surety trigger order.shipped');
+      let data: unknown;
+      if (values.data !== undefined) {
+        try {
+          data = JSON.parse(values.data);
+        } catch {
+          throw new CliError('--data is not valid JSON');
+        }
+      }
+      await trigger(clientOptions(values), createRegistry(), positionals[0]!, data, out);
+      return 0;
+    }
+
+    case 'listen': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          url: { type: 'string' },
+          'api-key': { type: 'string' },
+          'forward-to': { type: 'string' },
+          events: { type: 'string', default: '*' },
+          port: { type: 'string', default: '0' },
+          host: { type: 'string', default: '127.0.0.1' },
+        },
+      });
+      const port = Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError('--port must be 0-65535');
+      if (values['forward-to'] !== undefined) {
+        try {
+          new URL(values['forward-to']);
+        } catch {
+          throw new CliError(`--forward-to is not a URL: ${values['forward-to']}`);
+        }
+      }
+      const listener = await listen(
+        clientOptions(values),
+        {
+          forwardTo: values['forward-to'],
+          events: values.events
+            .split(',')
+            .map((e) => e.trim())
+            .filter(Boolean),
+          port,
+          host: values.host,
+        },
+        out,
+      );
+      waitForSignal(() => listener.close());
+      return -1;
+    }
+
+    case 'serve':
+    case 'worker':
+    case 'migrate':
+      if (rest.length > 0)
+        throw new CliError(`${command} takes no arguments (settings come from the environment)`);
+      return service(command);
+
+    default:
+      throw new CliError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'serve': {
       if (config.devMode && config.devKey) banner(config.devKey);
       const running = await startServer(config);
-      let signals = 0;
-      const shutdown = (signal: string) => {
-        signals++;
-        if (signals > 1) process.exit(1);
-        running.app.log.info({ signal }, 'draining in-flight requests, then exiting');
-        running.stop().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            running.app.log.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGTERM', () => shutdown('SIGTERM'));
-      process.on('SIGINT', () => shutdown('SIGINT'));
-      return -1; // keep running
+      waitForSignal(async () => {
+        running.app.log.info({}, 'draining in-flight requests, then exiting');
+        await running.stop();
+      });
+      return -1;
     }
     case 'worker': {
       if (!config.databaseUrl) {
-        process.stderr.write(
-          'surety worker: the embedded database belongs to one process; set DATABASE_URL to run workers apart, ' +
-            'or use `surety serve`, which runs a worker in-process\n',
+        throw new CliError(
+          'the embedded database belongs to one process; set DATABASE_URL to run workers apart, ' +
+            'or use `surety serve`, which runs a worker in-process',
         );
-        return 2;
       }
       const sql = await openSql({ databaseUrl: config.databaseUrl, applicationName: 'surety-worker' });
       await runMigrations(sql, config.schema);
@@ -75,22 +171,16 @@ async function main(argv: string[]): Promise<number> {
         schema: config.schema,
         allowHttp: config.webhookAllowHttp,
         allowList: config.webhookAllowList,
+        validate: eventValidator(createRegistry()),
       });
       const worker = startWorker(webhooks, config, log);
       await worker.start();
       log.info({ worker: worker.id }, 'delivery worker started');
-      const shutdown = () => {
+      waitForSignal(async () => {
         log.info({}, 'finishing attempts in flight, then exiting');
-        worker
-          .stop()
-          .then(() => sql.close())
-          .then(
-            () => process.exit(0),
-            () => process.exit(1),
-          );
-      };
-      process.on('SIGTERM', shutdown);
-      process.on('SIGINT', shutdown);
+        await worker.stop();
+        await sql.close();
+      });
       return -1;
     }
     case 'migrate': {
@@ -100,12 +190,9 @@ async function main(argv: string[]): Promise<number> {
       });
       const { applied } = await runMigrations(sql, config.schema);
       await sql.close();
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
+      out(applied.length ? `applied: ${applied.join(', ')}` : 'up to date');
       return 0;
     }
-    default:
-      process.stderr.write(`surety: unknown command ${JSON.stringify(command)}\n\n${USAGE}\n`);
-      return 2;
   }
 }
 
@@ -114,11 +201,17 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`surety: ${error.message}\n`);
-    else
-      process.stderr.write(
-        `surety: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+    if (
+      error instanceof ConfigError ||
+      error instanceof CliError ||
+      (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+    ) {
+      process.stderr.write(`surety: ${(error as Error).message}\n\nRun "surety --help" for usage.\n`);
+      process.exit(2);
+    }
+    process.stderr.write(
+      `surety: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

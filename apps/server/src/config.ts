@@ -99,7 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   let webhookAllowList: AllowList;
   let webhookSchedule: number[];
   try {
-    webhookAllowList = parseAllowList(env.SURETY_WEBHOOK_ALLOWED_CIDRS ?? '');
+    // Dev mode (already loudly labelled) lets webhooks reach 127.0.0.1 over http, for `surety listen`.
+    webhookAllowList = parseAllowList(env.SURETY_WEBHOOK_ALLOWED_CIDRS ?? (devMode ? '127.0.0.1/32' : ''));
     webhookSchedule = env.SURETY_WEBHOOK_RETRY_SCHEDULE
       ? parseSchedule(env.SURETY_WEBHOOK_RETRY_SCHEDULE)
       : [...DEFAULT_SCHEDULE];
@@ -122,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schema,
     logLevel: env.LOG_LEVEL || 'info',
     webhookAllowList,
-    webhookAllowHttp: /^(1|true|yes)$/i.test(env.SURETY_WEBHOOK_ALLOW_HTTP ?? ''),
+    webhookAllowHttp: /^(1|true|yes)$/i.test(env.SURETY_WEBHOOK_ALLOW_HTTP ?? (devMode ? 'true' : '')),
     webhookSchedule,
     worker: !/^(0|false|no|off)$/i.test(env.SURETY_WORKER ?? ''),
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
+import { createRegistry } from '@surety/events';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../src/app.js';
+import { buildApp, eventValidator } from '../src/app.js';
 import { parseApiKeys } from '../src/config.js';
 import { runMigrations } from '../src/server.js';
 
@@ -33,6 +34,7 @@ export async function createTestApp(options: { ttlMs?: number } = {}): Promise<T
     allowHttp: true,
     allowList: parseAllowList('127.0.0.1/32'),
     now: () => clock.now,
+    validate: eventValidator(createRegistry()),
   });
   const app = await buildApp({
     webhooks,

@@ -3,6 +3,7 @@
 // pagination under concurrent inserts.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { createRegistry } from '@surety/events';
 import { verifySync } from '@surety/webhook-verify';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import { startReceiver } from '@surety/webhooks/testing';
@@ -10,6 +11,8 @@ import type { FastifyInstance } from 'fastify';
 import { auth, createTestApp, newKey, PAYMENT, postPayment, problem, type TestApp } from './helpers.js';
 
 let t: TestApp;
+const samples = createRegistry();
+const sample = (type: string) => structuredClone(samples.get(type)!.sample) as Record<string, unknown>;
 let worker: DeliveryWorker;
 const receivers: { close(): Promise<void> }[] = [];
 before(async () => {
@@ -352,7 +355,7 @@ describe('events API', () => {
   test('POST /v1/events needs an Idempotency-Key and publishes once; GET one, list, deliveries, replay', async () => {
     const rx = await receiver();
     const { id: endpointId } = await createEndpoint(rx.url, ['order.created']);
-    const data = { id: 'ord_custom', object: 'order' };
+    const data = { ...sample('order.created'), id: 'ord_custom' };
     problem(
       await call(t.app, 'POST', '/v1/events', { type: 'order.created', data }),
       400,
@@ -393,6 +396,29 @@ describe('events API', () => {
       400,
       'validation_failed',
     );
+    // the payload is checked against its type's schema: 422 listing the failing paths, nothing published
+    const before = await t.count('webhook_events');
+    const invalid = await call(
+      t.app,
+      'POST',
+      '/v1/events',
+      { type: 'order.created', data: { ...data, version: 'one', customerId: undefined } },
+      { 'idempotency-key': newKey() },
+    );
+    const problemBody = problem(invalid, 422, 'invalid_event') as unknown as { errors: { path: string }[] };
+    assert.deepEqual(problemBody.errors.map((e) => e.path).sort(), ['/customerId', '/version']);
+    problem(
+      await call(
+        t.app,
+        'POST',
+        '/v1/events',
+        { type: 'custom.unknown', data: {} },
+        { 'idempotency-key': newKey() },
+      ),
+      422,
+      'invalid_event',
+    );
+    assert.equal(await t.count('webhook_events'), before);
     assert.deepEqual((await call(t.app, 'GET', `/v1/events/${event.id}`)).json().data, data);
     problem(await call(t.app, 'GET', `/v1/events/${event.id}`, undefined, {}, 'globex'), 404, 'not_found');
     const filtered = (
@@ -425,7 +451,7 @@ describe('events API', () => {
             await t.app.webhooks.publish(tx, {
               tenant: 'globex',
               type: 'order.updated',
-              data: { tag, j },
+              data: { ...sample('order.updated'), metadata: { tag, j: String(j) } },
               resource: 'page',
             });
           }
