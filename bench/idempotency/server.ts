@@ -1,5 +1,5 @@
 // One service process for the idempotency benchmark: the real app, with POST /v1/payments either
-// through the idempotency layer (IDEMPOTENCY=on) or straight to the same insert (off).
+// through the idempotency layer (IDEMPOTENCY=on) or the same transaction without a key (off).
 import { openSql } from '@surety/db';
 import { buildApp, parseApiKeys, runMigrations } from 'surety';
 

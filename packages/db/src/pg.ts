@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { classify } from './errors.js';
-import type { QueryResult, Sql, Statement, Tx } from './types.js';
+import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
 
 export interface PgSqlOptions {
   /** A `postgres://` URL. Ignored when `pool` is given. */
@@ -65,7 +65,10 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
   return {
     kind: 'pg',
     query: (statement, params) => run(pool, statement, params),
-    async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    async transaction<T>(
+      fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
+      options?: TransactionOptions,
+    ): Promise<T> {
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
@@ -74,7 +77,17 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       }
       let broken: unknown;
       try {
-        await run(client, 'BEGIN', undefined);
+        let first: QueryResult<Record<string, unknown>> | undefined;
+        if (options?.first) {
+          // One round trip for BEGIN and the first statement (simple protocol, two results).
+          const results = (await client.query(`BEGIN; ${options.first}`).catch((error: unknown) => {
+            throw classify(error);
+          })) as unknown as pg.QueryResult[];
+          const last = results[results.length - 1]!;
+          first = { rows: last.rows, rowCount: last.rowCount ?? last.rows.length };
+        } else {
+          await run(client, 'BEGIN', undefined);
+        }
         const tx: Tx = {
           inTransaction: true,
           query: (statement, params) => run(client, statement, params),
@@ -87,7 +100,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
             }
           },
         };
-        const result = await fn(tx);
+        const result = await fn(tx, first);
         await run(client, 'COMMIT', undefined);
         return result;
       } catch (error) {

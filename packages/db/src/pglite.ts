@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { classify } from './errors.js';
-import type { QueryResult, Sql, Statement, Tx } from './types.js';
+import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
 
 export interface PgliteSqlOptions {
   /** A directory for a persistent database; omit for an in-memory one. */
@@ -41,7 +41,10 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
   return {
     kind: 'pglite',
     query: (statement, params) => run(db, statement, params),
-    async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    async transaction<T>(
+      fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
+      options?: TransactionOptions,
+    ): Promise<T> {
       try {
         return await db.transaction(async (inner) => {
           const tx: Tx = {
@@ -55,7 +58,8 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
               }
             },
           };
-          return fn(tx);
+          const first = options?.first ? await tx.query(options.first) : undefined;
+          return fn(tx, first);
         });
       } catch (error) {
         throw classify(error);

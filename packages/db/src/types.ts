@@ -25,6 +25,15 @@ export interface Tx extends Queryable {
   exec(script: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /**
+   * A first statement WITHOUT parameters, sent in the same round trip as BEGIN on PostgreSQL (the
+   * simple protocol allows several statements in one message); its result is passed to the
+   * callback. For values the caller generated itself (an advisory-lock id), never for user input.
+   */
+  first?: string;
+}
+
 /**
  * The one database interface every Surety package takes. Implemented over a `pg` Pool
  * (`createPgSql`) and over an embedded PGlite (`createPgliteSql`).
@@ -35,7 +44,10 @@ export interface Sql extends Queryable {
    * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws.
    * The promise resolves only after COMMIT succeeded.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(
+    fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
+    options?: TransactionOptions,
+  ): Promise<T>;
   /**
    * A dedicated connection for LISTEN. Resolves to a function that stops listening.
    * On PGlite the notification is delivered in-process.

@@ -106,6 +106,29 @@ interface Row {
   lease_expired: boolean | null;
 }
 
+/** A row as the claim returns it (timestamps compared with the engine's clock in JS). */
+interface ClaimRow {
+  tenant: string | null;
+  key: string | null;
+  fingerprint: string | null;
+  state: 'in_progress' | 'completed' | null;
+  status: number | null;
+  headers: Record<string, string> | null;
+  body: string | null;
+  expires_at: Date | string | null;
+  lease_expires_at: Date | string | null;
+}
+
+const toRow = (r: ClaimRow, now: number): Row => ({
+  fingerprint: r.fingerprint,
+  state: r.state,
+  status: r.status,
+  headers: r.headers,
+  body: r.body,
+  expired: r.expires_at === null ? null : new Date(r.expires_at).getTime() <= now,
+  lease_expired: r.lease_expires_at === null ? null : new Date(r.lease_expires_at).getTime() <= now,
+});
+
 /**
  * The Idempotency-Key engine. `execute` runs a handler exactly once per (tenant, key), inside one
  * transaction with the key record, and replays the stored response to every retry.
@@ -143,15 +166,12 @@ export class Idempotency {
     await migrate(this.sql, { schema: this.schema, sets: [migrations] });
   }
 
-  /** A 64-bit advisory lock id for (schema, tenant, key). */
+  /** The 64-bit advisory-lock id of (tenant, key), also stored in the key's row. */
   lockId(tenant: string, key: string): string {
-    const digest = createHash('sha256')
-      .update(this.schema)
-      .update('\0')
-      .update(tenant)
-      .update('\0')
-      .update(key)
-      .digest();
+    // Not salted with the schema: the id is stored in the rows, and must survive a schema rename.
+    // Two schemas in one database share the advisory-lock space, so the same (tenant, key) in both
+    // at the same instant gets a spurious 409 at worst.
+    const digest = createHash('sha256').update(tenant).update('\0').update(key).digest();
     return digest.readBigInt64BE(0).toString();
   }
 
@@ -196,41 +216,43 @@ export class Idempotency {
     { tenant, key, fingerprint }: IdempotencyRequest,
     handler: (tx: Tx) => Promise<StoredResponse>,
   ): Promise<Outcome> {
-    return this.sql.transaction(async (tx) => {
-      const now = this.#now();
-      const nowIso = new Date(now).toISOString();
-      const { rows } = await tx.query<Row & { locked: boolean }>(this.#st.claim, [
-        this.lockId(tenant, key),
-        tenant,
-        key,
-        nowIso,
-      ]);
-      const row = rows[0]!;
-      if (!row.locked) return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
-      const seen = this.#decide(row, fingerprint);
-      if (seen) return seen;
+    const now = this.#now();
+    const lockId = this.lockId(tenant, key);
+    return this.sql.transaction(
+      async (tx, first) => {
+        const rows = (first?.rows ?? []) as unknown as (ClaimRow & { locked: boolean })[];
+        if (rows.length === 0 || !rows[0]!.locked) {
+          return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
+        }
+        // Rows share a lock id only with another (tenant, key) on a 64-bit hash collision.
+        const row = rows.find((r) => r.tenant === tenant && r.key === key);
+        const seen = row ? this.#decide(toRow(row, now), fingerprint) : undefined;
+        if (seen) return seen;
 
-      const response = await handler(tx);
-      if (!this.#final(response)) throw new Rollback(response);
-      const written = await tx
-        .query(this.#st.complete, [
-          tenant,
-          key,
-          fingerprint,
-          response.status,
-          JSON.stringify(response.headers),
-          response.body,
-          nowIso,
-          new Date(now + this.ttlMs).toISOString(),
-        ])
-        .catch((error: unknown) => {
-          // Unique violation can only come from a concurrent first insert; treat like the race.
-          if (sqlState(error) === '23505') throw new ClaimRace();
-          throw error;
-        });
-      if (written.rowCount === 0) throw new ClaimRace();
-      return { kind: 'executed', response, stored: true };
-    });
+        const response = await handler(tx);
+        if (!this.#final(response)) throw new Rollback(response);
+        const written = await tx
+          .query(this.#st.complete, [
+            tenant,
+            key,
+            fingerprint,
+            response.status,
+            JSON.stringify(response.headers),
+            response.body,
+            new Date(now).toISOString(),
+            new Date(now + this.ttlMs).toISOString(),
+            lockId,
+          ])
+          .catch((error: unknown) => {
+            // Unique violation can only come from a concurrent first insert; treat like the race.
+            if (sqlState(error) === '23505') throw new ClaimRace();
+            throw error;
+          });
+        if (written.rowCount === 0) throw new ClaimRace();
+        return { kind: 'executed', response, stored: true };
+      },
+      { first: this.#st.claim(lockId) },
+    );
   }
 
   #final(response: StoredResponse): boolean {
@@ -278,7 +300,12 @@ export class Idempotency {
         const { locked, claimed } = rows[0]!;
         if (!locked) return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
         if (claimed) return { kind: 'acquired', lease: this.#lease(tenant, key, token, expiresAt) };
-        const read = await this.sql.query<Row>(this.#st.read, [tenant, key, nowIso]);
+        const read = await this.sql.query<Row>(this.#st.read, [
+          tenant,
+          key,
+          nowIso,
+          this.lockId(tenant, key),
+        ]);
         // The row vanished between the two statements (purged or released): claim again.
         if (read.rows.length === 0) continue;
         const decided = this.#decide(read.rows[0]!, fingerprint);
@@ -293,6 +320,7 @@ export class Idempotency {
 
   #lease(tenant: string, key: string, token: string, expiresAt: Date): Lease {
     const st = this.#st;
+    const lockId = this.lockId(tenant, key);
     const engine = this;
     const fenced = (rowCount: number) => {
       if (rowCount === 0) throw new LeaseLostError();
@@ -303,17 +331,25 @@ export class Idempotency {
       expiresAt,
       async renew() {
         const next = new Date(engine.#now() + engine.leaseMs);
-        const r = await engine.sql.query(st.renew, [tenant, key, token, next.toISOString()]);
+        const r = await engine.sql.query(st.renew, [tenant, key, token, next.toISOString(), lockId]);
         fenced(r.rowCount);
         (this as { expiresAt: Date }).expiresAt = next;
       },
       async complete(response, tx) {
-        const params = [tenant, key, token, response.status, JSON.stringify(response.headers), response.body];
+        const params = [
+          tenant,
+          key,
+          token,
+          response.status,
+          JSON.stringify(response.headers),
+          response.body,
+          lockId,
+        ];
         const r = await (tx ?? engine.sql).query(st.leaseComplete, params);
         fenced(r.rowCount);
       },
       async release() {
-        const r = await engine.sql.query(st.release, [tenant, key, token]);
+        const r = await engine.sql.query(st.release, [tenant, key, token, lockId]);
         fenced(r.rowCount);
       },
     };
