@@ -118,21 +118,19 @@ async function render() {
 /** Puts a view in <main> under its heading and moves focus to the heading, as a page load would. */
 function showView({ title, node, crumbs = [] }) {
   const heading = h('h1', { tabindex: '-1', id: 'page-title' }, title);
-  main.replaceChildren(
-    crumbs.length
-      ? h(
-          'nav',
-          { class: 'crumbs', 'aria-label': 'Breadcrumb' },
-          h(
-            'ol',
-            {},
-            crumbs.map(([label, href]) => h('li', {}, h('a', { href }, label))),
-          ),
-        )
-      : null,
-    heading,
-    node,
-  );
+  const trail = crumbs.length
+    ? h(
+        'nav',
+        { class: 'crumbs', 'aria-label': 'Breadcrumb' },
+        h(
+          'ol',
+          {},
+          crumbs.map(([label, href]) => h('li', {}, h('a', { href }, label))),
+        ),
+      )
+    : null;
+  // replaceChildren would print a null as the text "null".
+  main.replaceChildren(...[trail, heading, node].filter(Boolean));
   document.title = `${title} · Surety`;
   heading.focus({ preventScroll: true });
   window.scrollTo(0, 0);

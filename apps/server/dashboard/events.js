@@ -205,25 +205,29 @@ export async function eventView({ id, deliveryId }, ctx) {
     node: h(
       'div',
       { class: 'stack' },
-      facts([
-        ['Event id', h('code', { class: 'id' }, event.id)],
-        ['Created', h('span', {}, when(event.createdAt), ` (${exact(event.createdAt)})`)],
-        ['Resource', event.resource ? h('code', {}, event.resource) : null],
-        ['Sequence', String(event.sequence)],
-        ['API version', event.apiVersion],
-      ]),
       h(
         'div',
-        { class: 'actions' },
-        actionButton('Replay to all endpoints', (idempotencyKey) => replay(idempotencyKey), {
-          key: 'replay-all',
-        }),
-      ),
-      h(
-        'details',
-        { class: 'disclosure' },
-        h('summary', {}, 'Payload'),
-        h('pre', { class: 'payload' }, JSON.stringify(event.data, null, 2)),
+        { class: 'panel' },
+        facts([
+          ['Event id', h('code', { class: 'id' }, event.id)],
+          ['Created', h('time', { datetime: event.createdAt }, exact(event.createdAt))],
+          ['Resource', event.resource ? h('code', {}, event.resource) : null],
+          ['Sequence', String(event.sequence)],
+          ['API version', event.apiVersion],
+        ]),
+        h(
+          'div',
+          { class: 'actions' },
+          actionButton('Replay to all endpoints', (idempotencyKey) => replay(idempotencyKey), {
+            key: 'replay-all',
+          }),
+        ),
+        h(
+          'details',
+          { class: 'disclosure' },
+          h('summary', {}, 'Payload'),
+          h('pre', { class: 'payload' }, JSON.stringify(event.data, null, 2)),
+        ),
       ),
       section('Deliveries', list),
     ),

@@ -167,8 +167,10 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();
   }
 
-  const shot = (page: Page, name: string, fullPage = true) =>
-    page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage });
+  async function shot(page: Page, name: string, fullPage = true) {
+    await page.mouse.move(0, 0); // no hover highlight in the picture
+    await page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage });
+  }
 
   test('a wrong key is refused with the service’s own message', async () => {
     const page = await context.newPage();
@@ -225,6 +227,16 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.goto(`${base}/dashboard`);
     // The key field has focus at once; typing and Enter sign in.
     await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'apiKey');
+    // Back to the skip link (past the brand link): it shows when focused and leads into the page.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'skip-link');
+    const box = await page.locator('#skip-link').boundingBox();
+    assert.ok(box && box.y >= 0, 'the focused skip link is on screen');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'page-title');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'apiKey');
     await page.keyboard.type(KEYS.acme);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();
@@ -239,7 +251,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
         await page.keyboard.press('Tab');
         const el = await page.evaluate(() => ({
           tag: document.activeElement?.tagName ?? '',
-          text: (document.activeElement as HTMLElement | null)?.innerText ?? '',
+          text: document.activeElement?.textContent ?? '',
         }));
         if (match(el)) return el;
       }
@@ -307,7 +319,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(offsite, []);
     if (process.env.UPDATE_SCREENSHOTS) {
-      copyFileSync(new URL('overview.png', SHOTS), new URL('docs/dashboard.png', ROOT));
+      copyFileSync(new URL('event-replayed.png', SHOTS), new URL('docs/dashboard.png', ROOT));
     }
   });
 });
