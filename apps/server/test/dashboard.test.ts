@@ -222,6 +222,35 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('recover re-queues the failed delivery; a disabled endpoint says why and can be re-enabled', async () => {
+    const page = await context.newPage();
+    await signIn(page);
+    await page.locator('li.endpoint-card', { hasText: 'Billing service' }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Billing service' }).waitFor();
+    // The default "since" is 24 hours ago, which covers the delivery that failed before the replay.
+    await page.getByRole('button', { name: 'Recover', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: '1 failed delivery queued again.' }).waitFor();
+    await worker.drain();
+    await page.getByLabel('Show').selectOption('failed');
+    await page.getByText('No failed deliveries.').waitFor();
+
+    await page.getByRole('link', { name: 'Endpoints', exact: true }).first().click();
+    await page.locator('li.endpoint-card', { hasText: 'Legacy CRM' }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Legacy CRM' }).waitFor();
+    await page
+      .locator('.callout')
+      .getByText(/410 Gone/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Re-enable endpoint' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint re-enabled.' }).waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).waitFor();
+    const listed = (await api(t.app, 'GET', '/v1/webhook-endpoints?limit=100')).json() as {
+      data: { description: string; status: string }[];
+    };
+    assert.equal(listed.data.find((e) => e.description === 'Legacy CRM')?.status, 'enabled');
+    await page.close();
+  });
+
   test('keyboard only: skip link, sign-in, an action button with a visible focus ring', async () => {
     const page = await context.newPage();
     await page.goto(`${base}/dashboard`);
