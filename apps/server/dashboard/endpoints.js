@@ -207,13 +207,17 @@ export async function endpointView({ id }, ctx) {
         stat('Last failure', when(e.lastFailureAt, 'never')),
         stat('Failing since', when(e.failingSince, 'not failing')),
       ),
-      facts([
-        ['Status', statusBadge(e)],
-        ['Event types', e.eventTypes.join(', ')],
-        ['Signature format', e.format === 'standard' ? 'Standard Webhooks' : 'Surety'],
-        ['Endpoint id', h('code', {}, e.id)],
-        ['Created', when(e.createdAt)],
-      ]),
+      h(
+        'div',
+        { class: 'panel' },
+        facts([
+          ['Status', statusBadge(e)],
+          ['Event types', e.eventTypes.join(', ')],
+          ['Signature format', e.format === 'standard' ? 'Standard Webhooks' : 'Surety'],
+          ['Endpoint id', h('code', {}, e.id)],
+          ['Created', when(e.createdAt)],
+        ]),
+      ),
     );
   }
 
