@@ -24,7 +24,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(options: { ttlMs?: number } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  ttlMs?: number;
+  /** Registers more routes (the dashboard) before the app is made ready. */
+  setup?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   await runMigrations(db.sql, db.schema);
   const clock = { now: Date.now() };
@@ -47,6 +53,7 @@ export async function createTestApp(options: { ttlMs?: number } = {}): Promise<T
     },
     now: () => clock.now,
   });
+  await options.setup?.(app);
   await app.ready();
   return {
     app,

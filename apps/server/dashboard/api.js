@@ -1,0 +1,103 @@
+// The /v1 client: bearer key from sessionStorage, problem+json errors as ApiError with the server's
+// `detail`, and an Idempotency-Key on every POST so that a double click or a retry cannot act twice.
+
+const STORAGE = 'surety.apiKey';
+
+/** The API key for this browser tab only (sessionStorage: gone when the tab closes; never in a URL). */
+export const session = {
+  get key() {
+    return sessionStorage.getItem(STORAGE);
+  },
+  signIn(key) {
+    sessionStorage.setItem(STORAGE, key);
+  },
+  signOut() {
+    sessionStorage.removeItem(STORAGE);
+  },
+};
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `The service answered ${status}.`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = problem.code;
+    this.title = problem.title;
+  }
+}
+
+/** Called when the service refuses the key (401): the app signs out and says why. */
+let onUnauthorized = () => {};
+export const whenUnauthorized = (fn) => {
+  onUnauthorized = fn;
+};
+
+/**
+ * A fresh Idempotency-Key. crypto.randomUUID exists only in secure contexts (https, localhost);
+ * a dashboard opened over plain http on another host falls back to getRandomValues, which exists everywhere.
+ */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// A POST with a key is safe to send again: the service answers a repeat with the first outcome.
+const RETRYABLE = new Set([0, 409, 502, 503, 504]);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Calls the API. `idempotencyKey` (POSTs): the same key on every try of one button press.
+ * @returns the parsed JSON body
+ * @throws ApiError with the problem's `detail` as its message
+ */
+export async function api(method, path, { body, idempotencyKey, key = session.key } = {}) {
+  const headers = { accept: 'application/json', authorization: `Bearer ${key ?? ''}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  const tries = idempotencyKey ? 3 : 1;
+  for (let i = 1; ; i++) {
+    const { status, data } = await send(method, path, headers, body);
+    if (status >= 200 && status < 300) return data;
+    const error = new ApiError(status, data ?? {});
+    if (status === 401) {
+      onUnauthorized(error);
+      throw error;
+    }
+    if (i >= tries || !RETRYABLE.has(status)) throw error;
+    await sleep(250 * 2 ** (i - 1) * (1 + Math.random()));
+  }
+}
+
+async function send(method, path, headers, body) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    return {
+      status: 0,
+      data: { detail: 'The service could not be reached. Check that it is running, then try again.' },
+    };
+  }
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = { detail: `The service answered ${res.status} with a body that is not JSON.` };
+  }
+  return { status: res.status, data };
+}
+
+/** `/v1/…` with path segments escaped. */
+export const path = (strings, ...values) =>
+  strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(values[i]) : ''), '');

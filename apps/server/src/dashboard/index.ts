@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The static files: `apps/server/dashboard/`. Both this module (src/dashboard/index.ts) and its build
+ * (dist/dashboard/index.js) sit two levels below the package root, and tsc copies no non-TS files, so
+ * the files are read from the package folder in both cases.
+ */
+const ASSETS = new URL('../../dashboard/', import.meta.url);
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/**
+ * Same-origin everything, no inline script or style, no plugins, no framing. The dashboard holds an API
+ * key in sessionStorage, so script injection is the threat that matters: the page renders with DOM nodes
+ * (never innerHTML) and this policy refuses any script the service did not serve.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export interface DashboardOptions {
+  /** URL prefix. @default '/dashboard' */
+  prefix?: string;
+}
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+function loadAssets(): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const name of readdirSync(ASSETS)) {
+    const type = TYPES[name.slice(name.lastIndexOf('.'))];
+    if (!type) continue;
+    const body = readFileSync(new URL(name, ASSETS));
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+    assets.set(name, { body, type, etag });
+  }
+  if (!assets.has('index.html')) throw new Error(`dashboard: no index.html in ${ASSETS.pathname}`);
+  return assets;
+}
+
+/**
+ * Serves the dashboard: `GET /dashboard` (and `/dashboard/`) is the page, `GET /dashboard/<file>` its
+ * scripts and styles. The files are read once, here; the routes are public (the page asks for the API
+ * key and sends it on each /v1 call itself) and hidden from the OpenAPI document.
+ *
+ * @example
+ * const app = await buildApp(options);
+ * registerDashboard(app);
+ */
+export function registerDashboard(app: FastifyInstance, options: DashboardOptions = {}): void {
+  const prefix = options.prefix ?? '/dashboard';
+  const assets = loadAssets();
+  const route = { config: { public: true }, schema: { hide: true } } as const;
+
+  const serve = (asset: Asset) =>
+    async function dashboardAsset(request: FastifyRequest, reply: FastifyReply) {
+      reply
+        .header('content-security-policy', DASHBOARD_CSP)
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer')
+        .header('cache-control', 'no-cache')
+        .header('etag', asset.etag);
+      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+      return reply.type(asset.type).send(asset.body);
+    };
+
+  const index = assets.get('index.html')!;
+  app.get(prefix, route, serve(index));
+  app.get(`${prefix}/`, route, serve(index));
+  for (const [name, asset] of assets) {
+    if (name !== 'index.html') app.get(`${prefix}/${name}`, route, serve(asset));
+  }
+}

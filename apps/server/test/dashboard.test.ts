@@ -1,0 +1,354 @@
+// The dashboard: its static files and headers (no browser), then the real service in headless Chromium
+// (Debian's package, driven by playwright-core): sign in, open a failed delivery, see its attempt,
+// replay it, see the new attempt appear; keyboard only; a 375 px viewport without sideways scrolling.
+// Screenshots go to .tmp/dashboard/; UPDATE_SCREENSHOTS=1 also refreshes docs/dashboard.png.
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
+import { startReceiver } from '@surety/webhooks/testing';
+import type { FastifyInstance } from 'fastify';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { DASHBOARD_CSP, registerDashboard } from '../src/dashboard/index.js';
+import { auth, createTestApp, KEYS, newKey, PAYMENT, postPayment, type TestApp } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = new URL('../../../', import.meta.url);
+const SHOTS = new URL('.tmp/dashboard/', ROOT);
+const WAIT = 10_000;
+
+describe('dashboard files', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ setup: (app) => registerDashboard(app) });
+  });
+  after(() => t.close());
+
+  test('the page, its script and styles are public, typed, and under a strict CSP', async () => {
+    for (const [url, type] of [
+      ['/dashboard', 'text/html'],
+      ['/dashboard/', 'text/html'],
+      ['/dashboard/app.js', 'text/javascript'],
+      ['/dashboard/styles.css', 'text/css'],
+      ['/dashboard/favicon.svg', 'image/svg+xml'],
+    ] as const) {
+      const res = await t.app.inject({ url });
+      assert.equal(res.statusCode, 200, url);
+      assert.ok(
+        String(res.headers['content-type']).startsWith(type),
+        `${url}: ${res.headers['content-type']}`,
+      );
+      assert.equal(res.headers['content-security-policy'], DASHBOARD_CSP);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      const again = await t.app.inject({ url, headers: { 'if-none-match': String(res.headers.etag) } });
+      assert.equal(again.statusCode, 304, `${url} revalidates`);
+    }
+    assert.match(DASHBOARD_CSP, /default-src 'self'/);
+    assert.doesNotMatch(DASHBOARD_CSP, /unsafe-inline|unsafe-eval/);
+    const html = (await t.app.inject({ url: '/dashboard' })).body;
+    assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+    assert.doesNotMatch(html, /\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
+    assert.equal((await t.app.inject({ url: '/dashboard/nope.js' })).statusCode, 404);
+    assert.equal((await t.app.inject({ url: '/dashboard/../package.json' })).statusCode, 404);
+    assert.equal(
+      (await t.app.inject({ url: '/v1/webhook-endpoints' })).statusCode,
+      401,
+      'the API is not public',
+    );
+    const openapi = (await t.app.inject({ url: '/openapi.json' })).json() as { paths: object };
+    assert.ok(!Object.keys(openapi.paths).some((p) => p.startsWith('/dashboard')), 'hidden from OpenAPI');
+  });
+});
+
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is not installed (apt-get install chromium): the browser test is skipped`;
+
+describe('dashboard in headless Chromium', { skip }, () => {
+  let t: TestApp;
+  let base: string;
+  let worker: DeliveryWorker;
+  let browser: Browser;
+  let context: BrowserContext;
+  const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
+  const offsite: string[] = [];
+  const pageErrors: string[] = [];
+  let failing: Awaited<ReturnType<typeof startReceiver>>;
+
+  const api = (app: FastifyInstance, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...auth('acme'), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+
+  async function endpoint(url: string, description: string, eventTypes = ['*']) {
+    const res = await api(t.app, 'POST', '/v1/webhook-endpoints', { url, eventTypes, description });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json() as { id: string };
+  }
+
+  before(async () => {
+    t = await createTestApp({ setup: (app) => registerDashboard(app) });
+    // Real time, so "2 min ago" and the ordering of events read as they would in production.
+    Object.defineProperty(t.clock, 'now', { get: () => Date.now(), set: () => {} });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    // No retries: the first failure is final, so the delivery shows as failed at once.
+    worker = new DeliveryWorker({
+      webhooks: t.app.webhooks,
+      listen: false,
+      random: () => 0,
+      schedule: [],
+      guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+    });
+    failing = await startReceiver((_r, _n, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"error":"ledger database unavailable"}');
+    });
+    const healthy = await startReceiver((_r, _n, res) => void res.writeHead(204).end());
+    const gone = await startReceiver((_r, _n, res) => void res.writeHead(410).end());
+    receivers.push(failing, healthy, gone);
+    await endpoint(failing.url, 'Billing service', ['payment.created']);
+    await endpoint(healthy.url, 'Analytics pipeline');
+    await endpoint(gone.url, 'Legacy CRM', ['order.created']);
+
+    const order = { customerId: 'cus_42', items: [{ sku: 'sku_mug', quantity: 2 }] };
+    assert.equal((await api(t.app, 'PUT', '/v1/orders/ord_1001', order)).statusCode, 201);
+    const paid = await postPayment(t.app, PAYMENT, { 'idempotency-key': newKey() });
+    assert.equal(paid.statusCode, 201, paid.body);
+    await worker.drain();
+    assert.equal(failing.received.length, 1, 'the billing endpoint was tried once');
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+      timeout: WAIT,
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+    context.setDefaultTimeout(WAIT);
+    // Nothing leaves 127.0.0.1: any other request is refused and recorded.
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.hostname === '127.0.0.1') return route.continue();
+      offsite.push(url.href);
+      return route.abort();
+    });
+    context.on('page', (page) => {
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text()))
+          pageErrors.push(m.text());
+      });
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await Promise.all(receivers.map((r) => r.close()));
+    await t?.close();
+  });
+
+  async function signIn(page: Page) {
+    await page.goto(`${base}/dashboard`);
+    await page.getByLabel('API key').fill(KEYS.acme);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();
+  }
+
+  async function shot(page: Page, name: string, fullPage = true) {
+    await page.mouse.move(0, 0); // no hover highlight in the picture
+    await page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage });
+  }
+
+  test('a wrong key is refused with the service’s own message', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/dashboard`);
+    await page.getByLabel('API key').fill('sk_wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The API key is not valid.' }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    await page.close();
+  });
+
+  test('sign in, open the failed delivery, see its attempt, replay, see the new attempt appear', async () => {
+    const page = await context.newPage();
+    await signIn(page);
+    assert.ok(!page.url().includes(KEYS.acme), 'the key is never in the URL');
+    const billing = page.locator('li.endpoint-card', { hasText: 'Billing service' });
+    await billing.getByText('0 %').waitFor();
+    await page
+      .locator('li.endpoint-card', { hasText: 'Legacy CRM' })
+      .getByText(/Disabled: .*410/)
+      .waitFor();
+    await shot(page, 'overview.png');
+
+    await billing.getByRole('link', { name: 'Billing service' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Billing service' }).waitFor();
+    await page.getByLabel('Show').selectOption('failed');
+    const failedRow = page.locator('tr[data-status="failed"]');
+    await failedRow.getByRole('link', { name: 'payment.created' }).click();
+
+    await page.getByRole('heading', { level: 1, name: 'payment.created' }).waitFor();
+    const selected = page.locator('li.delivery[aria-current="true"]');
+    await selected
+      .locator('tr.attempt[data-status="500"]')
+      .getByText('ledger database unavailable')
+      .waitFor();
+    await shot(page, 'event-failed.png');
+
+    failing.behaviour = (_r, _n, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    await selected.getByRole('button', { name: 'Replay to this endpoint' }).click();
+    await page.getByRole('status').filter({ hasText: 'Replay queued: 1 new delivery' }).waitFor();
+    await page.locator('li.delivery[data-status="pending"]', { hasText: 'Billing service' }).waitFor();
+    await worker.drain();
+    assert.equal(failing.received.length, 2, 'the replay reached the receiver');
+    // The page polls while a delivery is pending: the new attempt appears without a reload.
+    const replayed = page.locator('li.delivery[data-status="delivered"]', { hasText: 'Billing service' });
+    await replayed.locator('tr.attempt[data-status="200"]').waitFor();
+    await replayed.getByText('Delivered').waitFor();
+    await shot(page, 'event-replayed.png');
+    await page.close();
+  });
+
+  test('recover re-queues the failed delivery; a disabled endpoint says why and can be re-enabled', async () => {
+    const page = await context.newPage();
+    await signIn(page);
+    await page.locator('li.endpoint-card', { hasText: 'Billing service' }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Billing service' }).waitFor();
+    // The default "since" is 24 hours ago, which covers the delivery that failed before the replay.
+    await page.getByRole('button', { name: 'Recover', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: '1 failed delivery queued again.' }).waitFor();
+    await worker.drain();
+    await page.getByLabel('Show').selectOption('failed');
+    await page.getByText('No failed deliveries.').waitFor();
+
+    await page.getByRole('link', { name: 'Endpoints', exact: true }).first().click();
+    await page.locator('li.endpoint-card', { hasText: 'Legacy CRM' }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Legacy CRM' }).waitFor();
+    await page
+      .locator('.callout')
+      .getByText(/410 Gone/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Re-enable endpoint' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint re-enabled.' }).waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).waitFor();
+    const listed = (await api(t.app, 'GET', '/v1/webhook-endpoints?limit=100')).json() as {
+      data: { description: string; status: string }[];
+    };
+    assert.equal(listed.data.find((e) => e.description === 'Legacy CRM')?.status, 'enabled');
+    await page.close();
+  });
+
+  test('keyboard only: skip link, sign-in, an action button with a visible focus ring', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/dashboard`);
+    // The key field has focus at once; typing and Enter sign in.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'apiKey');
+    // Back to the skip link (past the brand link): it shows when focused and leads into the page.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'skip-link');
+    const box = await page.locator('#skip-link').boundingBox();
+    assert.ok(box && box.y >= 0, 'the focused skip link is on screen');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'page-title');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'apiKey');
+    await page.keyboard.type(KEYS.acme);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.id),
+      'page-title',
+      'focus moves to the view',
+    );
+
+    const tabTo = async (match: (el: { tag: string; text: string }) => boolean, max = 40) => {
+      for (let i = 0; i < max; i++) {
+        await page.keyboard.press('Tab');
+        const el = await page.evaluate(() => ({
+          tag: document.activeElement?.tagName ?? '',
+          text: document.activeElement?.textContent ?? '',
+        }));
+        if (match(el)) return el;
+      }
+      throw new Error('never reached by Tab');
+    };
+    await tabTo((el) => el.tag === 'A' && el.text === 'Billing service');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Billing service' }).waitFor();
+    await tabTo((el) => el.tag === 'BUTTON' && el.text === 'Send test event');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    assert.notEqual(outline, 'none', 'the focused button shows a focus ring');
+    await shot(page, 'keyboard-focus.png', false);
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Test event evt_\S+ queued/ })
+      .waitFor();
+
+    await tabTo((el) => el.tag === 'BUTTON' && el.text === 'Rotate secret');
+    await page.keyboard.press('Enter');
+    const secret = page.getByRole('region', { name: 'New signing secret' });
+    await secret.getByText(/^whsec_/).waitFor();
+    await secret.getByText('it is shown only once').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'New signing secret');
+
+    // Sign out forgets the key.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to Surety' }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('surety.apiKey')), null);
+    await page.close();
+  });
+
+  test('375 px wide: no sideways scrolling on any view', async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 375, height: 812 });
+    const noSideScroll = async (what: string) => {
+      const { scroll, width } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        width: document.documentElement.clientWidth,
+      }));
+      assert.ok(scroll <= width, `${what}: ${scroll}px of content in ${width}px`);
+    };
+    await page.goto(`${base}/dashboard`);
+    await page.getByLabel('API key').waitFor();
+    await noSideScroll('sign-in');
+    await signIn(page);
+    await noSideScroll('endpoints');
+    await shot(page, 'narrow-overview.png');
+    await page.locator('li.endpoint-card', { hasText: 'Billing service' }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Billing service' }).waitFor();
+    await page.locator('tr[data-status]').first().waitFor();
+    await noSideScroll('endpoint');
+    await shot(page, 'narrow-endpoint.png');
+    await page.locator('tr[data-status="delivered"]').first().getByRole('link').click();
+    await page.locator('tr.attempt').first().waitFor();
+    await noSideScroll('event');
+    await shot(page, 'narrow-event.png');
+    await page.getByRole('link', { name: 'Events', exact: true }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+    await noSideScroll('events');
+    await page.close();
+  });
+
+  test('no page errors, no CSP violations, nothing sent beyond 127.0.0.1', async () => {
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(offsite, []);
+    if (process.env.UPDATE_SCREENSHOTS) {
+      copyFileSync(new URL('event-replayed.png', SHOTS), new URL('docs/dashboard.png', ROOT));
+    }
+  });
+});
