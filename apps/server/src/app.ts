@@ -21,6 +21,7 @@ import Fastify, {
 } from 'fastify';
 import { registerAuth } from './auth.js';
 import type { Config } from './config.js';
+import { registerDashboard } from './dashboard/index.js';
 import { Metrics, registerMetrics } from './metrics.js';
 import { errorHandler, HttpProblem, sendProblem } from './problem.js';
 import { eventRoutes } from './routes/events.js';
@@ -241,6 +242,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   inventoryRoutes(app, config.schema);
   webhookRoutes(app);
   eventRoutes(app);
+  registerDashboard(app);
   return app;
 }
 

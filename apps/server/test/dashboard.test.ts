@@ -10,7 +10,7 @@ import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import { startReceiver } from '@surety/webhooks/testing';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { DASHBOARD_CSP, registerDashboard } from '../src/dashboard/index.js';
+import { DASHBOARD_CSP } from '../src/dashboard/index.js';
 import { auth, createTestApp, KEYS, newKey, PAYMENT, postPayment, type TestApp } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -21,7 +21,7 @@ const WAIT = 10_000;
 describe('dashboard files', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ setup: (app) => registerDashboard(app) });
+    t = await createTestApp();
   });
   after(() => t.close());
 
@@ -91,7 +91,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
   }
 
   before(async () => {
-    t = await createTestApp({ setup: (app) => registerDashboard(app) });
+    t = await createTestApp();
     // Real time, so "2 min ago" and the ordering of events read as they would in production.
     Object.defineProperty(t.clock, 'now', { get: () => Date.now(), set: () => {} });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
