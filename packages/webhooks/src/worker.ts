@@ -149,6 +149,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #flushing: Promise<void> = Promise.resolve();
   #flushTimer: NodeJS.Timeout | undefined;
   #wake: (() => void) | undefined;
+  #woken = false;
+  /** Free slots that justify a new claim: half a batch. */
+  readonly #refill: number;
   #unlisten: (() => Promise<void>) | undefined;
   #idle: (() => void)[] = [];
 
@@ -169,6 +172,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       random: options.random ?? Math.random,
       flushIntervalMs: options.flushIntervalMs ?? 2,
     };
+    this.#refill = Math.max(1, Math.floor(Math.min(this.#o.batchSize, this.#o.concurrency) / 2));
     if (options.post) {
       this.#post = options.post;
     } else {
@@ -225,10 +229,16 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #wakeUp(): void {
     const wake = this.#wake;
     this.#wake = undefined;
-    wake?.();
+    if (wake) wake();
+    // A NOTIFY that arrives while the loop is claiming must not be lost: the next sleep returns at once.
+    else this.#woken = true;
   }
 
   #sleep(ms: number): Promise<void> {
+    if (this.#woken) {
+      this.#woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#wake = undefined;
@@ -245,7 +255,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     let backoff = 0;
     while (this.#running) {
       const room = this.#o.concurrency - this.#inflight;
-      if (room <= 0) {
+      // Claim in batches: waiting until half a batch of room is free costs a few milliseconds;
+      // claiming one row each time one attempt finishes would cost a statement per delivery.
+      if (room < this.#refill) {
         await this.#sleep(this.#o.pollIntervalMs);
         continue;
       }
@@ -284,7 +296,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         )
         .finally(() => {
           this.#inflight--;
-          if (this.#inflight < this.#o.concurrency) this.#wakeUp();
+          if (this.#o.concurrency - this.#inflight === this.#refill) this.#wakeUp();
           if (this.#inflight === 0) for (const r of this.#idle.splice(0)) r();
         });
     }
