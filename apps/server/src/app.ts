@@ -9,6 +9,7 @@ import {
   toJson,
   toYaml,
 } from '@surety/events';
+import { deadline } from '@surety/fetch/fastify';
 import { Idempotency } from '@surety/idempotency';
 import { idempotency } from '@surety/idempotency/fastify';
 import { InvalidEventError, Webhooks } from '@surety/webhooks';
@@ -236,6 +237,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       error instanceof HttpProblem ? error.toStoredResponse(request.url) : undefined,
     onOutcome: (outcome) => metrics.idempotency.inc({ outcome }),
   });
+  // Registered after the idempotency plugin, so it wraps it: when the caller's deadline
+  // (Surety-Timeout-Ms, sent by @surety/fetch) passes first, the caller gets 504 at once and the
+  // idempotent operation rolls back (nothing stored), so the caller's retry with the same key runs it.
+  await app.register(deadline);
   healthRoutes(app);
   paymentRoutes(app, config.schema, { idempotent: options.idempotentPayments ?? true });
   orderRoutes(app, config.schema);

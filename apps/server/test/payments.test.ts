@@ -357,3 +357,38 @@ describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
     }
   });
 });
+
+describe('deadlines from @surety/fetch', { skip: needsPostgres }, () => {
+  test('a caller whose deadline passes gets 504 at once; the write is rolled back and the retry runs it once', async () => {
+    const blocker = t.db.connect(1);
+    const key = newKey();
+    const customerId = `cus_deadline_${key}`;
+    try {
+      let late: Awaited<ReturnType<typeof postPayment>> | undefined;
+      await blocker.transaction(async (tx) => {
+        await tx.query(`lock table "${t.db.schema}".payments in exclusive mode`);
+        const pending = postPayment(
+          t.app,
+          { ...PAYMENT, customerId },
+          { 'idempotency-key': key, 'surety-timeout-ms': '200' },
+        );
+        await waitForLockWait(t.db.sql, t.db.schema);
+        late = await pending; // answered by the deadline while the insert still waits on the lock
+      });
+      problem(late!, 504, 'deadline_exceeded');
+      // the 504 said "outcome unknown": the original rolls back once the lock is released, and the
+      // retry (409 while the original is still finishing) then creates the payment exactly once
+      let retry = await postPayment(t.app, { ...PAYMENT, customerId }, { 'idempotency-key': key });
+      for (let i = 0; i < 100 && retry.statusCode === 409; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        retry = await postPayment(t.app, { ...PAYMENT, customerId }, { 'idempotency-key': key });
+      }
+      assert.equal(retry.statusCode, 201);
+      const again = await postPayment(t.app, { ...PAYMENT, customerId }, { 'idempotency-key': key });
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(await t.count('payments', 'customer_id = $1', [customerId]), 1);
+    } finally {
+      await blocker.close();
+    }
+  });
+});

@@ -54,7 +54,7 @@ test('deadlineProblem: RFC 9457 body with the stable code', () => {
     status: 504,
     detail:
       'The caller stops waiting after 250 ms (Surety-Timeout-Ms); no complete answer was ready by then.',
-    code: 'SURETY_DEADLINE_EXCEEDED',
+    code: 'deadline_exceeded',
     instance: '/v1/orders',
   });
 });

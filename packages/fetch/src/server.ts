@@ -102,7 +102,8 @@ export function deadlineProblem(deadlineMs: number, instance?: string, status = 
     title: 'Deadline exceeded',
     status,
     detail: `The caller stops waiting after ${deadlineMs} ms (${DEADLINE_HEADER}); no complete answer was ready by then.`,
-    code: 'SURETY_DEADLINE_EXCEEDED',
+    // HTTP problem codes are lower case in every Surety API; the error class keeps SURETY_DEADLINE_EXCEEDED.
+    code: 'deadline_exceeded',
     ...(instance ? { instance } : {}),
   });
 }

@@ -92,7 +92,7 @@ describe('Fastify deadline plugin', () => {
     const res = await fetch(`${base}/info`, { headers: { 'surety-timeout-ms': '0' }, maxAttempts: 1 });
     assert.equal(res.status, 504);
     assert.match(String(res.headers.get('content-type')), /^application\/problem\+json/);
-    assert.equal(((await res.json()) as { code: string }).code, 'SURETY_DEADLINE_EXCEEDED');
+    assert.equal(((await res.json()) as { code: string }).code, 'deadline_exceeded');
     assert.equal(handlerRuns, before);
   });
 
@@ -109,7 +109,7 @@ describe('Fastify deadline plugin', () => {
         status: 504,
         detail:
           'The caller stops waiting after 100 ms (Surety-Timeout-Ms); no complete answer was ready by then.',
-        code: 'SURETY_DEADLINE_EXCEEDED',
+        code: 'deadline_exceeded',
         instance: '/slow',
       });
       assert.ok(took >= 95 && took < 290, `answered after ${took} ms`);

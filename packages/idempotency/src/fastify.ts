@@ -44,6 +44,9 @@ export interface FastifyIdempotencyOptions {
   ) => void;
 }
 
+/** The reply was sent by someone else (a deadline or timeout hook) while the handler ran. */
+class AnsweredElsewhere extends Error {}
+
 function send(reply: FastifyReply, response: StoredResponse | Problem, instance: string): FastifyReply {
   if (isProblem(response)) {
     return reply
@@ -103,8 +106,9 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
           }
           throw error;
         }
-        if (reply.sent)
-          throw new Error('idempotent routes must return their payload instead of calling reply.send()');
+        // Something else answered while the handler ran (a deadline plugin's 504, a timeout): the
+        // client was told the outcome is unknown, so roll back and store nothing; its retry runs again.
+        if (reply.sent) throw new AnsweredElsewhere();
         return capture(reply, payload);
       };
 
@@ -128,6 +132,7 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
           request.url,
         );
       } catch (error) {
+        if (error instanceof AnsweredElsewhere) return reply;
         const problem = engineErrorProblem(error);
         if (problem) {
           options.onOutcome?.('unavailable', request);
@@ -142,7 +147,8 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
 /**
  * The Fastify plugin. Routes opt in with `config: { idempotency: true }`; their handler gets the
  * transaction as `request.tx` and must return its payload (not call `reply.send`), so the response
- * can be stored and committed before a byte is sent.
+ * can be stored and committed before a byte is sent. If something else answers while the handler
+ * runs (a deadline plugin's 504), the transaction is rolled back and nothing is stored.
  * @example
  * await app.register(idempotency, { engine, tenant: (req) => req.tenant });
  * app.post('/v1/payments', { config: { idempotency: true } }, async (req, reply) => {

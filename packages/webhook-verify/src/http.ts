@@ -44,8 +44,15 @@ const TITLES: Record<string, [status: number, title: string]> = {
 /** The problem for a code: 400 for unreadable headers, 401 for failed authentication. */
 export function webhookProblem(code: string, detail: string): WebhookProblem {
   const [status, title] = TITLES[code] ?? [400, 'Webhook rejected'];
-  return { status, code, title, detail };
+  return { status, code: problemCode(code), title, detail };
 }
+
+/**
+ * The `code` of an HTTP problem for an error code: lower case without the `SURETY_` prefix
+ * (`SURETY_WEBHOOK_TIMESTAMP_TOO_OLD` → `webhook_timestamp_too_old`), the style of every Surety API
+ * answer; error objects keep their `SURETY_*` codes.
+ */
+export const problemCode = (code: string): string => code.replace(/^SURETY_/, '').toLowerCase();
 
 /** The problem for an error thrown by `verify`, or undefined for any other error. */
 export function problemForError(error: unknown): WebhookProblem | undefined {

@@ -128,23 +128,18 @@ for (const [name, make] of Object.entries(receivers)) {
       number,
       string,
     ][] = [
-      [
-        'tampered body',
-        (h) => [BODY.replace('1.50', '9.50'), h],
-        401,
-        'SURETY_WEBHOOK_NO_MATCHING_SIGNATURE',
-      ],
+      ['tampered body', (h) => [BODY.replace('1.50', '9.50'), h], 401, 'webhook_no_matching_signature'],
       [
         'missing signature',
         (h) => [BODY, { 'webhook-id': h['webhook-id']!, 'webhook-timestamp': h['webhook-timestamp']! }],
         400,
-        'SURETY_WEBHOOK_MISSING_HEADER',
+        'webhook_missing_header',
       ],
       [
         'malformed signature',
         (h) => [BODY, { ...h, 'webhook-signature': 'v1=abc' }],
         400,
-        'SURETY_WEBHOOK_MALFORMED_HEADER',
+        'webhook_malformed_header',
       ],
       [
         'stale timestamp',
@@ -153,9 +148,9 @@ for (const [name, make] of Object.entries(receivers)) {
           return [BODY, { ...h, 'webhook-timestamp': String(t), 'webhook-signature': `t=${t},v1=00` }];
         },
         401,
-        'SURETY_WEBHOOK_TIMESTAMP_TOO_OLD',
+        'webhook_timestamp_too_old',
       ],
-      ['body over the limit', (h) => [`"${'x'.repeat(LIMIT)}"`, h], 413, 'SURETY_WEBHOOK_BODY_TOO_LARGE'],
+      ['body over the limit', (h) => [`"${'x'.repeat(LIMIT)}"`, h], 413, 'webhook_body_too_large'],
     ];
     for (const [what, tamper, status, code] of failures) {
       test(`${what}: ${status} problem+json with code ${code}, handler not run`, async () => {
@@ -198,7 +193,7 @@ describe('framework specifics', () => {
       const headers = await sign({ id: 'evt_3', body: BODY, secrets: SECRET });
       const response = await post(`${receiver.url}/plain`, BODY, headers);
       assert.equal(response.status, 500);
-      assert.equal(JSON.parse(response.text).code, 'SURETY_WEBHOOK_RAW_BODY_UNAVAILABLE');
+      assert.equal(JSON.parse(response.text).code, 'webhook_raw_body_unavailable');
     } finally {
       await receiver.close();
     }
@@ -210,7 +205,7 @@ describe('framework specifics', () => {
       const headers = await sign({ id: 'evt_4', body: '{not json', secrets: SECRET });
       const response = await post(`${receiver.url}/webhooks`, '{not json', headers);
       assert.equal(response.status, 400);
-      assert.equal(JSON.parse(response.text).code, 'SURETY_WEBHOOK_INVALID_JSON');
+      assert.equal(JSON.parse(response.text).code, 'webhook_invalid_json');
     } finally {
       await receiver.close();
     }
