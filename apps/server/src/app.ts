@@ -22,7 +22,7 @@ import Fastify, {
 import { registerAuth } from './auth.js';
 import type { Config } from './config.js';
 import { Metrics, registerMetrics } from './metrics.js';
-import { errorHandler, HttpProblem, sendProblem } from './problem.js';
+import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { inventoryRoutes } from './routes/inventory.js';
@@ -100,6 +100,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
     return503OnClosing: true,
+    // Errors the router raises before any route runs (a malformed percent-encoding, a path
+    // parameter over 100 characters) otherwise leave as Fastify's own JSON, not problem+json.
+    frameworkErrors: (error, request, reply) => sendProblem(reply, toProblem(error), request.url),
   });
   // Bodies are rejected, never silently repaired: unknown fields are an error and types are not
   // coerced (Fastify's default ajv removes unknown fields and coerces "1" to 1). Query strings and
