@@ -20,9 +20,13 @@ let sql: Sql;
 let app: FastifyInstance;
 let base: string;
 let appName: string;
+// A connection error with no listener is an uncaughtException: in `surety serve` it ends the process.
+const uncaught: unknown[] = [];
+const onUncaught = (error: unknown) => uncaught.push(error);
 
 describe('database connections terminated mid-load', { skip: needsPostgres }, () => {
   before(async () => {
+    process.on('uncaughtException', onUncaught);
     db = await createTestDatabase();
     await runMigrations(db.sql, db.schema);
     appName = `surety-faults:${db.schema}`;
@@ -39,6 +43,7 @@ describe('database connections terminated mid-load', { skip: needsPostgres }, ()
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(async () => {
+    process.off('uncaughtException', onUncaught);
     await app?.close();
     await sql?.close();
     await db?.close();
@@ -113,6 +118,7 @@ describe('database connections terminated mid-load', { skip: needsPostgres }, ()
       assert.equal(lost, 0, 'every 201 names a payment that is in the database');
       assert.equal(duplicated, 0);
       assert.equal(rows.length, n);
+      assert.deepEqual(uncaught.map(String), [], 'a killed connection never crashes the process');
 
       // Recovered by itself: ready, and a new write succeeds on the first attempt.
       const ready = await fetch(`${base}/readyz`);
