@@ -120,6 +120,10 @@ export function toProblem(error: FastifyError): HttpProblem {
     );
   }
   switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return new HttpProblem(400, 'invalid_url', 'Invalid URL', 'The request path is not valid.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new HttpProblem(414, 'uri_too_long', 'URI too long', 'A path parameter is too long.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new HttpProblem(400, 'invalid_json', 'Invalid JSON', 'The request body is not valid JSON.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

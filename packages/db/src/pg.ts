@@ -61,6 +61,14 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // node would crash the process. The pool already discards that client.
   pool.on('error', (error) => options.onError?.(error));
+  // pg-pool listens for a client's errors only while it is idle (and `pool.query` only `once`), but a
+  // killed backend can emit 'error' on a checked-out client, or twice ("terminating connection due
+  // to administrator command", then "Connection terminated unexpectedly"): without a listener of
+  // its own every client would crash the process. The statement in flight fails as unavailable
+  // either way, and pg-pool discards the client.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
 
   return {
     kind: 'pg',
@@ -76,6 +84,15 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         throw classify(error);
       }
       let broken: unknown;
+      // pg-pool removes its own 'error' listener from a checked-out client: a connection that dies
+      // between two statements of this transaction (pg_terminate_backend, a restart, a failover)
+      // would emit 'error' with no listener and crash the process. Keep it here; the next statement
+      // then fails as unavailable, and the client is destroyed on release.
+      const onConnectionError = (error: Error) => {
+        broken = error;
+        options.onError?.(error);
+      };
+      client.on('error', onConnectionError);
       try {
         let first: QueryResult<Record<string, unknown>> | undefined;
         if (options?.first) {
@@ -111,7 +128,9 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         }
         throw classify(error);
       } finally {
-        // A client whose ROLLBACK failed is in an unknown state: destroy it rather than reuse it.
+        client.removeListener('error', onConnectionError);
+        // A client whose ROLLBACK failed, or whose connection broke, is in an unknown state:
+        // destroy it rather than reuse it.
         client.release(broken instanceof Error ? broken : undefined);
       }
     },

@@ -52,3 +52,10 @@ test('deriveKey is stable per (key, step) and differs across steps and keys', ()
   assert.notEqual(deriveKey('k1', 'charge'), deriveKey('k2', 'charge'));
   assert.ok(checkKey(deriveKey('k1', 'charge')).ok);
 });
+
+test('canonicalJson: a body nested 100,000 levels deep does not overflow the stack', () => {
+  const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+  assert.equal(canonicalJson(deep).length, 200_000);
+  const deepObject = JSON.parse(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`) as unknown;
+  assert.equal(canonicalJson(deepObject), `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+});

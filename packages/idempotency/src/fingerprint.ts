@@ -3,22 +3,44 @@ import { createHash } from 'node:crypto';
 /**
  * JSON with object keys sorted at every depth and no insignificant whitespace, so that two bodies
  * that mean the same thing produce the same bytes (`{"b":1, "a":2}` and `{"a":2,"b":1}`).
+ * Iterative, not recursive: a request body nested a few thousand levels deep (`[[[[…]]]]`, which
+ * JSON.parse accepts) would otherwise overflow the call stack, and the request answer a 500.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    return JSON.stringify(value) ?? 'null';
+  const out: string[] = [];
+  // Work items, taken from the end: a value still to write, or text to emit as it is.
+  const stack: Array<string | { value: unknown }> = [{ value }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const v = item.value;
+    if (v === null || typeof v !== 'object') {
+      out.push(JSON.stringify(v) ?? 'null');
+    } else if (Array.isArray(v)) {
+      stack.push(']');
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ value: v[i] === undefined ? null : v[i] });
+        if (i > 0) stack.push(',');
+      }
+      stack.push('[');
+    } else {
+      const record = v as Record<string, unknown>;
+      const keys = Object.keys(record)
+        .sort()
+        .filter((k) => record[k] !== undefined && typeof record[k] !== 'function');
+      stack.push('}');
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ value: record[keys[i]!] });
+        stack.push(`${JSON.stringify(keys[i])}:`);
+        if (i > 0) stack.push(',');
+      }
+      stack.push('{');
+    }
   }
-  if (Array.isArray(value)) {
-    return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  }
-  const keys = Object.keys(value as Record<string, unknown>).sort();
-  const parts: string[] = [];
-  for (const k of keys) {
-    const v = (value as Record<string, unknown>)[k];
-    if (v === undefined || typeof v === 'function') continue;
-    parts.push(`${JSON.stringify(k)}:${canonicalJson(v)}`);
-  }
-  return `{${parts.join(',')}}`;
+  return out.join('');
 }
 
 export interface FingerprintInput {

@@ -1,0 +1,388 @@
+// Fuzzing every write route of the service with fast-check: bodies (valid ones mutated, arbitrary
+// JSON, non-JSON, invalid UTF-8, UTF-16, a BOM, oversized, deeply nested), content types,
+// Idempotency-Key, If-Match and Authorization spellings, and path parameters. Every answer must be a
+// 2xx or a problem+json 4xx (never a 5xx), and a rejected request must write nothing. The write
+// routes are read from the router, so a new one is fuzzed without being listed here (with `{}` as
+// its valid body until it gets one). Requests go through Fastify's whole pipeline with inject();
+// the HTTP parser itself is exercised by limits.test.ts over real sockets.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createRegistry } from '@surety/events';
+import fc from 'fast-check';
+import { auth, createTestApp, KEYS, type TestApp } from '../helpers.js';
+import { size } from './lib.js';
+
+let t: TestApp;
+const NUM_RUNS = size(100, 1000);
+const sample = (type: string) =>
+  structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
+const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '' };
+const etags = { order: '', sku: '', endpoint: '' };
+
+const TABLES = [
+  'payments',
+  'orders',
+  'inventory',
+  'reservations',
+  'webhook_endpoints',
+  'webhook_events',
+  'webhook_deliveries',
+  'idempotency_keys',
+] as const;
+
+async function counts(): Promise<Record<string, number>> {
+  const s = `"${t.db.schema}"`;
+  const { rows } = await t.db.sql.query<Record<string, string>>(
+    `select ${TABLES.map((x) => `(select count(*) from ${s}.${x})::text as ${x}`).join(', ')}`,
+  );
+  return Object.fromEntries(Object.entries(rows[0]!).map(([k, v]) => [k, Number(v)]));
+}
+
+before(async () => {
+  t = await createTestApp();
+  const h = { 'content-type': 'application/json', ...auth('acme') };
+  const order = await t.app.inject({
+    method: 'PUT',
+    url: `/v1/orders/${ids.order}`,
+    headers: h,
+    payload: { customerId: 'cus_f', items: [{ sku: ids.sku, quantity: 1 }] },
+  });
+  etags.order = String(order.headers.etag);
+  const sku = await t.app.inject({
+    method: 'PUT',
+    url: `/v1/inventory/${ids.sku}`,
+    headers: h,
+    payload: { quantity: 1000 },
+  });
+  etags.sku = String(sku.headers.etag);
+  const ep = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhook-endpoints',
+    headers: h,
+    payload: { url: 'http://127.0.0.1:9/fuzz', eventTypes: ['*'] },
+  });
+  ids.endpoint = ep.json().id;
+  etags.endpoint = String(ep.headers.etag);
+  const ev = await t.app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { ...h, 'idempotency-key': 'fuzz-event' },
+    payload: { type: 'payment.created', data: sample('payment.created') },
+  });
+  ids.event = ev.json().id;
+  for (const v of [...Object.values(ids), ...Object.values(etags)]) assert.ok(v && v !== 'undefined');
+});
+after(() => t.close());
+
+/** A valid body per write route (mutated by the fuzzer); routes not listed get `{}`. */
+const VALID: Record<string, () => unknown> = {
+  'POST /v1/payments': () => ({ amount: '100', currency: 'USD', customerId: 'cus_f' }),
+  'PUT /v1/orders/{id}': () => ({ customerId: 'cus_f', items: [{ sku: ids.sku, quantity: 1 }] }),
+  'PATCH /v1/orders/{id}': () => ({ shippingAddress: 'x' }),
+  'PUT /v1/inventory/{sku}': () => ({ quantity: 5 }),
+  'POST /v1/inventory/{sku}/reservations': () => ({ quantity: 1 }),
+  'POST /v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/f', eventTypes: ['*'] }),
+  'PATCH /v1/webhook-endpoints/{id}': () => ({ description: 'x' }),
+  'POST /v1/webhook-endpoints/{id}/rotate-secret': () => ({ overlapSeconds: 10 }),
+  'POST /v1/webhook-endpoints/{id}/recover': () => ({ since: '2020-01-01T00:00:00Z' }),
+  'POST /v1/events': () => ({ type: 'payment.created', data: sample('payment.created') }),
+  'POST /v1/events/{id}/replay': () => ({}),
+};
+
+/** The write routes of the router ("METHOD /path/{param}"). */
+function writeRoutes(): string[] {
+  const tree = t.app.printRoutes({ commonPrefix: false });
+  const stack: string[] = [];
+  const routes: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^([│ ]*)[├└]── (\S+) \(([A-Z, ]+)\)/.exec(line);
+    if (!m) continue;
+    stack.length = m[1]!.length / 4;
+    stack.push(m[2]!);
+    const path = stack.join('').replace(/:(\w+)/g, '{$1}');
+    for (const method of m[3]!.split(', '))
+      if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) routes.push(`${method} ${path}`);
+  }
+  return routes;
+}
+
+/** A header value as HTTP allows it on the wire: tab, visible ASCII, space, obs-text (latin1). */
+const headerText = (maxLength = 40) =>
+  fc
+    .array(
+      fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(9)),
+      {
+        maxLength,
+      },
+    )
+    .map((codes) => String.fromCharCode(...codes));
+
+const jsonish = fc.oneof(
+  fc.jsonValue(),
+  fc.string(),
+  fc.integer(),
+  fc.double(),
+  fc.constant(null),
+  fc.constant(''),
+  fc.constant('1'),
+  fc.constant(-1),
+  fc.constant(1e308),
+  fc.constant('9'.repeat(40)),
+  fc.constant({ __proto__: { polluted: true } }),
+  fc.constant(JSON.parse('{"__proto__":{"polluted":true}}')),
+  fc.constant({ constructor: { prototype: { polluted: true } } }),
+);
+
+/** A valid body with one field replaced, removed, or an extra one added. */
+const mutated = (valid: unknown) =>
+  fc.oneof(
+    fc.constant(valid),
+    fc.tuple(fc.nat(), jsonish).map(([i, v]) => {
+      if (typeof valid !== 'object' || valid === null) return v;
+      const keys = Object.keys(valid);
+      if (keys.length === 0) return { extra: v };
+      return { ...(valid as object), [keys[i % keys.length]!]: v };
+    }),
+    fc.nat().map((i) => {
+      if (typeof valid !== 'object' || valid === null) return valid;
+      const copy = { ...(valid as Record<string, unknown>) };
+      const keys = Object.keys(copy);
+      if (keys.length > 0) delete copy[keys[i % keys.length]!];
+      return copy;
+    }),
+    jsonish.map((v) => ({ ...(valid as object), unexpected: v })),
+  );
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const body = (valid: unknown) =>
+  fc.oneof(
+    { weight: 4, arbitrary: mutated(valid).map((v) => JSON.stringify(v) ?? '') },
+    { weight: 2, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: fc.string() },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)) },
+    { weight: 1, arbitrary: fc.constant(Buffer.concat([BOM, Buffer.from(JSON.stringify(valid) ?? '')])) },
+    { weight: 1, arbitrary: fc.constant(Buffer.from(JSON.stringify(valid) ?? '', 'utf16le')) },
+    { weight: 1, arbitrary: fc.constant(Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d])) }, // {"\xc3(":1}
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 5000 }).map((n) => '['.repeat(n) + ']'.repeat(n)) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 60_000, max: 200_000 }).map((n) => `{"a":"${'x'.repeat(n)}"}`),
+    },
+    { weight: 1, arbitrary: fc.constant('') },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+
+const contentType = fc.option(
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constant('application/json') },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        'application/json; charset=utf-8',
+        'APPLICATION/JSON',
+        'application/merge-patch+json',
+        'application/json; charset=latin1',
+        'application/json;;',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        '*/*',
+        '',
+      ),
+    },
+    { weight: 1, arbitrary: headerText() },
+  ),
+  { freq: 8 },
+);
+
+const idempotencyKey = fc.option(
+  fc.oneof(
+    fc.uuid(),
+    headerText(300),
+    fc.constantFrom('', ' ', 'a b', 'x'.repeat(255), 'x'.repeat(256), 'fuzz-event', '\t'),
+    fc.string({ unit: 'grapheme', maxLength: 10 }).map((s) => encodeURIComponent(s)),
+  ),
+  { freq: 3 },
+);
+
+const ifMatch = (etag: string) =>
+  fc.option(
+    fc.oneof(
+      fc.constant(etag),
+      fc.constantFrom(
+        '*',
+        '"v1"',
+        'W/"v1"',
+        `${etag}, "v999"`,
+        `W/${etag}`,
+        '"',
+        '""',
+        ',',
+        'v1',
+        `${etag},`,
+      ),
+      headerText(),
+    ),
+    { freq: 2 },
+  );
+
+const authorization = fc.oneof(
+  { weight: 12, arbitrary: fc.constant(`Bearer ${KEYS.acme}`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      `bearer ${KEYS.acme}`,
+      `Bearer  ${KEYS.acme} `,
+      `Bearer ${KEYS.acme} extra`,
+      `Basic ${Buffer.from(`acme:${KEYS.acme}`).toString('base64')}`,
+      'Bearer',
+      '',
+      `Bearer ${KEYS.acme.toUpperCase()}`,
+    ),
+  },
+  { weight: 1, arbitrary: headerText(100) },
+);
+
+const param = (valid: string) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant(valid) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 80 }).map((s) => encodeURIComponent(s) || 'x') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '..%2F..',
+        '%00',
+        '%E0%A4%A',
+        '%',
+        'a'.repeat(300),
+        '%E2%80%AE',
+        'we_' + 'A'.repeat(22),
+      ),
+    },
+  );
+
+function pathFor(route: string) {
+  const path = route.slice(route.indexOf(' ') + 1);
+  const valid = path.includes('/orders/')
+    ? ids.order
+    : path.includes('/inventory/')
+      ? ids.sku
+      : path.includes('/webhook-endpoints/')
+        ? ids.endpoint
+        : ids.event;
+  const etag = path.includes('/orders/')
+    ? etags.order
+    : path.includes('/inventory/')
+      ? etags.sku
+      : etags.endpoint;
+  return { path, valid, etag };
+}
+
+// Answers that say "not carried out": they must leave no trace at all. 409 and 422 are outcomes
+// stored with their key (out of stock, key reuse, an invalid event) and may add a key row only.
+const STORED_4XX = new Set([409, 422]);
+
+describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
+  test('the router has the expected write routes, and each has a valid body', () => {
+    const routes = writeRoutes();
+    assert.ok(routes.length >= 15, routes.join(', '));
+    const bodiless = routes.filter((r) => !(r in VALID));
+    assert.deepEqual(
+      bodiless.sort(),
+      [
+        'DELETE /v1/webhook-endpoints/{id}',
+        'POST /v1/orders/{id}/ship',
+        'POST /v1/webhook-endpoints/{id}/enable',
+        'POST /v1/webhook-endpoints/{id}/test',
+      ].sort(),
+      'a new write route: add its valid body to VALID',
+    );
+  });
+
+  // Collected at module level so each route is its own test.
+  const routes = [
+    'POST /v1/payments',
+    'PUT /v1/orders/{id}',
+    'PATCH /v1/orders/{id}',
+    'POST /v1/orders/{id}/ship',
+    'PUT /v1/inventory/{sku}',
+    'POST /v1/inventory/{sku}/reservations',
+    'POST /v1/webhook-endpoints',
+    'PATCH /v1/webhook-endpoints/{id}',
+    'DELETE /v1/webhook-endpoints/{id}',
+    'POST /v1/webhook-endpoints/{id}/rotate-secret',
+    'POST /v1/webhook-endpoints/{id}/enable',
+    'POST /v1/webhook-endpoints/{id}/test',
+    'POST /v1/webhook-endpoints/{id}/recover',
+    'POST /v1/events',
+    'POST /v1/events/{id}/replay',
+  ];
+  test('the list fuzzed below is the router’s list', () => {
+    assert.deepEqual([...routes].sort(), writeRoutes().sort());
+  });
+
+  for (const route of routes) {
+    test(route, async () => {
+      const method = route.slice(0, route.indexOf(' '));
+      const { path, valid, etag } = pathFor(route);
+      const request = fc.record({
+        param: param(valid),
+        body: body((VALID[route] ?? (() => ({})))()),
+        contentType,
+        key: idempotencyKey,
+        ifMatch: ifMatch(etag),
+        authorization,
+      });
+      const stats = new Map<number, number>();
+      await fc
+        .assert(
+          fc.asyncProperty(request, async (r) => {
+            const headers: Record<string, string> = { authorization: r.authorization };
+            if (r.contentType !== null) headers['content-type'] = r.contentType;
+            if (r.key !== null) headers['idempotency-key'] = r.key;
+            if (r.ifMatch !== null) headers['if-match'] = r.ifMatch;
+            const url = path.replace(/\{\w+\}/, r.param);
+            const before = await counts();
+            const res = await t.app.inject({
+              method: method as 'POST',
+              url,
+              headers,
+              ...(r.body === undefined ? {} : { payload: r.body }),
+            });
+            stats.set(res.statusCode, (stats.get(res.statusCode) ?? 0) + 1);
+            const where = `${method} ${url} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+            assert.ok(res.statusCode < 500, where);
+            if (res.statusCode >= 400) {
+              assert.match(String(res.headers['content-type']), /^application\/problem\+json/, where);
+              const problem = res.json() as { status: number; code: string };
+              assert.equal(problem.status, res.statusCode, where);
+              assert.equal(typeof problem.code, 'string', where);
+              const after = await counts();
+              if (STORED_4XX.has(res.statusCode)) after.idempotency_keys = before.idempotency_keys!;
+              assert.deepEqual(after, before, `a rejected request wrote something: ${where}`);
+            }
+          }),
+          { numRuns: NUM_RUNS },
+        )
+        .catch((error: Error) => {
+          // fast-check keeps the failing assertion as the cause; show it with the counterexample.
+          const cause = (error.cause as Error | undefined)?.message ?? '';
+          throw new Error(`${error.message.slice(0, 2000)}\n${cause}`);
+        });
+      process.stderr.write(`[fuzz] ${route}: ${JSON.stringify(Object.fromEntries(stats))}\n`);
+    });
+  }
+
+  test('the server is still up and serving writes', async () => {
+    assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'after-fuzz', ...auth('acme') },
+      payload: { amount: '1', currency: 'USD', customerId: 'cus_after' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(({} as { polluted?: boolean }).polluted, undefined, 'no prototype pollution');
+  });
+});
