@@ -75,7 +75,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
     query: (statement, params) => run(pool, statement, params),
     async transaction<T>(
       fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
-      options?: TransactionOptions,
+      txOptions?: TransactionOptions,
     ): Promise<T> {
       let client: pg.PoolClient;
       try {
@@ -95,9 +95,9 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       client.on('error', onConnectionError);
       try {
         let first: QueryResult<Record<string, unknown>> | undefined;
-        if (options?.first) {
+        if (txOptions?.first) {
           // One round trip for BEGIN and the first statement (simple protocol, two results).
-          const results = (await client.query(`BEGIN; ${options.first}`).catch((error: unknown) => {
+          const results = (await client.query(`BEGIN; ${txOptions.first}`).catch((error: unknown) => {
             throw classify(error);
           })) as unknown as pg.QueryResult[];
           const last = results[results.length - 1]!;
