@@ -329,7 +329,9 @@ function routerRoutes(): string[] {
 }
 
 /** Routes that answer without an API key and hold no tenant data. */
-const PUBLIC = /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz)$/;
+// The dashboard is static files (HTML, JS, CSS): the data it shows comes from the /v1 routes, checked below.
+const PUBLIC =
+  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?)$/;
 
 describe('tenant isolation on every route', () => {
   test('every route of the router is either public (no tenant data) or has an isolation case', () => {
