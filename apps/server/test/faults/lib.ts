@@ -177,11 +177,11 @@ export async function until(
 export const faultClient = (extra: Parameters<typeof createFetch>[0] = {}) =>
   createFetch({
     idempotencyKey: 'auto',
-    maxAttempts: 50,
+    maxAttempts: 200, // a restart on a loaded 2-core machine can take several seconds: the deadline bounds it
     deadline: 90_000,
     attemptTimeout: 10_000,
     baseDelay: 5,
-    maxDelay: 200,
+    maxDelay: 500,
     retryBudget: { ratio: 1, maxTokens: 10_000 },
     ...extra,
   });

@@ -51,9 +51,15 @@ describe('server process killed mid-load', { skip: needsPostgres }, () => {
     });
     let done = false;
     let kills = 0;
+    let completed = 0;
+    // Kill at random points OF THE LOAD (after a random number of completed requests between 10% and
+    // 80% of it), not at random times: a fast machine must not finish the load before the first kill.
+    const killPoints = Array.from({ length: maxKills }, () => Math.floor(n * (0.1 + 0.7 * random()))).sort(
+      (a, b) => a - b,
+    );
     const killer = (async () => {
-      while (!done && kills < maxKills) {
-        await delay(300 + Math.floor(random() * 1200));
+      for (const point of killPoints) {
+        while (!done && completed < point) await delay(5);
         if (done) break;
         await server.kill('SIGKILL');
         kills++;
@@ -69,6 +75,7 @@ describe('server process killed mid-load', { skip: needsPostgres }, () => {
           body: JSON.stringify({ amount: String(100 + i), currency: 'USD', customerId: `cus_kill_${i}` }),
         });
         const body = (await res.json()) as { id: string; customerId: string };
+        completed++;
         return { status: res.status, id: body.id, customerId: body.customerId };
       });
       done = true;
