@@ -10,6 +10,7 @@ import {
   type FetchOptions,
   type GiveUpEvent,
   type RetryEvent,
+  type SuretyRequestInit,
   type TransportInit,
 } from './client.js';
 import { CHANNELS } from './diagnostics.js';
@@ -161,6 +162,37 @@ test('step table: response → retried or not, the waits, the outcome', async ()
     );
     assert.equal(result, outcome, `${name}: outcome`);
     assert.equal(giveUps[0]?.reason, reason, `${name}: give-up reason`);
+    await fetch.close();
+  }
+});
+
+test('409 with Retry-After is retried only for a keyed request (the original is in flight)', async () => {
+  const cases: [string, SuretyRequestInit, Step[], number, number[]][] = [
+    [
+      'keyed POST, 409 + Retry-After',
+      { method: 'POST', body: '{}' },
+      [{ status: 409, headers: { 'retry-after': '1' } }, 201],
+      2,
+      [1000],
+    ],
+    ['keyed POST, 409 without Retry-After (a conflict)', { method: 'POST', body: '{}' }, [409, 201], 1, []],
+    [
+      'GET without a key, 409 + Retry-After',
+      {},
+      [{ status: 409, headers: { 'retry-after': '1' } }, 200],
+      1,
+      [],
+    ],
+  ];
+  for (const [name, init, steps, attempts, waits] of cases) {
+    const { fetch, sent } = setup(steps, { idempotencyKey: 'auto' });
+    await fetch(URL_, init);
+    assert.equal(sent.length, attempts, `${name}: attempts`);
+    assert.deepEqual(
+      sent.slice(1).map((x, i) => x.at - sent[i]!.at),
+      waits,
+      `${name}: waits`,
+    );
     await fetch.close();
   }
 });

@@ -520,7 +520,10 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         breaker?.record(isOriginFailure(response.status) ? 'failure' : 'success');
         // The caller's signal stays attached to a returned response, so aborting still stops its body.
         if (controller !== undefined && onAbort !== undefined) keepAlive.set(response, controller);
-        if (!retryStatuses.has(response.status)) return response;
+        // 409 + Retry-After on a keyed request is an idempotency layer saying "the original with this
+        // key is still in flight, come back": retrying with the same key is what it asks for.
+        const inFlight = response.status === 409 && key !== undefined && response.headers.has('retry-after');
+        if (!retryStatuses.has(response.status) && !inFlight) return response;
       }
 
       // A retryable failure. Every check below that says no returns it as it is.
