@@ -230,6 +230,9 @@ const verdict = (r: { target?: number; op?: string; median: number }) =>
 const chartDir = join(root, 'docs', 'bench');
 mkdirSync(chartDir, { recursive: true });
 const charts: Record<string, string[]> = {};
+const addChart = (bench: string, file: string) => {
+  charts[bench] = [...(charts[bench] ?? []), file];
+};
 const bar = (bench: string, file: string, title: string, unit: string, rows: [string, string, number?][]) => {
   const bars = rows
     .map(([label, metric, group]) => {
@@ -239,7 +242,7 @@ const bar = (bench: string, file: string, title: string, unit: string, rows: [st
     .filter((b) => b !== undefined);
   if (bars.length === 0) return;
   writeFileSync(join(chartDir, file), barChart(title, unit, bars));
-  (charts[bench] ??= []).push(file);
+  addChart(bench, file);
 };
 bar(
   'idempotency',
@@ -291,7 +294,7 @@ bar('growth', 'growth-claim.svg', 'Claim latency p50 as the tables grow', 'ms (m
   const series: Record<string, [number, number][]> = {};
   for (const r of runs)
     for (const [name, points] of Object.entries(r.result?.series ?? {}))
-      (series[name] ??= []).push(...points);
+      series[name] = [...(series[name] ?? []), ...points];
   if (Object.keys(series).length) {
     writeFileSync(
       join(chartDir, 'delivery-latency.svg'),
@@ -302,7 +305,7 @@ bar('growth', 'growth-claim.svg', 'Claim latency p50 as the tables grow', 'ms (m
         series,
       ),
     );
-    (charts['delivery'] ??= []).push('delivery-latency.svg');
+    addChart('delivery', 'delivery-latency.svg');
   }
 }
 
