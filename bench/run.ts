@@ -150,7 +150,7 @@ function runOnce(bench: Bench, i: number): Promise<Run> {
 async function machine() {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const { rows } = await c.query<{ v: string }>('show server_version');
+  const { rows } = await c.query<{ v: string }>("select current_setting('server_version') as v");
   await c.end();
   return {
     cpu: cpus()[0]?.model ?? 'unknown',
