@@ -11,6 +11,7 @@ import { createFetch } from '@surety/fetch';
 import got from 'got';
 import ky from 'ky';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { emitResult } from '../lib/result.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 3);
@@ -141,6 +142,49 @@ for (const [name, samples] of results) {
     `| ${name} | ${Math.round(rps)} | ${samples.map((s) => Math.round(s.rps)).join(' / ')} | ${(rps / baseRps).toFixed(3)} | ${cpu.toFixed(1)} | ${(baseCpu / cpu).toFixed(3)} |`,
   );
 }
+
+const rpsOf = (name: string) => {
+  const xs = results.get(name);
+  return xs ? median(xs.map((s) => s.rps)) / baseRps : Number.NaN;
+};
+const cpuOf = (name: string) => {
+  const xs = results.get(name);
+  return xs ? baseCpu / median(xs.map((s) => s.cpuUs)) : Number.NaN;
+};
+const defaults = '@surety/fetch (defaults)';
+emitResult({
+  bench: 'client',
+  metrics: [...results].flatMap(([name, samples]) => [
+    { name: `${name} req/s`, value: median(samples.map((s) => s.rps)), unit: 'req/s' },
+    { name: `${name} CPU`, value: median(samples.map((s) => s.cpuUs)), unit: 'µs/req' },
+  ]),
+  ratios: [
+    {
+      name: 'client.vs_fetch',
+      value: rpsOf(defaults),
+      target: 0.95,
+      op: '>=',
+      what: '@surety/fetch req/s ÷ undici fetch',
+    },
+    {
+      name: 'client.vs_fetch_cpu',
+      value: cpuOf(defaults),
+      target: 0.95,
+      op: '>=',
+      what: 'undici fetch CPU/req ÷ @surety/fetch CPU/req',
+    },
+    {
+      name: 'client.vs_ky',
+      value: rpsOf(defaults) / rpsOf('ky (global fetch, retry 3)'),
+      what: '@surety/fetch ÷ ky 1 (req/s)',
+    },
+    {
+      name: 'client.vs_got',
+      value: rpsOf(defaults) / rpsOf('got (keep-alive, retry 3)'),
+      what: '@surety/fetch ÷ got 14 (req/s)',
+    },
+  ],
+});
 
 await Promise.all([undiciAgent.close(), suretyAgent.close(), surety.close(), suretyBare.close()]);
 gotAgent.destroy();

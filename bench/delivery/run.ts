@@ -1,26 +1,34 @@
 // Delivery benchmark on real PostgreSQL, one run, side by side:
-//   ceiling  a plain undici Pool POST loop to the receiver (no database at all)
-//   surety   events published through the outbox, delivered by one DeliveryWorker
-//   pg-boss  the same job with pg-boss 10: jobs inserted in batch, a worker POSTing each via undici
-// plus Surety's publish→delivery latency at 50% of its measured peak rate.
+//   ceiling          a plain undici Pool POST loop to the receiver (no database at all)
+//   surety           events published through the outbox, delivered by one DeliveryWorker
+//   pg-boss          the same job with pg-boss 10: jobs inserted in batch, a worker POSTing each via undici
+//   graphile-worker  the same job with graphile-worker 0.16.6 (the last release for Node 20; the local
+//                    queue of 0.17+ needs Node 22): jobs added in SQL, 64 concurrent jobs POSTing via undici
+// plus Surety's publish→delivery latency at 25, 50 and 75% of its measured peak rate, with events
+// published one per transaction, as an API does.
+// Prints a markdown table, then `RESULT {json}` for bench/run.ts.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/run.ts [--quick]
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createPgSql } from '@surety/db';
 import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
-import pg from 'pg';
+import { Logger, run as runGraphile } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { Pool } from 'undici';
+import { emitResult } from '../lib/result.js';
+import { adminQuery, args, percentile, requireDatabaseUrl } from '../lib/stats.js';
 
-const quick = process.argv.includes('--quick');
-const N = Number(process.env.EVENTS ?? (quick ? 5000 : 20000));
+const a = args();
+const N = a.num('events', a.quick ? 4000 : 20000);
 const CONCURRENCY = 64;
-const url = process.env.DATABASE_URL;
-if (!url) {
-  console.error('set DATABASE_URL (the benchmark creates and drops schemas bench_wh and bench_pgboss)');
-  process.exit(2);
-}
+const LATENCY_SECONDS = a.num('latency-seconds', a.quick ? 2 : 5);
+const url = requireDatabaseUrl(
+  'the benchmark creates and drops schemas bench_wh, bench_pgboss, bench_graphile',
+);
 
 const receiver: ChildProcess = fork(fileURLToPath(new URL('receiver.ts', import.meta.url)), {
   execArgv: ['--import', 'tsx'],
@@ -44,11 +52,6 @@ const body = (i: number) =>
     data: { i, pad: 'x'.repeat(200) },
   });
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
-};
-
 async function waitForCount(n: number, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -59,42 +62,56 @@ async function waitForCount(n: number, timeoutMs: number) {
   }
 }
 
-async function admin(sqlText: string) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  await c.query(sqlText);
-  await c.end();
+// The peers do the same job as Surety's worker per delivery: build the envelope, sign it (HMAC-SHA256
+// over "t.body", as Surety's scheme), POST it through undici. Only the attempt records, which Surety
+// keeps for every attempt and the peers do not, remain extra work on Surety's side.
+const SECRET = 'whsec_bench_secret_0123456789';
+async function post(pool: Pool, i: number, signed = true) {
+  const payload = body(i);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (signed) {
+    const t = Math.floor(Date.now() / 1000);
+    headers['webhook-id'] = `evt_${i}`;
+    headers['webhook-signature'] =
+      `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${payload}`).digest('hex')}`;
+  }
+  const res = await pool.request({ path: '/hooks', method: 'POST', body: payload, headers });
+  await res.body.dump();
+  if (res.statusCode >= 300) throw new Error(`status ${res.statusCode}`);
 }
 
 // --- ceiling -------------------------------------------------------------------------------------
 async function ceiling(): Promise<number> {
-  await ask('reset');
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
-  let next = 0;
+  const loop = async (n: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < n) await post(pool, next++, false);
+      }),
+    );
+  };
+  await loop(Math.min(N, 2000)); // warm-up: JIT, connections
+  await ask('reset');
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < N) {
-        const i = next++;
-        const res = await pool.request({
-          path: '/hooks',
-          method: 'POST',
-          body: body(i),
-          headers: { 'content-type': 'application/json' },
-        });
-        await res.body.dump();
-      }
-    }),
-  );
+  await loop(N);
   const secs = (performance.now() - started) / 1000;
   await pool.close();
   return N / secs;
 }
 
 // --- surety --------------------------------------------------------------------------------------
-async function surety(): Promise<{ rate: number; p50: number; p99: number; latencyRate: number }> {
-  await admin('drop schema if exists bench_wh cascade');
-  const sql = createPgSql({ connectionString: url, max: 10 });
+interface LatencyPoint {
+  share: number;
+  rate: number;
+  achieved: number;
+  p50: number;
+  p99: number;
+}
+
+async function surety(): Promise<{ rate: number; curve: LatencyPoint[] }> {
+  await adminQuery(url, 'drop schema if exists bench_wh cascade');
+  const sql = createPgSql({ connectionString: url, max: 16 });
   const webhooks = new Webhooks({
     sql,
     schema: 'bench_wh',
@@ -115,16 +132,8 @@ async function surety(): Promise<{ rate: number; p50: number; p99: number; laten
     });
   }
   await ask('reset');
-  // the worker has its own pool, as it would in its own process: publishers never queue in front of its claims
-  const workerSql = createPgSql({ connectionString: url, max: 4 });
-  const workerHooks = new Webhooks({
-    sql: workerSql,
-    schema: 'bench_wh',
-    allowHttp: true,
-    allowList: parseAllowList('127.0.0.1/32'),
-  });
   const worker = new DeliveryWorker({
-    webhooks: workerHooks,
+    webhooks,
     concurrency: CONCURRENCY,
     batchSize: 100,
     listen: true,
@@ -134,36 +143,65 @@ async function surety(): Promise<{ rate: number; p50: number; p99: number; laten
   await worker.start();
   await waitForCount(N, 300_000);
   const rate = N / ((performance.now() - started) / 1000);
-  // latency at half the peak rate: one event per transaction, as an API would publish them
-  await ask('reset');
-  const latencyRate = Math.max(50, Math.floor(rate * Number(process.env.LATENCY_SHARE ?? 0.5)));
-  const seconds = quick ? 3 : 6;
-  const total = latencyRate * seconds;
-  const t0 = performance.now();
-  const inflight = new Set<Promise<unknown>>();
-  for (let i = 0; i < total; i++) {
-    const due = t0 + (i * 1000) / latencyRate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    // at most 10 publishing transactions in flight (the pool's size), as 10 API connections would
-    while (inflight.size >= 10) await Promise.race(inflight);
-    const p = sql
-      .transaction((tx) => webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } }))
-      .finally(() => inflight.delete(p));
-    inflight.add(p);
-  }
-  await waitForCount(total, 60_000);
-  const { latencies } = await ask<{ latencies: number[] }>('stats');
   await worker.stop();
-  await workerSql.close();
+  // Latency at 25/50/75% of the peak rate: one event per transaction, as an API would publish them,
+  // from this process; the worker in its own process, as `surety worker` runs.
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('worker.ts', import.meta.url))],
+    {
+      env: { ...process.env, SCHEMA: 'bench_wh' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', () => resolve());
+    child.once('exit', (code) => reject(new Error(`worker exited ${code}`)));
+  });
+  const curve: LatencyPoint[] = [];
+  for (const share of [0.25, 0.5, 0.75]) {
+    await ask('reset');
+    const target = Math.max(20, Math.floor(rate * share));
+    const total = Math.ceil(target * LATENCY_SECONDS);
+    const inflight = new Set<Promise<unknown>>();
+    const t0 = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / target;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      // Bounded: at most 400 publishes outstanding (the pool has 16 connections).
+      if (inflight.size >= 400) await Promise.race(inflight);
+      const p = sql.transaction((tx) =>
+        webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } }),
+      );
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    }
+    const publishSecs = (performance.now() - t0) / 1000;
+    await Promise.all(inflight);
+    await waitForCount(total, 60_000);
+    const { latencies } = await ask<{ latencies: number[] }>('stats');
+    curve.push({
+      share,
+      rate: target,
+      achieved: total / publishSecs,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+    });
+    console.error(
+      `surety latency at ${share * 100}% (${target}/s, achieved ${(total / publishSecs).toFixed(0)}/s): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`,
+    );
+  }
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
   await sql.close();
-  await admin('drop schema if exists bench_wh cascade');
-  return { rate, p50: pct(latencies, 50), p99: pct(latencies, 99), latencyRate };
+  await adminQuery(url, 'drop schema if exists bench_wh cascade');
+  return { rate, curve };
 }
 
 // --- pg-boss -------------------------------------------------------------------------------------
-async function pgboss(): Promise<number> {
-  await admin('drop schema if exists bench_pgboss cascade');
+async function pgboss(batchSize: number): Promise<number> {
+  await adminQuery(url, 'drop schema if exists bench_pgboss cascade');
   const boss = new PgBoss({ connectionString: url, schema: 'bench_pgboss', max: 10 });
   boss.on('error', () => {});
   await boss.start();
@@ -176,52 +214,143 @@ async function pgboss(): Promise<number> {
   await ask('reset');
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
   const started = performance.now();
-  // its best shape here: batches fetched by two polling loops, each batch POSTed concurrently
+  // pg-boss 10 fetches a batch, runs the handler, completes the batch, then waits out its polling
+  // interval (0.5 s at least) before the next fetch. Two shapes: batches of 32 per loop (a failure
+  // then retries 32 jobs, and latency stays near the interval), and its throughput-best shape, large
+  // batches of 2,000. Two loops, each batch POSTed 32 at a time (64 in flight in all, as the others).
   for (let loop = 0; loop < 2; loop++) {
-    await boss.work<{ i: number }>(
-      'deliver',
-      { batchSize: 500, pollingIntervalSeconds: 0.5 },
-      async (jobs) => {
-        await Promise.all(
-          jobs.map(async (job) => {
-            const res = await pool.request({
-              path: '/hooks',
-              method: 'POST',
-              body: body(job.data.i),
-              headers: { 'content-type': 'application/json' },
-            });
-            await res.body.dump();
-            if (res.statusCode >= 300) throw new Error(`status ${res.statusCode}`);
-          }),
-        );
-      },
-    );
+    await boss.work<{ i: number }>('deliver', { batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY / 2 }, async () => {
+          while (next < jobs.length) await post(pool, jobs[next++]!.data.i);
+        }),
+      );
+    });
   }
   await waitForCount(N, 300_000);
   const rate = N / ((performance.now() - started) / 1000);
   await boss.stop({ graceful: false, wait: true }).catch(() => {});
   await pool.close();
-  await admin('drop schema if exists bench_pgboss cascade');
+  await adminQuery(url, 'drop schema if exists bench_pgboss cascade');
   return rate;
 }
 
-const ceil = await ceiling();
-console.error(`ceiling: ${ceil.toFixed(0)}/s`);
-const s = await surety();
-console.error(
-  `surety: ${s.rate.toFixed(0)}/s; latency at ${s.latencyRate}/s: p50 ${s.p50} ms, p99 ${s.p99} ms`,
-);
-const b = await pgboss();
-console.error(`pg-boss: ${b.toFixed(0)}/s`);
+// --- graphile-worker -----------------------------------------------------------------------------
+async function graphile(): Promise<number> {
+  await adminQuery(url, 'drop schema if exists bench_graphile cascade');
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
+  const options = {
+    connectionString: url,
+    schema: 'bench_graphile',
+    concurrency: CONCURRENCY,
+    maxPoolSize: 10,
+    pollInterval: 500,
+    noHandleSignals: true,
+    logger: new Logger(() => () => {}),
+  };
+  // Migrate with a runner that has nothing to do, then load the backlog in SQL (add_job per row).
+  const setup = await runGraphile({ ...options, concurrency: 1, taskList: {} });
+  await setup.stop();
+  await adminQuery(
+    url,
+    `select bench_graphile.add_job('deliver', json_build_object('i', i)) from generate_series(0, ${N - 1}) i`,
+  );
+  await ask('reset');
+  const started = performance.now();
+  const runner = await runGraphile({
+    ...options,
+    taskList: { deliver: async (payload) => post(pool, (payload as { i: number }).i) },
+  });
+  await waitForCount(N, 300_000);
+  const rate = N / ((performance.now() - started) / 1000);
+  await runner.stop();
+  await pool.close();
+  await adminQuery(url, 'drop schema if exists bench_graphile cascade');
+  return rate;
+}
+
+const load = loadavg()[0]!;
+// Alternate the order run by run (BENCH_RUN from bench/run.ts) so drift hits each contender alike.
+const reverse = Number(process.env.BENCH_RUN ?? 0) % 2 === 1;
+const steps = [
+  ['ceiling', ceiling],
+  ['surety', surety],
+  ['pg-boss', () => pgboss(2000)],
+  ['pg-boss-32', () => pgboss(32)],
+  ['graphile-worker', graphile],
+] as const;
+const got: Record<string, unknown> = {};
+for (const [name, fn] of reverse ? [...steps].reverse() : steps) {
+  got[name] = await fn();
+  console.error(`${name} done`);
+}
 receiver.send({ cmd: 'exit' });
+const ceil = got['ceiling'] as number;
+const s = got['surety'] as Awaited<ReturnType<typeof surety>>;
+const b = got['pg-boss'] as number;
+const g = got['graphile-worker'] as number;
+const b32 = got['pg-boss-32'] as number;
 
 console.log(`| configuration (${N} deliveries, ${CONCURRENCY} in flight) | deliveries/s | ratio |`);
-console.log('|---|---|---|');
+console.log('|---|---:|---|');
 console.log(`| undici POST loop (ceiling) | ${ceil.toFixed(0)} | 1.00 |`);
 console.log(
-  `| Surety outbox + DeliveryWorker | ${s.rate.toFixed(0)} | ${(s.rate / ceil).toFixed(2)} of ceiling, ${(s.rate / b).toFixed(2)}× pg-boss |`,
+  `| Surety outbox + DeliveryWorker | ${s.rate.toFixed(0)} | ${(s.rate / ceil).toFixed(2)} of ceiling, ${(s.rate / b).toFixed(2)}× pg-boss, ${(s.rate / g).toFixed(2)}× graphile-worker |`,
 );
-console.log(`| pg-boss 10 worker + undici | ${b.toFixed(0)} | ${(b / ceil).toFixed(2)} of ceiling |`);
 console.log(
-  `\nSurety publish→delivery latency at ${s.latencyRate}/s (50% of its peak): p50 ${s.p50} ms, p99 ${s.p99} ms`,
+  `| pg-boss 10, batches of 2,000 (its best) | ${b.toFixed(0)} | ${(b / ceil).toFixed(2)} of ceiling |`,
 );
+console.log(`| pg-boss 10, batches of 32 | ${b32.toFixed(0)} | ${(b32 / ceil).toFixed(2)} of ceiling |`);
+console.log(`| graphile-worker 0.16.6 + undici | ${g.toFixed(0)} | ${(g / ceil).toFixed(2)} of ceiling |`);
+console.log('\n| Surety publish→delivery latency | target rate /s | achieved /s | p50 ms | p99 ms |');
+console.log('|---|---:|---:|---:|---:|');
+for (const p of s.curve)
+  console.log(`| ${p.share * 100}% of peak | ${p.rate} | ${p.achieved.toFixed(0)} | ${p.p50} | ${p.p99} |`);
+console.log(`\nload average at start ${load.toFixed(1)}`);
+
+const half = s.curve.find((p) => p.share === 0.5)!;
+emitResult({
+  bench: 'delivery',
+  metrics: [
+    { name: 'ceiling.rate', value: ceil, unit: 'deliveries/s' },
+    { name: 'surety.rate', value: s.rate, unit: 'deliveries/s' },
+    { name: 'pgboss.rate', value: b, unit: 'deliveries/s' },
+    { name: 'pgboss32.rate', value: b32, unit: 'deliveries/s' },
+    { name: 'graphile.rate', value: g, unit: 'deliveries/s' },
+    ...s.curve.flatMap((p) => [
+      { name: `latency.${p.share * 100}.rate`, value: p.rate, unit: 'events/s' },
+      { name: `latency.${p.share * 100}.p50`, value: p.p50, unit: 'ms' },
+      { name: `latency.${p.share * 100}.p99`, value: p.p99, unit: 'ms' },
+    ]),
+  ],
+  ratios: [
+    {
+      name: 'delivery.vs_ceiling',
+      value: s.rate / ceil,
+      target: 0.5,
+      op: '>=',
+      what: 'Surety ÷ undici POST loop',
+    },
+    {
+      name: 'delivery.vs_pgboss',
+      value: s.rate / b,
+      target: 2,
+      op: '>=',
+      what: 'Surety ÷ pg-boss 10 (batches of 2,000)',
+    },
+    { name: 'delivery.vs_pgboss32', value: s.rate / b32, what: 'Surety ÷ pg-boss 10 (batches of 32)' },
+    { name: 'delivery.vs_graphile', value: s.rate / g, what: 'Surety ÷ graphile-worker 0.16.6' },
+    {
+      name: 'delivery.p99_at_half',
+      value: half.p99,
+      target: 100,
+      op: '<=',
+      what: 'publish→delivery p99 at 50% of peak (ms)',
+    },
+  ],
+  series: {
+    'p50 (ms)': s.curve.map((p) => [p.achieved, p.p50]),
+    'p99 (ms)': s.curve.map((p) => [p.achieved, p.p99]),
+  },
+});

@@ -1,52 +1,45 @@
-// Benchmark: POST /v1/payments on real PostgreSQL, with and without the idempotency layer, same
-// run, same concurrency, alternating rounds. Prints a markdown table of medians and the ratio.
-// Both sides run the same handler in one transaction: the payment insert and its outbox event
-// (payment.created). "With" adds the key claim and the stored response.
+// Benchmark: POST /v1/payments on real PostgreSQL, with and without the idempotency layer, and the
+// npm peer (express-idempotency on Redis) with and without its middleware: each side compared with
+// its own baseline, all four in the same run, same concurrency, in alternating order round by round.
+// Prints a markdown table, then `RESULT {json}` for bench/run.ts.
 //
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/idempotency/run.ts [--quick]
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/idempotency/run.ts [--quick] [--rounds n]
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { emitResult } from '../lib/result.js';
+import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
 
-const quick = process.argv.includes('--quick');
-const rounds = quick ? 1 : 3;
-const duration = quick ? 4 : 10;
+const a = args();
+const rounds = a.num('rounds', 1);
+const duration = a.num('seconds', a.quick ? 3 : 8);
 const connections = Number(process.env.CONNECTIONS ?? 16);
-const url = process.env.DATABASE_URL;
-if (!url) {
-  console.error(
-    'set DATABASE_URL to a PostgreSQL database (the benchmark creates and drops schema bench_idem)',
-  );
-  process.exit(2);
-}
+const url = requireDatabaseUrl('the benchmark creates and drops schemas bench_idem and bench_idem_express');
 
-async function resetSchema() {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query('drop schema if exists bench_idem cascade');
-  await client.end();
-}
-
-interface Result {
-  mode: 'on' | 'off';
+type Name = 'surety-off' | 'surety-on' | 'express-off' | 'express-on';
+interface Sample {
+  name: Name;
   rps: number;
   p50: number;
   p99: number;
-  errors: number;
-  non2xx: number;
+  bad: number;
 }
 
-async function round(mode: 'on' | 'off'): Promise<Result> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('server.ts', import.meta.url))],
-    {
-      env: { ...process.env, IDEMPOTENCY: mode, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+const servers: Record<Name, { file: string; env: Record<string, string> }> = {
+  'surety-off': { file: 'server.ts', env: { IDEMPOTENCY: 'off' } },
+  'surety-on': { file: 'server.ts', env: { IDEMPOTENCY: 'on' } },
+  'express-off': { file: 'express-server.ts', env: { IDEMPOTENCY: 'off' } },
+  'express-on': { file: 'express-server.ts', env: { IDEMPOTENCY: 'on' } },
+};
+
+async function round(name: Name): Promise<Sample> {
+  const { file, env } = servers[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -54,7 +47,7 @@ async function round(mode: 'on' | 'off'): Promise<Result> {
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) resolve((JSON.parse(line) as { url: string }).url);
     });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+    child.on('exit', (code) => reject(new Error(`${name} server exited ${code}`)));
   });
   const options = {
     url: base,
@@ -65,8 +58,9 @@ async function round(mode: 'on' | 'off'): Promise<Result> {
         path: '/v1/payments',
         headers: { 'content-type': 'application/json', authorization: 'Bearer sk_bench_0123456789abcdef' },
         body: JSON.stringify({ amount: '1999', currency: 'USD', customerId: 'cus_bench' }),
-        // the baseline sends no key: the same route runs its transaction without claiming one
-        ...(mode === 'on'
+        // Baselines send no key: Surety's baseline route runs the same transaction (payment + outbox
+        // event) and only claims and records a key when one is sent.
+        ...(name.endsWith('-on')
           ? {
               setupRequest: (req: autocannon.Request) => {
                 req.headers = { ...req.headers, 'idempotency-key': randomUUID() };
@@ -81,42 +75,81 @@ async function round(mode: 'on' | 'off'): Promise<Result> {
   const r = await autocannon({ ...options, duration });
   child.kill('SIGTERM');
   await new Promise((res) => child.once('exit', res));
-  return {
-    mode,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors,
-    non2xx: r.non2xx,
-  };
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.errors + r.non2xx };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
-
-await resetSchema();
-const results: Result[] = [];
+await adminQuery(
+  url,
+  'drop schema if exists bench_idem cascade; drop schema if exists bench_idem_express cascade',
+);
+const load = loadavg()[0]!;
+const order: Name[] = ['surety-off', 'surety-on', 'express-off', 'express-on'];
+const samples: Sample[] = [];
 for (let i = 0; i < rounds; i++) {
-  for (const mode of i % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-    const r = await round(mode);
-    results.push(r);
+  // Alternate the order round by round (and run by run: BENCH_RUN from bench/run.ts) so drift hits all.
+  const reverse = (i + Number(process.env.BENCH_RUN ?? 0)) % 2 === 1;
+  for (const name of reverse ? [...order].reverse() : order) {
+    const s = await round(name);
+    samples.push(s);
     console.error(
-      `round ${i + 1} ${mode}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, non-2xx ${r.non2xx}`,
+      `round ${i + 1} ${name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, errors/non-2xx ${s.bad}`,
     );
   }
 }
-await resetSchema();
-const of = (mode: 'on' | 'off', k: 'rps' | 'p50' | 'p99') =>
-  median(results.filter((r) => r.mode === mode).map((r) => r[k]));
-const bad = results.reduce((s, r) => s + r.errors + r.non2xx, 0);
-console.log(`| configuration | req/s (median of ${rounds}) | p50 ms | p99 ms |`);
-console.log('|---|---|---|---|');
-console.log(
-  `| without idempotency (baseline) | ${of('off', 'rps').toFixed(0)} | ${of('off', 'p50')} | ${of('off', 'p99')} |`,
+await adminQuery(
+  url,
+  'drop schema if exists bench_idem cascade; drop schema if exists bench_idem_express cascade',
 );
-console.log(`| with idempotency | ${of('on', 'rps').toFixed(0)} | ${of('on', 'p50')} | ${of('on', 'p99')} |`);
+
+const of = (name: Name, k: 'rps' | 'p50' | 'p99') =>
+  median(samples.filter((s) => s.name === name).map((s) => s[k]));
+const bad = samples.reduce((n, s) => n + s.bad, 0);
+const suretyRatio = of('surety-on', 'rps') / of('surety-off', 'rps');
+const expressRatio = of('express-on', 'rps') / of('express-off', 'rps');
+const label: Record<Name, string> = {
+  'surety-off': 'Surety service (Fastify), no idempotency (baseline)',
+  'surety-on': 'Surety service, idempotency on (PostgreSQL, same transaction)',
+  'express-off': 'Express 5, no middleware (peer baseline)',
+  'express-on': 'Express 5 + express-idempotency 1.0.6 (Redis store)',
+};
+console.log(`| configuration | req/s | p50 ms | p99 ms |`);
+console.log('|---|---:|---:|---:|');
+for (const name of order)
+  console.log(`| ${label[name]} | ${of(name, 'rps').toFixed(0)} | ${of(name, 'p50')} | ${of(name, 'p99')} |`);
 console.log(
-  `\nratio (with ÷ without): **${(of('on', 'rps') / of('off', 'rps')).toFixed(2)}**; added latency p50 ${(of('on', 'p50') - of('off', 'p50')).toFixed(1)} ms, p99 ${(of('on', 'p99') - of('off', 'p99')).toFixed(1)} ms; ${connections} connections, ${duration} s per round; errors/non-2xx: ${bad}`,
+  `\nSurety with ÷ without: **${suretyRatio.toFixed(2)}** (added p50 ${(of('surety-on', 'p50') - of('surety-off', 'p50')).toFixed(1)} ms, p99 ${(of('surety-on', 'p99') - of('surety-off', 'p99')).toFixed(1)} ms); ` +
+    `express-idempotency with ÷ without: **${expressRatio.toFixed(2)}**; ${connections} connections, ${duration} s per round, ${rounds} round(s); errors/non-2xx: ${bad}; load average ${load.toFixed(1)}`,
 );
+
+const metrics = order.flatMap((name) => [
+  { name: `${name}.rps`, value: of(name, 'rps'), unit: 'req/s' },
+  { name: `${name}.p50`, value: of(name, 'p50'), unit: 'ms' },
+  { name: `${name}.p99`, value: of(name, 'p99'), unit: 'ms' },
+]);
+emitResult({
+  bench: 'idempotency',
+  metrics: [
+    ...metrics,
+    { name: 'surety.added_p50', value: of('surety-on', 'p50') - of('surety-off', 'p50'), unit: 'ms' },
+    { name: 'surety.added_p99', value: of('surety-on', 'p99') - of('surety-off', 'p99'), unit: 'ms' },
+    { name: 'errors', value: bad, unit: 'requests' },
+  ],
+  ratios: [
+    {
+      name: 'idempotency.surety',
+      value: suretyRatio,
+      target: 0.8,
+      op: '>=',
+      what: 'Surety POST req/s with ÷ without idempotency',
+    },
+    { name: 'idempotency.express', value: expressRatio, what: 'express-idempotency (Redis) with ÷ without' },
+    {
+      name: 'idempotency.vs_peer',
+      value: suretyRatio / expressRatio,
+      target: 1,
+      op: '>=',
+      what: "Surety's ratio ÷ express-idempotency's ratio",
+    },
+  ],
+  checks: { 'no errors or non-2xx': bad === 0 },
+});

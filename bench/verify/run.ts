@@ -10,6 +10,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { createVerifier, sign } from '../../packages/webhook-verify/src/index.js';
+import { emitResult, type Ratio } from '../lib/result.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -163,9 +164,26 @@ console.log(
   `node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores; ` +
     `${ROUNDS} rounds of ${SECONDS}s per contestant, median ops/s\n`,
 );
+const ratios: Ratio[] = [];
 for (const size of [256, 2048, 65536]) {
   const { bytes, opsPerSec } = await bench(size);
   const get = (name: string) => opsPerSec.get(name)!;
+  ratios.push(
+    {
+      name: `verify.vs_standardwebhooks.${size}`,
+      value: get('surety verifySync, Standard Webhooks headers') / get('standardwebhooks Webhook#verify'),
+      target: 1,
+      op: '>=',
+      what: `verify ops/s ÷ standardwebhooks, ~${bytes} B body`,
+    },
+    {
+      name: `verify.vs_stripe.${size}`,
+      value: get('surety verifySync, Surety headers') / get('stripe webhooks.constructEvent'),
+      target: 1,
+      op: '>=',
+      what: `verify + JSON.parse ops/s ÷ stripe constructEvent, ~${bytes} B body`,
+    },
+  );
   console.log(`### body ${bytes} bytes\n`);
   console.log('| contestant | ops/s | ratio vs peer |');
   console.log('| --- | ---: | ---: |');
@@ -184,3 +202,4 @@ for (const size of [256, 2048, 65536]) {
   }
   console.log('');
 }
+emitResult({ bench: 'verify', metrics: [], ratios });

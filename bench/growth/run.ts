@@ -1,0 +1,333 @@
+// Growth: what the hot statements cost as the tables grow, on real PostgreSQL.
+//   keys        idempotency `execute` (claim + completed-row insert, no business write) for new keys, and
+//               replays of stored keys, with 10 thousand vs 10 million stored keys (--quick: 1 million)
+//   purge       1 million expired keys purged (Idempotency.purgeExpired) while requests are served:
+//               p99 before vs during
+//   deliveries  the delivery claim (batches of 50) with 10 thousand vs 1 million pending deliveries
+//   plans       EXPLAIN (ANALYZE, BUFFERS) of the claim statements and their neighbours on the large
+//               tables, custom and generic plans checked for sequential scans
+// Loaded schemas are kept and reused (bench_growth_*): 10 million keys take ~2 minutes to write.
+// Prints markdown, then `RESULT {json}` (the plans go in `notes`) for bench/run.ts.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/growth/run.ts [--quick]
+import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { createPgSql } from '@surety/db';
+import { createIdempotency, type Idempotency } from '@surety/idempotency';
+import { parseAllowList, Webhooks } from '@surety/webhooks';
+import pg from 'pg';
+import { emitResult } from '../lib/result.js';
+import { args, percentile, requireDatabaseUrl } from '../lib/stats.js';
+import { ensureDeliveries, ensureKeys, keyOf } from './load.js';
+
+const a = args();
+const url = requireDatabaseUrl(
+  'the benchmark creates schemas bench_growth_* and keeps them for the next run',
+);
+const LARGE = a.quick ? 1_000_000 : 10_000_000;
+const SAMPLES = a.quick ? 600 : 2000;
+const log = (s: string) => console.error(s);
+const load = loadavg()[0]!;
+const schemas = {
+  // v2: the key table gained lock_id; schemas loaded by the earlier layout are not reused
+  small: 'bench_growth_keys_v2_10k',
+  large: a.quick ? 'bench_growth_keys_v2_1m' : 'bench_growth_keys_v2_10m',
+};
+const sql = createPgSql({ connectionString: url, max: 6 });
+const respond = async () => ({
+  status: 201,
+  headers: { 'content-type': 'application/json' },
+  body: '{"ok":true}',
+});
+
+/** Latencies (ms) of `n` calls of `once`, `concurrency` at a time. */
+async function timed(
+  n: number,
+  concurrency: number,
+  once: (i: number) => Promise<unknown>,
+): Promise<number[]> {
+  const out: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await once(i);
+        out.push(performance.now() - t);
+      }
+    }),
+  );
+  return out;
+}
+
+// --- idempotency keys: small vs large ------------------------------------------------------------
+const loads: string[] = [];
+for (const [schema, n] of [
+  [schemas.small, 10_000],
+  [schemas.large, LARGE],
+] as const) {
+  const r = await ensureKeys(url, schema, n, 86_400 * 365, log);
+  loads.push(
+    `${schema} (${n.toLocaleString('en-US')} keys): ${r.reused ? 'reused' : `loaded in ${r.seconds.toFixed(0)} s`}`,
+  );
+}
+const engines: Record<'small' | 'large', Idempotency> = {
+  small: createIdempotency({ sql, schema: schemas.small }),
+  large: createIdempotency({ sql, schema: schemas.large }),
+};
+const run = randomUUID().slice(0, 8);
+const keyLatency: Record<string, { fresh: number[]; replay: number[] }> = {};
+for (const size of ['small', 'large'] as const) {
+  const idem = engines[size];
+  const n = size === 'small' ? 10_000 : LARGE;
+  await timed(200, 4, (i) =>
+    idem.execute({ tenant: 'bench', key: `warm-${run}-${i}`, fingerprint: 'f' }, respond),
+  );
+  const fresh = await timed(SAMPLES, 4, (i) =>
+    idem.execute({ tenant: 'bench', key: `g-${run}-${i}`, fingerprint: 'f' }, respond),
+  );
+  // Replays of stored keys picked at random over the whole table (cold pages included).
+  const replay = await timed(SAMPLES, 4, async () => {
+    const i = Math.floor(Math.random() * n);
+    const out = await idem.execute({ tenant: 'bench', key: keyOf(i), fingerprint: 'x' }, respond);
+    if (out.kind !== 'mismatch')
+      throw new Error(`expected the stored key ${keyOf(i)} to be found, got ${out.kind}`);
+  });
+  keyLatency[size] = { fresh, replay };
+  await sql.query(`delete from ${schemas[size]}.idempotency_keys where key like 'g-%' or key like 'warm-%'`);
+  log(
+    `keys ${size}: new p50 ${percentile(fresh, 50).toFixed(2)} ms p99 ${percentile(fresh, 99).toFixed(2)}; stored p50 ${percentile(replay, 50).toFixed(2)} p99 ${percentile(replay, 99).toFixed(2)}`,
+  );
+}
+
+// --- purge 1 million expired keys while serving --------------------------------------------------
+const purgeSchema = 'bench_growth_purge';
+await sql.query(`drop schema if exists ${purgeSchema} cascade`);
+const purgeLoad = await ensureKeys(url, purgeSchema, 1_000_000, -3600, log);
+const purgeSql = createPgSql({ connectionString: url, max: 1 });
+const serving = createIdempotency({ sql, schema: purgeSchema });
+const purger = createIdempotency({ sql: purgeSql, schema: purgeSchema });
+let served = 0;
+const serve = (ms: number, stopWhen?: () => boolean) => {
+  const lat: number[] = [];
+  const until = performance.now() + ms;
+  return Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < until && !(stopWhen?.() ?? false)) {
+        const t = performance.now();
+        await serving.execute({ tenant: 'bench', key: `p-${run}-${served++}`, fingerprint: 'f' }, respond);
+        lat.push(performance.now() - t);
+      }
+    }),
+  ).then(() => lat);
+};
+await serve(1000); // warm-up
+const before = await serve(a.quick ? 3000 : 6000);
+let purgeDone = false;
+const purgeStarted = performance.now();
+const purging = purger.purgeExpired({ batchSize: 1000, maxBatches: 2000 }).finally(() => {
+  purgeDone = true;
+});
+const during = await serve(300_000, () => purgeDone);
+const purged = await purging;
+const purgeSeconds = (performance.now() - purgeStarted) / 1000;
+await purgeSql.close();
+await sql.query(`drop schema ${purgeSchema} cascade`);
+log(
+  `purge: ${purged} rows in ${purgeSeconds.toFixed(1)} s; p99 before ${percentile(before, 99).toFixed(2)} during ${percentile(during, 99).toFixed(2)}`,
+);
+
+// --- delivery claim: small vs 1 million pending --------------------------------------------------
+const whSchemas = { small: 'bench_growth_wh_10k', large: 'bench_growth_wh_1m' };
+const claimLatency: Record<string, number[]> = {};
+for (const [size, n] of [
+  ['small', 10_000],
+  ['large', 1_000_000],
+] as const) {
+  const r = await ensureDeliveries(url, whSchemas[size], n, 'http://127.0.0.1:9/hooks', log);
+  loads.push(
+    `${whSchemas[size]} (${n.toLocaleString('en-US')} pending deliveries): ${r.reused ? 'reused' : `loaded in ${r.seconds.toFixed(0)} s`}`,
+  );
+  const wh = new Webhooks({
+    sql,
+    schema: whSchemas[size],
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+  });
+  const lease = new Date(Date.now() + 3_600_000).toISOString();
+  const lat = await timed(100, 1, async () => {
+    const { rows } = await sql.query(wh.st.claim, [new Date().toISOString(), 50, lease, `bench-${run}`]);
+    if (rows.length !== 50) throw new Error(`claimed ${rows.length} of 50`);
+  });
+  claimLatency[size] = lat;
+  // Put the claimed rows back so the loaded schema stays a backlog for the next run.
+  await sql.query(
+    `update ${whSchemas[size]}.webhook_deliveries set next_attempt_at = created_at, attempts = 0, locked_by = null where locked_by = $1`,
+    [`bench-${run}`],
+  );
+  log(
+    `delivery claim ${size}: p50 ${percentile(lat, 50).toFixed(2)} ms, p99 ${percentile(lat, 99).toFixed(2)}`,
+  );
+}
+
+// --- plans ---------------------------------------------------------------------------------------
+async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const lit = (v: unknown) => (v === null ? 'null' : c.escapeLiteral(String(v)));
+  const now = new Date().toISOString();
+  const idem = createIdempotency({ sql, schema: schemas.large });
+  const wh = new Webhooks({
+    sql,
+    schema: whSchemas.large,
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+  });
+  const ist = (await import('../../packages/idempotency/src/statements.js')).statements(schemas.large);
+  const stored = keyOf(12345);
+  const cases: [string, { text: string }, unknown[]][] = [
+    ['idempotency claim, stored key', { text: ist.claim(idem.lockId('bench', stored)) }, []],
+    ['idempotency claim, new key', { text: ist.claim(idem.lockId('bench', 'new-key')) }, []],
+    [
+      'idempotency complete (insert of the completed row)',
+      ist.complete,
+      [
+        'bench',
+        'new-key',
+        'f',
+        201,
+        '{"content-type":"application/json"}',
+        '{}',
+        now,
+        new Date(Date.now() + 86_400_000).toISOString(),
+      ],
+    ],
+    ['idempotency purge (one batch of 1000)', ist.purge, [now, 1000]],
+    [
+      'delivery claim (batch of 50, 1 M pending)',
+      wh.st.claim,
+      [now, 50, new Date(Date.now() + 60_000).toISOString(), 'explain'],
+    ],
+  ];
+  const md: string[] = [];
+  const seqScans: string[] = [];
+  for (const [label, st, params] of cases) {
+    const plan: Record<string, string> = {};
+    for (const mode of ['auto', 'force_generic_plan'] as const) {
+      await c.query('begin');
+      await c.query(`set local plan_cache_mode = ${mode}`);
+      await c.query(`prepare bench_plan as ${st.text}`);
+      const { rows } = await c.query<{ 'QUERY PLAN': string }>(
+        `explain (analyze, buffers${mode === 'force_generic_plan' ? '' : ''}) execute bench_plan(${params.map(lit).join(', ')})`,
+      );
+      await c.query('rollback');
+      await c.query('deallocate all');
+      plan[mode] = rows.map((r) => r['QUERY PLAN']).join('\n');
+      // A sequential scan of a tiny table (the endpoints: one row here) is the right plan; one over a
+      // table the planner expects to be large is what must not happen on a hot path.
+      for (const m of plan[mode]!.matchAll(/Seq Scan on (\w+)[^\n]*?rows=(\d+)/g))
+        if (Number(m[2]) >= 10_000)
+          seqScans.push(`${label}: ${m[1]} (${mode === 'auto' ? 'custom plan' : 'generic plan only'})`);
+    }
+    md.push(
+      `#### ${label}`,
+      '',
+      '```text',
+      plan['auto']!,
+      '```',
+      '',
+      /Seq Scan on \w+[^\n]*?rows=\d{5,}/.test(plan['force_generic_plan']!)
+        ? `The generic plan (\`plan_cache_mode = force_generic_plan\`: what a named prepared statement could switch to after 5 executions) scans a large table sequentially:\n\n\`\`\`text\n${plan['force_generic_plan']}\n\`\`\`\n`
+        : 'The generic plan (`plan_cache_mode = force_generic_plan`) scans no large table sequentially either.\n',
+    );
+  }
+  await c.end();
+  return { markdown: md.join('\n'), seqScans };
+}
+const p = await plans();
+await sql.close();
+
+const f = (x: number) => x.toFixed(2);
+const ks = keyLatency['small']!;
+const kl = keyLatency['large']!;
+const cs = claimLatency['small']!;
+const cl = claimLatency['large']!;
+const largeLabel = a.quick ? '1 M' : '10 M';
+console.log(
+  `| statement (latency in ms, ${SAMPLES} samples, 4 at a time) | small table p50 | p99 | large table p50 | p99 | large ÷ small (p50) |`,
+);
+console.log('|---|---:|---:|---:|---:|---:|');
+console.log(
+  `| idempotency execute, new key (10 k vs ${largeLabel} keys) | ${f(percentile(ks.fresh, 50))} | ${f(percentile(ks.fresh, 99))} | ${f(percentile(kl.fresh, 50))} | ${f(percentile(kl.fresh, 99))} | ${f(percentile(kl.fresh, 50) / percentile(ks.fresh, 50))} |`,
+);
+console.log(
+  `| idempotency execute, stored key (10 k vs ${largeLabel} keys) | ${f(percentile(ks.replay, 50))} | ${f(percentile(ks.replay, 99))} | ${f(percentile(kl.replay, 50))} | ${f(percentile(kl.replay, 99))} | ${f(percentile(kl.replay, 50) / percentile(ks.replay, 50))} |`,
+);
+console.log(
+  `| delivery claim, 50 rows (10 k vs 1 M pending; 100 claims, one at a time) | ${f(percentile(cs, 50))} | ${f(percentile(cs, 99))} | ${f(percentile(cl, 50))} | ${f(percentile(cl, 99))} | ${f(percentile(cl, 50) / percentile(cs, 50))} |`,
+);
+console.log(
+  `\nPurge of ${purged.toLocaleString('en-US')} expired keys (batches of 1,000) while serving new keys 4 at a time: ${purgeSeconds.toFixed(1)} s (${(purged / purgeSeconds).toFixed(0)} rows/s); ` +
+    `p50/p99 before ${f(percentile(before, 50))} / ${f(percentile(before, 99))} ms, during ${f(percentile(during, 50))} / ${f(percentile(during, 99))} ms (${during.length} requests during the purge).`,
+);
+console.log(
+  `\nData: ${[...loads, `bench_growth_purge (1,000,000 expired keys): loaded in ${purgeLoad.seconds.toFixed(0)} s`].join('; ')}. Load average at start ${load.toFixed(1)}.`,
+);
+console.log(
+  `\nSequential scans of large tables in the plans below: ${p.seqScans.length ? p.seqScans.join('; ') : 'none (custom and generic plans checked)'}.`,
+);
+
+emitResult({
+  bench: 'growth',
+  metrics: [
+    { name: 'keys.small.p50', value: percentile(ks.fresh, 50), unit: 'ms' },
+    { name: 'keys.large.p50', value: percentile(kl.fresh, 50), unit: 'ms' },
+    { name: 'keys.small.p99', value: percentile(ks.fresh, 99), unit: 'ms' },
+    { name: 'keys.large.p99', value: percentile(kl.fresh, 99), unit: 'ms' },
+    { name: 'replay.small.p50', value: percentile(ks.replay, 50), unit: 'ms' },
+    { name: 'replay.large.p50', value: percentile(kl.replay, 50), unit: 'ms' },
+    { name: 'deliveries.small.p50', value: percentile(cs, 50), unit: 'ms' },
+    { name: 'deliveries.large.p50', value: percentile(cl, 50), unit: 'ms' },
+    { name: 'purge.rows_per_s', value: purged / purgeSeconds, unit: 'rows/s' },
+    { name: 'purge.p99_before', value: percentile(before, 99), unit: 'ms' },
+    { name: 'purge.p99_during', value: percentile(during, 99), unit: 'ms' },
+  ],
+  ratios: [
+    {
+      name: 'growth.keys',
+      value: percentile(kl.fresh, 50) / percentile(ks.fresh, 50),
+      target: 1.5,
+      op: '<=',
+      what: `idempotency execute p50, new key, ${largeLabel} ÷ 10 k stored keys`,
+    },
+    {
+      name: 'growth.replay',
+      value: percentile(kl.replay, 50) / percentile(ks.replay, 50),
+      target: 1.5,
+      op: '<=',
+      what: `idempotency execute p50, stored key, ${largeLabel} ÷ 10 k stored keys`,
+    },
+    {
+      name: 'growth.deliveries',
+      value: percentile(cl, 50) / percentile(cs, 50),
+      target: 1.5,
+      op: '<=',
+      what: 'delivery claim p50, 1 M ÷ 10 k pending deliveries',
+    },
+    {
+      name: 'growth.purge',
+      value: percentile(during, 99) / percentile(before, 99),
+      target: 1.5,
+      op: '<=',
+      what: 'serving p99 during the purge of 1 M expired keys ÷ before',
+    },
+  ],
+  checks: {
+    'no sequential scan of a large table in the hot plans (custom plans)': !p.seqScans.some((x) =>
+      x.includes('custom plan'),
+    ),
+    'purge removed every expired key': purged === 1_000_000,
+  },
+  notes: `### Query plans (EXPLAIN (ANALYZE, BUFFERS), on the ${largeLabel}-key and 1 M-delivery tables, each in a rolled-back transaction)\n\n${p.markdown}`,
+});

@@ -1,0 +1,260 @@
+// Scale-out on one PostgreSQL:
+//   API      1, 2 and 4 `surety serve` processes (SURETY_WORKER=off) behind a round-robin load
+//            generator (one autocannon per process, run at once, summed); POST /v1/payments with an
+//            Idempotency-Key that is sent twice (two requests in a row share it, so the pair usually
+//            lands on two processes at once). After each run: payments == stored keys (no key ran twice).
+//   workers  1, 2 and 4 worker processes (bench/delivery/worker.ts, as `surety worker` runs it) draining
+//            a backlog of deliveries to one receiver. After each run: receipts == deliveries == attempts.
+// On this 2-core machine the load generator, the API processes, PostgreSQL and the other tenants of the
+// box share the same cores: the CPU, not the database, sets the ceiling. The report says so.
+// Prints markdown, then `RESULT {json}` for bench/run.ts.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/scale/run.ts [--quick]
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { notifyChannel } from '@surety/webhooks';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { emitResult } from '../lib/result.js';
+import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
+
+const a = args();
+const duration = a.num('seconds', a.quick ? 3 : 8);
+const backlog = a.num('events', a.quick ? 3000 : 15000);
+const CONNECTIONS = 32;
+const url = requireDatabaseUrl('the benchmark creates and drops schemas bench_scale_api and bench_scale_wh');
+const API_KEY = 'sk_bench_0123456789abcdef';
+const cli = fileURLToPath(new URL('../../apps/server/dist/cli.js', import.meta.url));
+
+async function count(text: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const { rows } = await c.query<{ n: string }>(text);
+  await c.end();
+  return Number(rows[0]!.n);
+}
+
+function startApi(): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    env: {
+      ...process.env,
+      SURETY_WORKER: 'off',
+      PORT: '0',
+      DATABASE_URL: url,
+      SURETY_SCHEMA: 'bench_scale_api',
+      SURETY_API_KEYS: `bench:${API_KEY}`,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const m = /Server listening at (http:\/\/[^"\s]+)/.exec(line);
+      if (m) resolve({ child, base: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`surety serve exited ${code}`)));
+  });
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((r) => {
+    if (child.exitCode !== null) return r();
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+
+async function api(processes: number) {
+  await adminQuery(url, 'drop schema if exists bench_scale_api cascade');
+  // The first process migrates; the others then find the schema up to date.
+  const first = await startApi();
+  const rest = await Promise.all(Array.from({ length: processes - 1 }, startApi));
+  const all = [first, ...rest];
+  let n = 0;
+  const shoot = (base: string, seconds: number) =>
+    autocannon({
+      url: base,
+      connections: Math.max(1, Math.floor(CONNECTIONS / processes)),
+      duration: seconds,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/payments',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+          body: JSON.stringify({ amount: '1999', currency: 'USD', customerId: 'cus_bench' }),
+          setupRequest: (req: autocannon.Request) => {
+            req.headers = { ...req.headers, 'idempotency-key': `scale-${processes}-${Math.floor(n++ / 2)}` };
+            return req;
+          },
+        },
+      ],
+    });
+  await Promise.all(all.map((p) => shoot(p.base, 2))); // warm-up
+  const results = await Promise.all(all.map((p) => shoot(p.base, duration)));
+  await Promise.all(all.map((p) => stop(p.child)));
+  const ok = results.reduce((s, r) => s + r['2xx'], 0);
+  const conflicts = results.reduce((s, r) => s + r.non2xx, 0);
+  const errors = results.reduce((s, r) => s + r.errors, 0);
+  const rps = results.reduce((s, r) => s + r.requests.average, 0);
+  const payments = await count('select count(*)::text as n from bench_scale_api.payments');
+  const keys = await count('select count(*)::text as n from bench_scale_api.idempotency_keys');
+  await adminQuery(url, 'drop schema if exists bench_scale_api cascade');
+  // Each payment was written with its key in one transaction, so the counts must match exactly.
+  const check = payments === keys && payments <= Math.ceil(n / 2);
+  console.error(
+    `api ×${processes}: ${rps.toFixed(0)} req/s (2xx ${ok}, 409/other ${conflicts}, errors ${errors}); payments ${payments}, keys ${keys}, distinct keys sent ${Math.ceil(n / 2)}`,
+  );
+  return { processes, rps, ok, conflicts, errors, payments, keys, check };
+}
+
+async function workers(processes: number) {
+  await adminQuery(url, 'drop schema if exists bench_scale_wh cascade');
+  const receiver = fork(fileURLToPath(new URL('../delivery/receiver.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+  });
+  const ask = <T>(cmd: string) =>
+    new Promise<T>((resolve) => {
+      receiver.once('message', (m) => resolve(m as T));
+      receiver.send({ cmd });
+    });
+  const { port } = await new Promise<{ port: number }>((r) =>
+    receiver.once('message', (m) => r(m as { port: number })),
+  );
+  // Schema and endpoint through the library, then the backlog in one bulk statement.
+  const { createPgSql } = await import('@surety/db');
+  const { Webhooks, parseAllowList } = await import('@surety/webhooks');
+  const sql = createPgSql({ connectionString: url, max: 2 });
+  const webhooks = new Webhooks({
+    sql,
+    schema: 'bench_scale_wh',
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+  });
+  await webhooks.migrate();
+  const { endpoint } = await webhooks.createEndpoint(sql, {
+    tenant: 'bench',
+    url: `http://127.0.0.1:${port}/hooks`,
+    eventTypes: ['*'],
+  });
+  const children = Array.from({ length: processes }, () =>
+    spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('../delivery/worker.ts', import.meta.url))],
+      {
+        env: { ...process.env, SCHEMA: 'bench_scale_wh' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    ),
+  );
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve, reject) => {
+          createInterface({ input: c.stdout! }).once('line', () => resolve());
+          c.once('exit', (code) => reject(new Error(`worker exited ${code}`)));
+        }),
+    ),
+  );
+  await ask('reset');
+  const started = performance.now();
+  await sql.transaction(async (tx) => {
+    await tx.query(
+      `insert into bench_scale_wh.webhook_events (tenant, id, type, api_version, sequence, data, created_at)
+       select 'bench', 'evt_' || i, 'order.created', '2026-01-01', i, '{"i":' || i || ',"pad":"' || repeat('x', 200) || '"}', now()
+         from generate_series(1, $1::int) i`,
+      [backlog],
+    );
+    await tx.query(
+      `insert into bench_scale_wh.webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at)
+       select 'bench', $2, 'evt_' || i, 'pending', now(), now() from generate_series(1, $1::int) i`,
+      [backlog, endpoint.id],
+    );
+    await tx.query('select pg_notify($1, $2)', [notifyChannel('bench_scale_wh'), '']);
+  });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const { count: got } = await ask<{ count: number }>('stats');
+    if (got >= backlog) break;
+    if (Date.now() > deadline) throw new Error(`only ${got} of ${backlog} delivered`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const rate = backlog / ((performance.now() - started) / 1000);
+  await Promise.all(children.map(stop));
+  const { count: receipts } = await ask<{ count: number }>('stats');
+  const attempts = await count('select count(*)::text as n from bench_scale_wh.webhook_attempts');
+  const delivered = await count(
+    `select count(*)::text as n from bench_scale_wh.webhook_deliveries where status = 'delivered'`,
+  );
+  receiver.send({ cmd: 'exit' });
+  await sql.close();
+  await adminQuery(url, 'drop schema if exists bench_scale_wh cascade');
+  const check = receipts === backlog && attempts === receipts && delivered === backlog;
+  console.error(
+    `workers ×${processes}: ${rate.toFixed(0)} deliveries/s; receipts ${receipts}, attempts ${attempts}, delivered ${delivered}`,
+  );
+  return { processes, rate, receipts, attempts, delivered, check };
+}
+
+const load = loadavg()[0]!;
+const reverse = Number(process.env.BENCH_RUN ?? 0) % 2 === 1;
+const counts = reverse ? [4, 2, 1] : [1, 2, 4];
+const apiRuns = [];
+for (const k of counts) apiRuns.push(await api(k));
+const workerRuns = [];
+for (const k of counts) workerRuns.push(await workers(k));
+apiRuns.sort((x, y) => x.processes - y.processes);
+workerRuns.sort((x, y) => x.processes - y.processes);
+
+console.log(
+  `| API processes | POST req/s (sum) | ×1 | 2xx | 409 (same key in flight) | payments | keys | no double execution |`,
+);
+console.log('|---:|---:|---:|---:|---:|---:|---:|---|');
+for (const r of apiRuns)
+  console.log(
+    `| ${r.processes} | ${r.rps.toFixed(0)} | ${(r.rps / apiRuns[0]!.rps).toFixed(2)} | ${r.ok} | ${r.conflicts} | ${r.payments} | ${r.keys} | ${r.check ? 'yes' : '**NO**'} |`,
+  );
+console.log(
+  `\n| worker processes | deliveries/s | ×1 | receipts | attempts | delivered | no double execution |`,
+);
+console.log('|---:|---:|---:|---:|---:|---:|---|');
+for (const r of workerRuns)
+  console.log(
+    `| ${r.processes} | ${r.rate.toFixed(0)} | ${(r.rate / workerRuns[0]!.rate).toFixed(2)} | ${r.receipts} | ${r.attempts} | ${r.delivered} | ${r.check ? 'yes' : '**NO**'} |`,
+  );
+console.log(
+  `\n${CONNECTIONS} connections in all, split across the API processes; ${duration} s per configuration; backlog of ${backlog} deliveries; load average at start ${load.toFixed(1)}`,
+);
+
+const api1 = apiRuns.find((r) => r.processes === 1)!;
+const w1 = workerRuns.find((r) => r.processes === 1)!;
+emitResult({
+  bench: 'scale',
+  metrics: [
+    ...apiRuns.map((r) => ({ name: `api.${r.processes}.rps`, value: r.rps, unit: 'req/s' })),
+    ...workerRuns.map((r) => ({ name: `workers.${r.processes}.rate`, value: r.rate, unit: 'deliveries/s' })),
+  ],
+  ratios: [
+    ...apiRuns
+      .filter((r) => r.processes > 1)
+      .map((r) => ({
+        name: `scale.api.${r.processes}`,
+        value: r.rps / api1.rps,
+        ...(r.processes === 2 ? { target: 1.6, op: '>=' as const } : {}),
+        what: `API throughput, ${r.processes} processes ÷ 1`,
+      })),
+    ...workerRuns
+      .filter((r) => r.processes > 1)
+      .map((r) => ({
+        name: `scale.workers.${r.processes}`,
+        value: r.rate / w1.rate,
+        ...(r.processes === 2 ? { target: 1.6, op: '>=' as const } : {}),
+        what: `delivery throughput, ${r.processes} worker processes ÷ 1`,
+      })),
+  ],
+  checks: Object.fromEntries([
+    ...apiRuns.map((r) => [`API ×${r.processes}: payments == stored keys`, r.check]),
+    ...workerRuns.map((r) => [`workers ×${r.processes}: receipts == attempts == deliveries`, r.check]),
+  ]),
+});
