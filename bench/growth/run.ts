@@ -201,6 +201,7 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
         '{}',
         now,
         new Date(Date.now() + 86_400_000).toISOString(),
+        idem.lockId('bench', 'new-key'),
       ],
     ],
     ['idempotency purge (one batch of 1000)', ist.purge, [now, 1000]],
@@ -219,7 +220,7 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
       await c.query(`set local plan_cache_mode = ${mode}`);
       await c.query(`prepare bench_plan as ${st.text}`);
       const { rows } = await c.query<{ 'QUERY PLAN': string }>(
-        `explain (analyze, buffers${mode === 'force_generic_plan' ? '' : ''}) execute bench_plan(${params.map(lit).join(', ')})`,
+        `explain (analyze, buffers${mode === 'force_generic_plan' ? '' : ''}) execute bench_plan${params.length ? `(${params.map(lit).join(', ')})` : ''}`,
       );
       await c.query('rollback');
       await c.query('deallocate all');
