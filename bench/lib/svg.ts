@@ -36,6 +36,7 @@ export function barChart(title: string, unit: string, bars: Bar[]): string {
   const x = (v: number) => labelW + (v / max) * plotW;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" ${FONT} font-size="13">`,
+    `<title>${esc(title)}</title>`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="12" y="22" font-size="15" font-weight="600">${esc(title)}</text>`,
   ];
@@ -87,6 +88,7 @@ export function lineChart(
   const py = (v: number) => h - bottom - (v / yMax) * (h - top - bottom);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" ${FONT} font-size="13">`,
+    `<title>${esc(title)}</title>`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="12" y="22" font-size="15" font-weight="600">${esc(title)}</text>`,
   ];
