@@ -86,8 +86,9 @@ export function statements(schema: string): Statements {
       text: `delete from ${t} where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
     },
     // Batched purge through the expires_at index; short transactions, no long locks.
+    // Not named (prepared): its generic plan scans the whole table (bench/growth); a purge batch can
+    // afford planning every time.
     purge: {
-      name: n('purge'),
       text: `delete from ${t} k using (
                select lock_id, tenant, key from ${t} where expires_at <= $1::timestamptz
                 order by expires_at limit $2 for update skip locked) as old

@@ -9,6 +9,7 @@ export function statements(schema: string) {
   const A = `${s}.webhook_attempts`;
   const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
   const st = (name: string, text: string): Statement => ({ name: n(name), text });
+  const plain = (text: string): Statement => ({ text });
   return {
     tables: { EP, EV, D, A },
     // The outbox write: the event, one delivery per subscribed enabled endpoint, and a NOTIFY that
@@ -32,8 +33,9 @@ export function statements(schema: string) {
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
     // for an ordered endpoint only the head of its queue. The claim moves next_attempt_at one lease
     // ahead and counts the attempt, so a crashed worker's rows come back after the lease.
-    claim: st(
-      'claim',
+    // Not a named (prepared) statement: its generic plan hash-joins a scan of every event (about
+    // 500 ms with a million rows, bench/growth), and one claim per batch can afford planning.
+    claim: plain(
       `with due as (
          select d.id from ${D} d
           where d.status = 'pending' and d.next_attempt_at <= $1
