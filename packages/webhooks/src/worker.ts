@@ -47,7 +47,11 @@ export interface DeliveryWorkerOptions {
   listen?: boolean;
   /** Random source for jitter. @default Math.random */
   random?: () => number;
-  /** How long to gather completions before writing them in one statement. @default 2 */
+  /**
+   * How long to gather outcomes before writing them in one statement. The attempt has already
+   * happened; this only delays its record (and, in ordered mode, the next claim of that endpoint).
+   * @default 20
+   */
   flushIntervalMs?: number;
 }
 
@@ -150,6 +154,8 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #flushTimer: NodeJS.Timeout | undefined;
   #wake: (() => void) | undefined;
   #woken = false;
+  /** Endpoints this worker last saw healthy (no failure streak), and when. */
+  readonly #healthyAt = new Map<string, number>();
   /** Free slots that justify a new claim: half a batch. */
   readonly #refill: number;
   #unlisten: (() => Promise<void>) | undefined;
@@ -170,7 +176,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 3600,
       listen: options.listen ?? true,
       random: options.random ?? Math.random,
-      flushIntervalMs: options.flushIntervalMs ?? 2,
+      flushIntervalMs: options.flushIntervalMs ?? 20,
     };
     this.#refill = Math.max(1, Math.floor(Math.min(this.#o.batchSize, this.#o.concurrency) / 2));
     if (options.post) {
@@ -529,6 +535,13 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       h.gone ||= c.gone;
       per.set(k, h);
     }
+    // Successes only, for an endpoint this worker found healthy less than a second ago: nothing to
+    // record (last_success_at is kept to the second), so no statement. Failures always go through.
+    const nowMs = Date.parse(now);
+    for (const [k, h] of per) {
+      const healthyAt = this.#healthyAt.get(k);
+      if (h.fail === null && healthyAt !== undefined && nowMs - healthyAt < 1000) per.delete(k);
+    }
     if (per.size === 0) return;
     const hs = [...per.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
     const { rows } = await this.#w.sql.query<{
@@ -544,6 +557,14 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       hs.map((h) => h.fail),
       hs.map((h) => h.gone),
     ]);
+    // Healthy now: a success with no failure in this batch, and no failure streak recorded (a row
+    // that was not rewritten had nothing to change, so it had no streak either).
+    const streak = new Set(rows.filter((r) => r.failing_since !== null).map((r) => `${r.tenant}\0${r.id}`));
+    for (const h of hs) {
+      const k = `${h.tenant}\0${h.id}`;
+      if (h.ok !== null && h.fail === null && !streak.has(k)) this.#healthyAt.set(k, nowMs);
+      else this.#healthyAt.delete(k);
+    }
     const cutoff = Date.parse(now) - this.#o.disableAfterMs;
     for (const r of rows) {
       if (r.status !== 'enabled') continue;
