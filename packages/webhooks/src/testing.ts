@@ -1,6 +1,9 @@
-// Test helpers for code that sends webhooks: a recording receiver on 127.0.0.1 (port 0).
+// Test helpers for code that sends webhooks: a recording receiver on 127.0.0.1 (port 0), and a
+// delivery worker in its own process.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -67,3 +70,43 @@ export async function startReceiver(behaviour: Behaviour = (_r, _n, res) => void
     },
   };
 }
+
+/**
+ * Starts a DeliveryWorker in its own process (test/fixtures/worker-process.ts, run with tsx) on
+ * `schema` of `databaseUrl`; resolves once it is claiming. env: LEASE_MS, TIMEOUT_MS, SCHEDULE.
+ */
+export function spawnWorkerProcess(options: {
+  databaseUrl: string;
+  schema: string;
+  env?: Record<string, string>;
+}): Promise<ChildProcess> {
+  const fixture = fileURLToPath(new URL('../test/fixtures/worker-process.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
+    env: { ...process.env, DATABASE_URL: options.databaseUrl, SCHEMA: options.schema, ...options.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('worker did not start'));
+    }, 20_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      if (c.toString().includes('ready')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited ${code}`));
+    });
+  });
+}
+
+/** Sends `signal` to a child process (unless it already exited) and resolves when it has exited. */
+export const stopProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });

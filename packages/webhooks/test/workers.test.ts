@@ -1,42 +1,23 @@
 // Several worker processes on one PostgreSQL: chaos (a flaky, slow receiver, 2,000 events) and a
 // SIGKILL with leased deliveries. PostgreSQL only; loopback only; every wait is bounded.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { DeliveryWorker, parseAllowList, Webhooks } from '../src/index.js';
-import { startReceiver } from '../src/testing.js';
+import { spawnWorkerProcess, startReceiver, stopProcess } from '../src/testing.js';
 
 let db: TestDatabase;
 let webhooks: Webhooks;
 const children: ChildProcess[] = [];
-const fixture = fileURLToPath(new URL('fixtures/worker-process.ts', import.meta.url));
 
-function spawnWorker(env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
-    env: { ...process.env, DATABASE_URL: postgresUrl!, SCHEMA: db.schema, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function spawnWorker(env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = await spawnWorkerProcess({ databaseUrl: postgresUrl!, schema: db.schema, env });
   children.push(child);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not start')), 20_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      if (c.toString().includes('ready')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`worker exited ${code}`)));
-  });
+  return child;
 }
 
-const stopChild = (c: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') =>
-  new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    c.once('exit', () => resolve());
-    c.kill(signal);
-  });
+const stopChild = stopProcess;
 
 describe('worker processes on PostgreSQL', { skip: needsPostgres }, () => {
   before(async () => {

@@ -5,20 +5,15 @@
 // work then answer after the worker's timeout. Delivery is at-least-once; with the inbox every
 // event's effect must happen exactly once. Loopback only.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Sql } from '@surety/db';
 import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { verifySync } from '@surety/webhook-verify';
 import { createInbox, type Inbox } from '@surety/webhook-verify/inbox';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
-import { startReceiver } from '@surety/webhooks/testing';
+import { spawnWorkerProcess, startReceiver, stopProcess } from '@surety/webhooks/testing';
 import { delay, report, seeded, size, until } from './lib.js';
-
-const fixture = fileURLToPath(
-  new URL('../../../../packages/webhooks/test/fixtures/worker-process.ts', import.meta.url),
-);
 
 let db: TestDatabase;
 let webhooks: Webhooks;
@@ -27,37 +22,21 @@ let inbox: Inbox;
 let rxSchema: string;
 const children: ChildProcess[] = [];
 
-function spawnWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
+async function spawnWorker(): Promise<ChildProcess> {
+  const child = await spawnWorkerProcess({
+    databaseUrl: postgresUrl!,
+    schema: db.schema,
     env: {
-      ...process.env,
-      DATABASE_URL: postgresUrl!,
-      SCHEMA: db.schema,
       LEASE_MS: '2000',
       TIMEOUT_MS: '500',
       SCHEDULE: Array.from({ length: 25 }, () => '50ms').join(','),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not start')), 20_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      if (c.toString().includes('ready')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`worker exited ${code}`)));
-  });
+  return child;
 }
 
-const stop = (c: ChildProcess, signal: NodeJS.Signals) =>
-  new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    c.once('exit', () => resolve());
-    c.kill(signal);
-  });
+const stop = stopProcess;
 
 describe('delivery workers killed, receiver flaky, consumer inbox', { skip: needsPostgres }, () => {
   before(async () => {
