@@ -341,7 +341,10 @@ describe('retry storm', () => {
       assert.ok(attempts >= 1050, `retries still happened within the budget: ${attempts}`);
       assert.ok(giveUps.filter((g) => g.reason === 'budget').length > 800);
       const budget = fetch.budgetFor(s.url)!;
-      assert.ok(budget.tokens < 1, `the budget is spent: ${budget.tokens}`);
+      // Spent: what is left is at most what the floor (1 token a second) put back while the storm ran,
+      // which on a loaded machine can take a few seconds.
+      const secondsSince = (performance.now() - started) / 1000;
+      assert.ok(budget.tokens < 1 + secondsSince, `the budget is spent: ${budget.tokens}`);
 
       // The origin recovers: successful calls refill the budget (0.1 each), retries are allowed again.
       failing = false;
