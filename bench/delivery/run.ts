@@ -9,10 +9,9 @@
 // Prints a markdown table, then `RESULT {json}` for bench/run.ts.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/run.ts [--quick]
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createPgSql } from '@surety/db';
 import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
@@ -21,6 +20,7 @@ import PgBoss from 'pg-boss';
 import { Pool } from 'undici';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, percentile, requireDatabaseUrl } from '../lib/stats.js';
+import { spawnSuretyWorker } from '../lib/worker.js';
 
 const a = args();
 const N = a.num('events', a.quick ? 4000 : 20000);
@@ -146,18 +146,7 @@ async function surety(): Promise<{ rate: number; curve: LatencyPoint[] }> {
   await worker.stop();
   // Latency at 25/50/75% of the peak rate: one event per transaction, as an API would publish them,
   // from this process; the worker in its own process, as `surety worker` runs.
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('worker.ts', import.meta.url))],
-    {
-      env: { ...process.env, SCHEMA: 'bench_wh' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', () => resolve());
-    child.once('exit', (code) => reject(new Error(`worker exited ${code}`)));
-  });
+  const child = await spawnSuretyWorker('bench_wh');
   const curve: LatencyPoint[] = [];
   for (const share of [0.25, 0.5, 0.75]) {
     await ask('reset');

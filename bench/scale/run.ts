@@ -3,7 +3,7 @@
 //            generator (one autocannon per process, run at once, summed); POST /v1/payments with an
 //            Idempotency-Key that is sent twice (two requests in a row share it, so the pair usually
 //            lands on two processes at once). After each run: payments == stored keys (no key ran twice).
-//   workers  1, 2 and 4 worker processes (bench/delivery/worker.ts, as `surety worker` runs it) draining
+//   workers  1, 2 and 4 `surety worker` processes draining
 //            a backlog of deliveries to one receiver. After each run: receipts == deliveries == attempts.
 // On this 2-core machine the load generator, the API processes, PostgreSQL and the other tenants of the
 // box share the same cores: the CPU, not the database, sets the ceiling. The report says so.
@@ -19,6 +19,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
+import { spawnSuretyWorker } from '../lib/worker.js';
 
 const a = args();
 const duration = a.num('seconds', a.quick ? 3 : 8);
@@ -138,24 +139,8 @@ async function workers(processes: number) {
     url: `http://127.0.0.1:${port}/hooks`,
     eventTypes: ['*'],
   });
-  const children = Array.from({ length: processes }, () =>
-    spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('../delivery/worker.ts', import.meta.url))],
-      {
-        env: { ...process.env, SCHEMA: 'bench_scale_wh' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    ),
-  );
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve, reject) => {
-          createInterface({ input: c.stdout! }).once('line', () => resolve());
-          c.once('exit', (code) => reject(new Error(`worker exited ${code}`)));
-        }),
-    ),
+  const children = await Promise.all(
+    Array.from({ length: processes }, () => spawnSuretyWorker('bench_scale_wh')),
   );
   await ask('reset');
   const started = performance.now();
