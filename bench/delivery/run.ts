@@ -55,7 +55,7 @@ const body = (i: number) =>
 async function waitForCount(n: number, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { count } = await ask<{ count: number }>('stats');
+    const { count } = await ask<{ count: number }>('count');
     if (count >= n) return;
     if (Date.now() > deadline) throw new Error(`only ${count} of ${n} arrived`);
     await new Promise((r) => setTimeout(r, 20));

@@ -160,14 +160,14 @@ async function workers(processes: number) {
   });
   const deadline = Date.now() + 300_000;
   for (;;) {
-    const { count: got } = await ask<{ count: number }>('stats');
+    const { count: got } = await ask<{ count: number }>('count');
     if (got >= backlog) break;
     if (Date.now() > deadline) throw new Error(`only ${got} of ${backlog} delivered`);
     await new Promise((r) => setTimeout(r, 20));
   }
   const rate = backlog / ((performance.now() - started) / 1000);
   await Promise.all(children.map(stop));
-  const { count: receipts } = await ask<{ count: number }>('stats');
+  const { count: receipts } = await ask<{ count: number }>('count');
   const attempts = await count('select count(*)::text as n from bench_scale_wh.webhook_attempts');
   const delivered = await count(
     `select count(*)::text as n from bench_scale_wh.webhook_deliveries where status = 'delivered'`,

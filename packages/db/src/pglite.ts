@@ -58,7 +58,17 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
               }
             },
           };
-          const first = options?.first ? await tx.query(options.first) : undefined;
+          let first: QueryResult<Record<string, unknown>> | undefined;
+          if (options?.first) {
+            // As on PostgreSQL: the simple protocol, so `first` may hold several statements; the
+            // last one's result is passed on.
+            const results = await inner.exec(options.first).catch((error: unknown) => {
+              throw classify(error);
+            });
+            const last = results.at(-1);
+            const rows = (last?.rows ?? []) as Record<string, unknown>[];
+            first = { rows, rowCount: last?.affectedRows ?? rows.length };
+          }
           return fn(tx, first);
         });
       } catch (error) {

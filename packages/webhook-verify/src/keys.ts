@@ -86,5 +86,23 @@ export function prepareKeys(secrets: Secret | readonly Secret[], format: Webhook
   const list: readonly Secret[] =
     typeof secrets === 'string' || secrets instanceof Uint8Array ? [secrets] : secrets;
   if (!Array.isArray(list) || list.length === 0) fail(WebhookErrorCode.BadSecret, 'no secret given');
-  return list.map((secret, index) => prepareKey(secret, format, index));
+  return list.map((secret, index) =>
+    typeof secret === 'string' ? cached(secret, format, index) : prepareKey(secret, format, index),
+  );
+}
+
+// Text secrets prepared lately, so a sender signing thousands of deliveries a second for one endpoint
+// decodes its secret once and the crypto backend's key object (held per prepared key) is reused.
+// Bounded; byte secrets are not cached (their contents may change under the same object).
+const CACHE_SIZE = 1024;
+const prepared = new Map<string, PreparedKey>();
+function cached(secret: string, format: WebhookFormat, index: number): PreparedKey {
+  const id = `${format}:${index}:${secret}`;
+  let key = prepared.get(id);
+  if (!key) {
+    key = prepareKey(secret, format, index);
+    if (prepared.size >= CACHE_SIZE) prepared.clear();
+    prepared.set(id, key);
+  }
+  return key;
 }

@@ -9,7 +9,6 @@ export function statements(schema: string) {
   const A = `${s}.webhook_attempts`;
   const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
   const st = (name: string, text: string): Statement => ({ name: n(name), text });
-  const plain = (text: string): Statement => ({ text });
   return {
     tables: { EP, EV, D, A },
     // The outbox write: the event, one delivery per subscribed enabled endpoint, and a NOTIFY that
@@ -33,9 +32,12 @@ export function statements(schema: string) {
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
     // for an ordered endpoint only the head of its queue. The claim moves next_attempt_at one lease
     // ahead and counts the attempt, so a crashed worker's rows come back after the lease.
-    // Not a named (prepared) statement: its generic plan hash-joins a scan of every event (about
-    // 500 ms with a million rows, bench/growth), and one claim per batch can afford planning.
-    claim: plain(
+    // A named statement, so it is planned once per connection; the worker runs it with a generic plan
+    // and bitmap scans off (see DeliveryWorker), which walks the due index in order whatever the
+    // statistics say. The event and endpoint are fetched per claimed row (LATERAL ... LIMIT 1): a
+    // plain join's generic plan hash-joins a scan of every event (about 500 ms at a million events).
+    claim: st(
+      'claim',
       `with due as (
          select d.id from ${D} d
           where d.status = 'pending' and d.next_attempt_at <= $1
@@ -52,9 +54,11 @@ export function statements(schema: string) {
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit
          from claimed c
-         left join ${EV} ev on ev.tenant = c.tenant and ev.id = c.event_id
-         left join ${EP} ep on ep.tenant = c.tenant and ep.id = c.endpoint_id`,
+         left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id limit 1) ev on true
+         left join lateral (select * from ${EP} e where e.tenant = c.tenant and e.id = c.endpoint_id limit 1) ep on true`,
     ),
+    // Session settings the claim runs under (SET LOCAL, in the claim's transaction).
+    claimSettings: 'set local enable_bitmapscan = off; set local plan_cache_mode = force_generic_plan',
     // Batch completion: one statement for a whole batch of outcomes (unnest), fenced by locked_by,
     // plus the attempt records. Per-delivery statements are not affordable at thousands a second.
     complete: st(

@@ -156,8 +156,14 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #woken = false;
   /** Endpoints this worker last saw healthy (no failure streak), and when. */
   readonly #healthyAt = new Map<string, number>();
-  /** Free slots that justify a new claim: half a batch. */
+  /** Claimed rows not yet sent, oldest first, with when they were claimed. */
+  #queue: { row: Claimed; claimedAt: number }[] = [];
+  /** Most rows held at once (queued + in flight): one batch beyond the concurrency. */
+  readonly #capacity: number;
+  /** Free room (and queue low-water mark) that justifies a new claim: half a batch. */
   readonly #refill: number;
+  /** The claim loop sleeps for want of room, and the next finished attempt should wake it. */
+  #starved = false;
   #unlisten: (() => Promise<void>) | undefined;
   #idle: (() => void)[] = [];
 
@@ -178,6 +184,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       random: options.random ?? Math.random,
       flushIntervalMs: options.flushIntervalMs ?? 20,
     };
+    this.#capacity = this.#o.concurrency + this.#o.batchSize;
     this.#refill = Math.max(1, Math.floor(Math.min(this.#o.batchSize, this.#o.concurrency) / 2));
     if (options.post) {
       this.#post = options.post;
@@ -208,12 +215,17 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     this.#loop = this.#run();
   }
 
-  /** Stops claiming, waits for attempts in flight and records them. Claimed-but-unsent rows come back after the lease. */
+  /**
+   * Stops claiming, hands back claimed rows not yet sent (due at once, no attempt counted), waits for
+   * attempts in flight and records them.
+   */
   async stop(): Promise<void> {
     if (!this.#running) return;
     this.#running = false;
     this.#wakeUp();
     await this.#loop;
+    const now = this.#w.now();
+    for (const q of this.#queue.splice(0)) this.#complete(this.#defer(q.row, now, 0));
     while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
     await this.#flush();
     await this.#unlisten?.();
@@ -224,9 +236,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await this.#claimAndStart(this.#o.batchSize);
+      const n = await this.#claim(this.#o.batchSize);
       total += n;
-      while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
+      while (this.#inflight > 0 || this.#queue.length > 0) await new Promise<void>((r) => this.#idle.push(r));
       await this.#flush();
       if (n === 0) return total;
     }
@@ -257,20 +269,31 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     });
   }
 
+  /** Whether the claim loop should claim now: the local queue is low and there is room for half a batch. */
+  #wantsClaim(): number {
+    const room = this.#capacity - this.#queue.length - this.#inflight;
+    if (this.#queue.length >= this.#refill || room < this.#refill) return 0;
+    return Math.min(this.#o.batchSize, room);
+  }
+
+  // Claiming runs ahead of sending: the next batch is claimed while the last one is on the wire, so a
+  // claim's round trip (a few milliseconds) never leaves the connections idle. At most `batchSize`
+  // claimed rows wait beyond those in flight, and claims come in batches: waiting until half a batch
+  // of room is free costs nothing, claiming one row each time one attempt finishes would cost a
+  // statement per delivery.
   async #run(): Promise<void> {
     let backoff = 0;
     while (this.#running) {
-      const room = this.#o.concurrency - this.#inflight;
-      // Claim in batches: waiting until half a batch of room is free costs a few milliseconds;
-      // claiming one row each time one attempt finishes would cost a statement per delivery.
-      if (room < this.#refill) {
+      const want = this.#wantsClaim();
+      if (want === 0) {
+        this.#starved = true;
         await this.#sleep(this.#o.pollIntervalMs);
+        this.#starved = false;
         continue;
       }
-      const want = Math.min(this.#o.batchSize, room);
       let got: number;
       try {
-        got = await this.#claimAndStart(want);
+        got = await this.#claim(want);
         backoff = 0;
       } catch (error) {
         this.emit('worker:error', error as Error);
@@ -282,31 +305,57 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     }
   }
 
-  async #claimAndStart(limit: number): Promise<number> {
+  async #claim(limit: number): Promise<number> {
     const now = this.#w.now();
-    const { rows } = await this.#w.sql.query<Claimed>(this.#w.st.claim, [
-      new Date(now).toISOString(),
-      limit,
-      new Date(now + this.#o.leaseMs).toISOString(),
-      this.id,
-    ]);
+    // The planner's guess of how many rows are pending comes from the last ANALYZE; after a sudden
+    // backlog (a receiver down for an hour) it is far too low, and a plan made for the values picks a
+    // bitmap scan that reads and sorts EVERY pending row to return the first hundred. Walking the due
+    // index in order is right at any backlog size: the claim runs with its generic plan (planned once
+    // per connection) and bitmap scans off, set in the same round trip as BEGIN.
+    const { rows } = await this.#w.sql.transaction(
+      (tx) =>
+        tx.query<Claimed>(this.#w.st.claim, [
+          new Date(now).toISOString(),
+          limit,
+          new Date(now + this.#o.leaseMs).toISOString(),
+          this.id,
+        ]),
+      { first: this.#w.st.claimSettings },
+    );
     if (rows.length === 0) return 0;
     const allowed = await this.#rateLimit(rows, now);
     for (const row of rows) {
+      if (allowed.has(row.id)) this.#queue.push({ row, claimedAt: now });
+      else this.#complete(this.#defer(row, now));
+    }
+    this.#pump();
+    return rows.length;
+  }
+
+  /** Starts queued attempts while there is room; wakes the claim loop when the queue runs low. */
+  #pump(): void {
+    while (this.#inflight < this.#o.concurrency && this.#queue.length > 0) {
+      const { row, claimedAt } = this.#queue.shift()!;
+      const now = this.#w.now();
+      // A row that waited here for half its lease (receivers slower than the timeout allows for) goes
+      // back untried rather than risk another worker claiming it while it is being sent.
+      if (now - claimedAt > this.#o.leaseMs / 2) {
+        this.#complete(this.#defer(row, now, 0));
+        continue;
+      }
       this.#inflight++;
-      const attempt = allowed.has(row.id) ? this.#attempt(row) : Promise.resolve(this.#defer(row, now));
-      attempt
+      this.#attempt(row)
         .then(
           (c) => this.#complete(c),
           (error: unknown) => this.emit('worker:error', error as Error),
         )
         .finally(() => {
           this.#inflight--;
-          if (this.#o.concurrency - this.#inflight === this.#refill) this.#wakeUp();
-          if (this.#inflight === 0) for (const r of this.#idle.splice(0)) r();
+          this.#pump();
         });
     }
-    return rows.length;
+    if (this.#starved && this.#wantsClaim() > 0) this.#wakeUp();
+    if (this.#inflight === 0 && this.#queue.length === 0) for (const r of this.#idle.splice(0)) r();
   }
 
   /** Which claimed rows may be sent now under their endpoints' rate limits (a shared token bucket). */
@@ -335,9 +384,15 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     return allowed;
   }
 
-  /** Puts a rate-limited delivery back without counting an attempt. */
-  #defer(row: Claimed, now: number): Completion {
-    const wait = Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#o.random() * 50);
+  /**
+   * Puts a claimed delivery back without counting an attempt: due in `wait` ms (by default, a rate
+   * limit's token interval plus jitter).
+   */
+  #defer(
+    row: Claimed,
+    now: number,
+    wait = Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#o.random() * 50),
+  ): Completion {
     return {
       id: row.id,
       tenant: row.tenant,

@@ -433,6 +433,76 @@ describe('ordering, rotation, replay, retention', () => {
   });
 });
 
+describe('claiming', () => {
+  beforeEach(fresh);
+  afterEach(cleanup);
+
+  test('stop() hands back claimed deliveries not yet sent: due at once, no attempt counted', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const rx = await receiver(async (_r, _n, res) => {
+      await gate;
+      res.writeHead(204).end();
+    });
+    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    for (let i = 0; i < 5; i++) await publish('order.created', { i });
+    // One attempt at a time, a batch of ten: the first is on the wire, four wait in the worker.
+    const w = worker({ concurrency: 1, batchSize: 10 });
+    await w.start();
+    await rx.waitFor(1, 5000);
+    const stopping = w.stop();
+    release();
+    await stopping;
+    const rows = await deliveries(endpoint.id);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.attempts]),
+      [['delivered', 1], ...Array.from({ length: 4 }, () => ['pending', 0])],
+    );
+    assert.equal(rx.received.length, 1, 'the queued four were never sent');
+    // due at once, with the clock where it was: the next worker takes them without waiting a lease
+    assert.equal(await worker().drain(), 4);
+    assert.equal(rx.received.length, 5);
+  });
+
+  test('the claim walks the due index in order even when the statistics predate a backlog', async () => {
+    const { endpoint } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: 'http://127.0.0.1:9/never',
+      eventTypes: ['*'],
+    });
+    const D = `"${db.schema}".webhook_deliveries`;
+    // 5,000 deliveries, statistics taken while 0.5% are pending, then all of them due again (a receiver
+    // was down, or a replay): planned for these values, the claim reads and sorts every pending row
+    // (a bitmap heap scan) to return the first hundred.
+    await db.sql.query(
+      `insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
+       select $1, $2, 'evt_backlog_' || i, case when i % 200 = 0 then 'pending' else 'delivered' end, false,
+              $3::timestamptz - (i * 7919 % 5000) * interval '1 ms', $3
+         from generate_series(1, 5000) i`,
+      [tenant, endpoint.id, new Date(clock).toISOString()],
+    );
+    await db.sql.query(`analyze ${D}`);
+    await db.sql.query(`update ${D} set status = 'pending' where tenant = $1`, [tenant]);
+    const plan = await db.sql.transaction(
+      async (tx) => {
+        await tx.query(
+          `prepare claim_plan(timestamptz, int, timestamptz, text) as ${webhooks.st.claim.text}`,
+        );
+        const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
+          `explain execute claim_plan('${new Date(clock).toISOString()}', 100, '${new Date(clock + 60_000).toISOString()}', 'w')`,
+        );
+        await tx.query('deallocate claim_plan');
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      },
+      { first: webhooks.st.claimSettings },
+    );
+    assert.match(plan, /Index Scan using webhook_deliveries_due/);
+    assert.doesNotMatch(plan, /Bitmap|Sort/, plan);
+  });
+});
+
 describe('workers on PostgreSQL', { skip: needsPostgres }, () => {
   beforeEach(fresh);
   afterEach(cleanup);

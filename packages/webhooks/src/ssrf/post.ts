@@ -1,5 +1,6 @@
 // One delivery attempt through a guarded dispatcher: validate the URL, POST, read at most
 // `maxResponseBytes` of the answer, map every failure to a stable code.
+import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { GuardedDispatcher } from './dispatcher.js';
@@ -59,11 +60,7 @@ export async function guardedPost(
 ): Promise<GuardedResponse> {
   const timeoutMs = options.timeoutMs ?? guard.options.timeoutMs;
   const maxBytes = options.maxResponseBytes ?? guard.options.maxResponseBytes;
-  const checked = validateWebhookUrl(url, {
-    allowHttp: guard.options.allowHttp,
-    allowList: guard.options.allowList,
-    maxLength: guard.options.maxUrlLength,
-  });
+  const checked = checkUrl(guard, url);
   if (!checked.ok) {
     if (checked.reason === 'blocked_address') {
       // Same code as a name resolving to a blocked address, so operators search for one thing.
@@ -74,12 +71,8 @@ export async function guardedPost(
     throw new WebhookUrlError(checked.reason, checked.message);
   }
   const started = performance.now();
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DeliveryError('timeout', `no complete response within ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
+  const deadline = timeoutSignal(guard, timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   try {
     const res = await guard.dispatcher.request({
       origin: checked.url.origin,
@@ -101,9 +94,62 @@ export async function guardedPost(
     };
   } catch (error) {
     throw toDeliveryError(error, signal);
-  } finally {
-    clearTimeout(timer);
   }
+}
+
+// Per-guard caches. Thousands of attempts a second go to a handful of URLs with the same timeout:
+// each URL is parsed and checked once (bounded cache; the connector still checks every address it
+// connects to), and attempts starting within the same TIMEOUT_SLOT_MS share one abort signal and one
+// timer, so an attempt is cut off between timeoutMs and timeoutMs + TIMEOUT_SLOT_MS after it began.
+const URL_CACHE_SIZE = 1024;
+const TIMEOUT_SLOT_MS = 50;
+interface GuardState {
+  urls: Map<string, ReturnType<typeof validateWebhookUrl>>;
+  slots: Map<number, { signal: AbortSignal; until: number }>;
+}
+const states = new WeakMap<GuardedDispatcher, GuardState>();
+const stateOf = (guard: GuardedDispatcher): GuardState => {
+  let state = states.get(guard);
+  if (!state) {
+    state = { urls: new Map(), slots: new Map() };
+    states.set(guard, state);
+  }
+  return state;
+};
+
+function checkUrl(guard: GuardedDispatcher, url: string | URL): ReturnType<typeof validateWebhookUrl> {
+  const options = {
+    allowHttp: guard.options.allowHttp,
+    allowList: guard.options.allowList,
+    maxLength: guard.options.maxUrlLength,
+  };
+  if (typeof url !== 'string') return validateWebhookUrl(url, options);
+  const { urls } = stateOf(guard);
+  let checked = urls.get(url);
+  if (!checked) {
+    checked = validateWebhookUrl(url, options);
+    if (urls.size >= URL_CACHE_SIZE) urls.clear();
+    urls.set(url, checked);
+  }
+  return checked;
+}
+
+function timeoutSignal(guard: GuardedDispatcher, timeoutMs: number): AbortSignal {
+  const { slots } = stateOf(guard);
+  const now = performance.now();
+  const slot = slots.get(timeoutMs);
+  if (slot && now < slot.until) return slot.signal;
+  const controller = new AbortController();
+  // One listener per attempt in flight in this slot (undici removes its own when the attempt ends).
+  setMaxListeners(0, controller.signal);
+  const timer = setTimeout(
+    () => controller.abort(new DeliveryError('timeout', `no complete response within ${timeoutMs} ms`)),
+    timeoutMs + TIMEOUT_SLOT_MS,
+  );
+  // Attempts in flight keep the process alive; a slot whose attempts are all done must not.
+  timer.unref();
+  slots.set(timeoutMs, { signal: controller.signal, until: now + TIMEOUT_SLOT_MS });
+  return controller.signal;
 }
 
 /** Reads up to `max` bytes, then destroys the stream: the rest is never buffered. */
