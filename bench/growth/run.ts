@@ -158,7 +158,11 @@ for (const [size, n] of [
   });
   const lease = new Date(Date.now() + 3_600_000).toISOString();
   const lat = await timed(100, 1, async () => {
-    const { rows } = await sql.query(wh.st.claim, [new Date().toISOString(), 50, lease, `bench-${run}`]);
+    // as the worker runs it: in a transaction with the claim's settings (generic plan, no bitmap scan)
+    const { rows } = await sql.transaction(
+      (tx) => tx.query(wh.st.claim, [new Date().toISOString(), 50, lease, `bench-${run}`]),
+      { first: wh.st.claimSettings },
+    );
     if (rows.length !== 50) throw new Error(`claimed ${rows.length} of 50`);
   });
   claimLatency[size] = lat;

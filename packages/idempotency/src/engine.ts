@@ -395,19 +395,31 @@ export class Idempotency {
 
   /**
    * Deletes expired keys in batches of `batchSize` (short transactions, SKIP LOCKED), at most
-   * `maxBatches` of them. Returns how many rows were deleted.
+   * `maxBatches` of them, pausing between batches so the traffic being served keeps its latency.
+   * Returns how many rows were deleted.
+   * @default options { batchSize: 1000, maxBatches: 1000, pauseMs: as long as the last batch took }
+   * @example
+   * setInterval(() => void idempotency.purgeExpired(), 10 * 60_000).unref();
    */
-  async purgeExpired(options: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
+  async purgeExpired(
+    options: { batchSize?: number; maxBatches?: number; pauseMs?: number } = {},
+  ): Promise<number> {
     const batchSize = options.batchSize ?? 1000;
     const maxBatches = options.maxBatches ?? 1000;
     let total = 0;
     for (let i = 0; i < maxBatches; i++) {
+      const started = performance.now();
       const { rowCount } = await this.sql.query(this.#st.purge, [
         new Date(this.#now()).toISOString(),
         batchSize,
       ]);
       total += rowCount;
       if (rowCount < batchSize) break;
+      // Housekeeping yields to serving: by default it rests as long as its last batch took, so it
+      // holds a connection (and its share of CPU and WAL writes) at most half of the time.
+      // bench/growth measures serving p99 during a purge of a million keys against before it.
+      const pause = options.pauseMs ?? performance.now() - started;
+      if (pause > 0) await new Promise((r) => setTimeout(r, pause));
     }
     return total;
   }

@@ -152,6 +152,24 @@ describe('atomic mode', () => {
     assert.ok(await keyRow(fresh));
   });
 
+  test('purge rests between batches, so serving keeps its share of the database', async () => {
+    const keys = [key(), key(), key()];
+    for (const k of keys)
+      await engine.execute({ tenant: 't', key: k, fingerprint: 'a' }, effect(k, ok('{}')));
+    clock += 61_000;
+    await engine.purgeExpired(); // anything older, so the next purge holds exactly these three
+    for (const k of keys)
+      await engine.execute({ tenant: 't', key: k, fingerprint: 'b' }, effect(k, ok('{}')));
+    clock += 61_000;
+    const started = performance.now();
+    const purged = await engine.purgeExpired({ batchSize: 1, pauseMs: 60 });
+    const took = performance.now() - started;
+    assert.equal(purged, 3);
+    // three full batches, each followed by a pause (the fourth finds nothing and ends the purge)
+    assert.ok(took >= 170, `took ${took.toFixed(0)} ms`);
+    for (const k of keys) assert.equal(await keyRow(k), undefined);
+  });
+
   test('the store being unreachable is StoreUnavailableError and the handler never runs', async () => {
     let ran = false;
     const dead: Sql =
