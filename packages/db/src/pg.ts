@@ -105,8 +105,13 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         } else {
           await run(client, 'BEGIN', undefined);
         }
+        let last: string | undefined;
         const tx: Tx = {
           inTransaction: true,
+          atCommit(statement) {
+            if (last !== undefined) throw new Error('atCommit: one statement per transaction');
+            last = statement;
+          },
           query: (statement, params) => run(client, statement, params),
           async exec(script) {
             // Simple protocol: several statements, no parameters (node-postgres returns one result each).
@@ -118,7 +123,14 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
           },
         };
         const result = await fn(tx, first);
-        await run(client, 'COMMIT', undefined);
+        if (last === undefined) await run(client, 'COMMIT', undefined);
+        // One round trip (simple protocol): if the statement fails, PostgreSQL skips the COMMIT
+        // after it and the transaction is rolled back below.
+        else {
+          await client.query(`${last};\nCOMMIT`).catch((error: unknown) => {
+            throw classify(error);
+          });
+        }
         return result;
       } catch (error) {
         try {

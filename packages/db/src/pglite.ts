@@ -47,8 +47,13 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
     ): Promise<T> {
       try {
         return await db.transaction(async (inner) => {
+          let last: string | undefined;
           const tx: Tx = {
             inTransaction: true,
+            atCommit(statement) {
+              if (last !== undefined) throw new Error('atCommit: one statement per transaction');
+              last = statement;
+            },
             query: (statement, params) => run(inner, statement, params),
             async exec(script) {
               try {
@@ -69,7 +74,13 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
             const rows = (last?.rows ?? []) as Record<string, unknown>[];
             first = { rows, rowCount: last?.affectedRows ?? rows.length };
           }
-          return fn(tx, first);
+          const result = await fn(tx, first);
+          if (last !== undefined) {
+            await inner.exec(last).catch((error: unknown) => {
+              throw classify(error);
+            });
+          }
+          return result;
         });
       } catch (error) {
         throw classify(error);

@@ -23,6 +23,14 @@ export interface Tx extends Queryable {
   readonly inTransaction: true;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
+  /**
+   * Sends `statement` (WITHOUT parameters: build values with `literal`) in the same round trip as
+   * COMMIT, as the transaction's last statement. If it fails, nothing commits and the
+   * transaction's promise rejects with its error. At most one per transaction.
+   * @example
+   * tx.atCommit(`insert into audit (note) values (${literal(note)})`);
+   */
+  atCommit(statement: string): void;
 }
 
 export interface TransactionOptions {

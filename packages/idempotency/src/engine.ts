@@ -218,41 +218,58 @@ export class Idempotency {
   ): Promise<Outcome> {
     const now = this.#now();
     const lockId = this.lockId(tenant, key);
-    return this.sql.transaction(
-      async (tx, first) => {
-        const rows = (first?.rows ?? []) as unknown as (ClaimRow & { locked: boolean })[];
-        if (rows.length === 0 || !rows[0]!.locked) {
-          return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
-        }
-        // Rows share a lock id only with another (tenant, key) on a 64-bit hash collision.
-        const row = rows.find((r) => r.tenant === tenant && r.key === key);
-        const seen = row ? this.#decide(toRow(row, now), fingerprint) : undefined;
-        if (seen) return seen;
+    let committing = false;
+    try {
+      return await this.sql.transaction(
+        async (tx, first) => {
+          const rows = (first?.rows ?? []) as unknown as (ClaimRow & { locked: boolean })[];
+          if (rows.length === 0 || !rows[0]!.locked) {
+            return { kind: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
+          }
+          // Rows share a lock id only with another (tenant, key) on a 64-bit hash collision.
+          const row = rows.find((r) => r.tenant === tenant && r.key === key);
+          const seen = row ? this.#decide(toRow(row, now), fingerprint) : undefined;
+          if (seen) return seen;
 
-        const response = await handler(tx);
-        if (!this.#final(response)) throw new Rollback(response);
-        const written = await tx
-          .query(this.#st.complete, [
-            tenant,
-            key,
-            fingerprint,
-            response.status,
-            JSON.stringify(response.headers),
-            response.body,
-            new Date(now).toISOString(),
-            new Date(now + this.ttlMs).toISOString(),
-            lockId,
-          ])
-          .catch((error: unknown) => {
-            // Unique violation can only come from a concurrent first insert; treat like the race.
-            if (sqlState(error) === '23505') throw new ClaimRace();
-            throw error;
-          });
-        if (written.rowCount === 0) throw new ClaimRace();
-        return { kind: 'executed', response, stored: true };
-      },
-      { first: this.#st.claim(lockId) },
-    );
+          const response = await handler(tx);
+          if (!this.#final(response)) throw new Rollback(response);
+          // The record travels with COMMIT: the layer costs no round trip of its own beyond the one
+          // it shares with BEGIN (docs/decisions.md).
+          tx.atCommit(
+            this.#st.completeAtCommit(
+              {
+                tenant,
+                key,
+                fingerprint,
+                status: response.status,
+                headers: JSON.stringify(response.headers),
+                body: response.body,
+                createdAt: new Date(now).toISOString(),
+                expiresAt: new Date(now + this.ttlMs).toISOString(),
+                lockId,
+              },
+              row !== undefined,
+            ),
+          );
+          committing = true;
+          return { kind: 'executed', response, stored: true };
+        },
+        { first: this.#st.claim(lockId) },
+      );
+    } catch (error) {
+      // The claim's snapshot predated a commit of the same key (see statements.ts): the record found
+      // a live row (division by zero) or lost the race to insert it (unique violation). Nothing
+      // committed; run again, which now sees the stored row.
+      const state = sqlState(error);
+      if (
+        committing &&
+        (state === '22012' ||
+          (state === '23505' && (error as { table?: unknown }).table === 'idempotency_keys'))
+      ) {
+        throw new ClaimRace();
+      }
+      throw error;
+    }
   }
 
   #final(response: StoredResponse): boolean {

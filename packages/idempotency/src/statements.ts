@@ -1,16 +1,30 @@
-import { quoteSchema, type Statement } from '@surety/db';
+import { literal, quoteSchema, type Statement } from '@surety/db';
 
 /** The statements of the store, built once per schema. Every value is a bound parameter. */
 export interface Statements {
   /** The claim for one lock id (see below): plain SQL text, sent together with BEGIN. */
   claim: (lockId: string) => string;
-  complete: Statement;
+  /** The completed row, with its values as literals, to travel with COMMIT (see below). */
+  completeAtCommit: (values: CompleteValues, replace: boolean) => string;
   acquire: Statement;
   read: Statement;
   leaseComplete: Statement;
   renew: Statement;
   release: Statement;
   purge: Statement;
+}
+
+/** The values of an atomic-mode completed row. */
+export interface CompleteValues {
+  tenant: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  headers: string;
+  body: string;
+  createdAt: string;
+  expiresAt: string;
+  lockId: string;
 }
 
 export function statements(schema: string): Statements {
@@ -23,7 +37,7 @@ export function statements(schema: string): Statements {
     // instead of queueing on a row lock. The only value in the text is the lock id, a 64-bit integer
     // the engine computed (checked to be digits), so the statement needs no parameters; rows are
     // matched to (tenant, key) in JS. The snapshot of this statement may predate a commit that
-    // released the lock; the primary key catches that at `complete` (0 rows) and the engine retries.
+    // released the lock; the primary key catches that at `completeAtCommit` and the engine retries.
     claim: (lockId: string) => {
       if (!/^-?\d{1,20}$/.test(lockId)) throw new Error('lock id must be an integer');
       return `select pg_try_advisory_xact_lock(${lockId}::int8) as locked, k.tenant, k.key, k.fingerprint, k.state,
@@ -31,19 +45,34 @@ export function statements(schema: string): Statements {
                 from (select 1) as one
                 left join ${t} k on k.lock_id = ${lockId}::int8`;
     },
-    // Atomic mode: the completed row, written in the same transaction as the business write. An
-    // expired row, or an in-progress row of a crashed lease owner, is replaced; a live completed
-    // row is not (0 rows → the claim raced with a commit; the engine retries).
-    complete: {
-      name: n('complete'),
-      text: `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, created_at, expires_at, lock_id)
-             values ($1, $2, $3, 'completed', $4, $5::jsonb, $6, $7::timestamptz, $8::timestamptz, $9::int8)
-             on conflict (lock_id, tenant, key) do update
-                set fingerprint = excluded.fingerprint, state = 'completed', owner = null,
-                    lease_expires_at = null, status = excluded.status, headers = excluded.headers,
-                    body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
-              where ${t}.expires_at <= excluded.created_at
-                 or (${t}.state = 'in_progress' and ${t}.lease_expires_at <= excluded.created_at)`,
+    // Atomic mode: the completed row, written in the same transaction as the business write, sent
+    // in one round trip with COMMIT (Tx.atCommit). The simple protocol carries no parameters, so
+    // every value is a literal (node-postgres' escapeLiteral; lock id and status checked to be
+    // integers). Two shapes, by what the claim saw:
+    // - no row (nearly always): a plain INSERT, which PostgreSQL plans in microseconds. A row that
+    //   the claim's snapshot missed (a commit of the same key in between) is a unique violation.
+    // - an expired row, or the in-progress row of a crashed lease owner: replaced, but never a live
+    //   completed row; when nothing is written it divides by zero (SQLSTATE 22012).
+    // Either error makes PostgreSQL skip the COMMIT after it; the transaction rolls back and the
+    // engine runs the request again, which then sees the stored row.
+    completeAtCommit: (v: CompleteValues, replace: boolean) => {
+      if (!/^-?\d{1,20}$/.test(v.lockId)) throw new Error('lock id must be an integer');
+      if (!Number.isInteger(v.status)) throw new Error('status must be an integer');
+      const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, created_at, expires_at, lock_id)
+               values (${literal(v.tenant)}, ${literal(v.key)}, ${literal(v.fingerprint)}, 'completed', ${v.status},
+                       ${literal(v.headers)}::jsonb, ${literal(v.body)}, ${literal(v.createdAt)}::timestamptz,
+                       ${literal(v.expiresAt)}::timestamptz, ${v.lockId}::int8)`;
+      if (!replace) return insert;
+      return `with w as (
+               ${insert}
+               on conflict (lock_id, tenant, key) do update
+                  set fingerprint = excluded.fingerprint, state = 'completed', owner = null,
+                      lease_expires_at = null, status = excluded.status, headers = excluded.headers,
+                      body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+                where ${t}.expires_at <= excluded.created_at
+                   or (${t}.state = 'in_progress' and ${t}.lease_expires_at <= excluded.created_at)
+               returning 1)
+             select 1 / count(*)::int as written from w`;
     },
     // Lease mode: commit an in_progress row with an owner token, or take over an expired one.
     acquire: {

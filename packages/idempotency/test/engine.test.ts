@@ -152,6 +152,45 @@ describe('atomic mode', () => {
     assert.ok(await keyRow(fresh));
   });
 
+  test('a record that finds the key already stored rolls the business write back, and the retry runs clean', async () => {
+    // What the claim's snapshot can miss (a commit of the same key between its snapshot and its
+    // lock), staged in the handler's own transaction on its first run: a live row for the key.
+    const k = key();
+    let runs = 0;
+    const outcome = await engine.execute({ tenant: 't', key: k, fingerprint: 'a' }, async (tx) => {
+      runs++;
+      await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+      if (runs === 1) {
+        await tx.query(
+          `insert into "${db.schema}".idempotency_keys (tenant, key, lock_id, fingerprint, state, status, headers, body, created_at, expires_at)
+           values ('t', $1, $2::int8, 'a', 'completed', 201, '{}', 'staged', $3::timestamptz, $4::timestamptz)`,
+          [k, engine.lockId('t', k), new Date(clock).toISOString(), new Date(clock + 60_000).toISOString()],
+        );
+      }
+      return ok(`{"run":${runs}}`);
+    });
+    assert.equal(runs, 2, 'the first run was rolled back and run again');
+    assert.deepEqual(outcome, { kind: 'executed', response: ok('{"run":2}'), stored: true });
+    assert.equal(await effects(k), 1, 'the first run left nothing');
+    assert.equal((await keyRow(k))?.body, '{"run":2}');
+  });
+
+  test('a stored response keeps its bytes exactly: quotes, backslashes, unicode', async () => {
+    const k = key();
+    const body = `{"note":"it's \\ a \"test\" \\' ; commit; --","emoji":"\u00e9 ✓ 🚀","raw":"E'\\x00'"}`;
+    const headers = { 'content-type': "application/json; q='1'", 'x-odd': 'a\\b' };
+    const response = { status: 201, headers, body };
+    await engine.execute(
+      { tenant: "t'; drop table x; --", key: k, fingerprint: "f'\\" },
+      async () => response,
+    );
+    const again = await engine.execute(
+      { tenant: "t'; drop table x; --", key: k, fingerprint: "f'\\" },
+      async () => ok('{}'),
+    );
+    assert.deepEqual(again, { kind: 'replayed', response });
+  });
+
   test('purge rests between batches, so serving keeps its share of the database', async () => {
     const keys = [key(), key(), key()];
     for (const k of keys)
