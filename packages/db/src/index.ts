@@ -5,8 +5,8 @@ export {
   isDatabaseUnavailableError,
   sqlState,
 } from './errors.js';
-export type { MigrateOptions, Migration, MigrationSet } from './migrate.js';
 export { literal } from './literal.js';
+export type { MigrateOptions, Migration, MigrationSet } from './migrate.js';
 export { loadMigrations, migrate, quoteSchema } from './migrate.js';
 export type { OpenSqlOptions } from './open.js';
 export { openSql } from './open.js';

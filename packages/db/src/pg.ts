@@ -42,6 +42,55 @@ async function run<R>(
   }
 }
 
+// node-postgres has no pipelining API, but its Query writes the extended protocol's messages itself
+// (Parse once per connection for a named statement, Bind, Describe, Execute, one Sync) and already
+// collects several results (as for a multi-statement simple query). BeginWith writes an unnamed
+// `BEGIN` (Parse, Bind, Execute) ahead of them, in the same corked write: BEGIN and a statement with
+// parameters cost one round trip, and the statement keeps its cached plan. The results are
+// [BEGIN, the statement]. node-postgres marks the statement's name parsed at the first ParseComplete
+// (BEGIN's); if the statement's own Parse then fails, that mark is undone here.
+interface PgQueryInternals {
+  name?: string;
+  prepare(connection: PgConnectionInternals): void;
+  hasBeenParsed(connection: PgConnectionInternals): boolean;
+  handleError(error: Error, connection: PgConnectionInternals): void;
+}
+interface PgConnectionInternals {
+  parse(query: { text: string; name?: string }): void;
+  bind(config: object): void;
+  execute(config: object): void;
+  parsedStatements: Record<string, string | undefined>;
+}
+const PgQuery = pg.Query as unknown as new (
+  config: pg.QueryConfig & {
+    queryMode: 'extended';
+    callback: (error: Error | null, results?: unknown) => void;
+  },
+) => PgQueryInternals;
+class BeginWith extends PgQuery {
+  #parsedHere = false;
+  constructor(
+    statement: string | Statement,
+    params: readonly unknown[],
+    callback: (error: Error | null, results?: unknown) => void,
+  ) {
+    const text = typeof statement === 'string' ? statement : statement.text;
+    const name = typeof statement === 'string' ? undefined : statement.name;
+    super({ text, name, values: [...params], queryMode: 'extended', callback });
+  }
+  override prepare(connection: PgConnectionInternals): void {
+    connection.parse({ text: 'BEGIN' });
+    connection.bind({});
+    connection.execute({});
+    this.#parsedHere = !this.hasBeenParsed(connection);
+    super.prepare(connection);
+  }
+  override handleError(error: Error, connection: PgConnectionInternals): void {
+    if (this.#parsedHere && this.name) delete connection.parsedStatements[this.name];
+    super.handleError(error, connection);
+  }
+}
+
 /**
  * `Sql` over a node-postgres Pool.
  * @example
@@ -95,11 +144,22 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       client.on('error', onConnectionError);
       try {
         let first: QueryResult<Record<string, unknown>> | undefined;
-        if (txOptions?.first) {
+        if (typeof txOptions?.first === 'string') {
           // One round trip for BEGIN and the first statement (simple protocol, two results).
           const results = (await client.query(`BEGIN; ${txOptions.first}`).catch((error: unknown) => {
             throw classify(error);
           })) as unknown as pg.QueryResult[];
+          const last = results[results.length - 1]!;
+          first = { rows: last.rows, rowCount: last.rowCount ?? last.rows.length };
+        } else if (txOptions?.first) {
+          const { statement, params } = txOptions.first;
+          // A submittable query answers through its callback, not a promise.
+          const results = await new Promise<pg.QueryResult[]>((resolve, reject) => {
+            const query = new BeginWith(statement, params, (error, got) =>
+              error ? reject(classify(error)) : resolve(got as pg.QueryResult[]),
+            );
+            client.query(query as unknown as pg.QueryConfig);
+          });
           const last = results[results.length - 1]!;
           first = { rows: last.rows, rowCount: last.rowCount ?? last.rows.length };
         } else {

@@ -64,7 +64,9 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
             },
           };
           let first: QueryResult<Record<string, unknown>> | undefined;
-          if (options?.first) {
+          if (typeof options?.first === 'object') {
+            first = await tx.query(options.first.statement, options.first.params);
+          } else if (options?.first) {
             // As on PostgreSQL: the simple protocol, so `first` may hold several statements; the
             // last one's result is passed on.
             const results = await inner.exec(options.first).catch((error: unknown) => {

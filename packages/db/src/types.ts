@@ -35,11 +35,12 @@ export interface Tx extends Queryable {
 
 export interface TransactionOptions {
   /**
-   * A first statement WITHOUT parameters, sent in the same round trip as BEGIN on PostgreSQL (the
-   * simple protocol allows several statements in one message); its result is passed to the
-   * callback. For values the caller generated itself (an advisory-lock id), never for user input.
+   * A first statement sent in the same round trip as BEGIN on PostgreSQL; its result is passed to
+   * the callback. Either text without parameters (the simple protocol: may hold several statements,
+   * the last one's result is passed), or a statement with parameters (the extended protocol: BEGIN
+   * and the statement pipelined before one Sync; a named statement is parsed once per connection).
    */
-  first?: string;
+  first?: string | { statement: Statement; params: readonly unknown[] };
 }
 
 /**

@@ -254,7 +254,7 @@ export class Idempotency {
           committing = true;
           return { kind: 'executed', response, stored: true };
         },
-        { first: this.#st.claim(lockId) },
+        { first: { statement: this.#st.claim, params: [lockId] } },
       );
     } catch (error) {
       // The claim's snapshot predated a commit of the same key (see statements.ts): the record found

@@ -2,8 +2,8 @@ import { literal, quoteSchema, type Statement } from '@surety/db';
 
 /** The statements of the store, built once per schema. Every value is a bound parameter. */
 export interface Statements {
-  /** The claim for one lock id (see below): plain SQL text, sent together with BEGIN. */
-  claim: (lockId: string) => string;
+  /** The claim of one lock id (see below), sent together with BEGIN. */
+  claim: Statement;
   /** The completed row, with its values as literals, to travel with COMMIT (see below). */
   completeAtCommit: (values: CompleteValues, replace: boolean) => string;
   acquire: Statement;
@@ -31,19 +31,18 @@ export function statements(schema: string): Statements {
   const t = `${quoteSchema(schema)}.idempotency_keys`;
   const n = (name: string) => `surety_idem_${name}_${schema}`.slice(0, 63);
   return {
-    // Atomic mode, first statement of the caller's transaction, in the same round trip as BEGIN:
-    // take the key's advisory lock without waiting and read any stored row. The lock is held until
-    // COMMIT/ROLLBACK, so a second request with the same key gets `locked = false` at once (409)
-    // instead of queueing on a row lock. The only value in the text is the lock id, a 64-bit integer
-    // the engine computed (checked to be digits), so the statement needs no parameters; rows are
-    // matched to (tenant, key) in JS. The snapshot of this statement may predate a commit that
-    // released the lock; the primary key catches that at `completeAtCommit` and the engine retries.
-    claim: (lockId: string) => {
-      if (!/^-?\d{1,20}$/.test(lockId)) throw new Error('lock id must be an integer');
-      return `select pg_try_advisory_xact_lock(${lockId}::int8) as locked, k.tenant, k.key, k.fingerprint, k.state,
-                     k.status, k.headers, k.body, k.expires_at, k.lease_expires_at
-                from (select 1) as one
-                left join ${t} k on k.lock_id = ${lockId}::int8`;
+    // Atomic mode, first statement of the caller's transaction, in the same round trip as BEGIN
+    // (pipelined before one Sync; a named statement, planned once per connection): take the key's
+    // advisory lock without waiting and read any stored row. The lock is held until COMMIT/ROLLBACK,
+    // so a second request with the same key gets `locked = false` at once (409) instead of queueing
+    // on a row lock. Rows are matched to (tenant, key) in JS. The snapshot of this statement may
+    // predate a commit that released the lock; the record at COMMIT catches that (see below).
+    claim: {
+      name: n('claim'),
+      text: `select pg_try_advisory_xact_lock($1::int8) as locked, k.tenant, k.key, k.fingerprint, k.state,
+                    k.status, k.headers, k.body, k.expires_at, k.lease_expires_at
+               from (select 1) as one
+               left join ${t} k on k.lock_id = $1::int8`,
     },
     // Atomic mode: the completed row, written in the same transaction as the business write, sent
     // in one round trip with COMMIT (Tx.atCommit). The simple protocol carries no parameters, so

@@ -177,7 +177,7 @@ describe('atomic mode', () => {
 
   test('a stored response keeps its bytes exactly: quotes, backslashes, unicode', async () => {
     const k = key();
-    const body = `{"note":"it's \\ a \"test\" \\' ; commit; --","emoji":"\u00e9 ✓ 🚀","raw":"E'\\x00'"}`;
+    const body = `{"note":"it's \\ a "test" \\' ; commit; --","emoji":"\u00e9 ✓ 🚀","raw":"E'\\x00'"}`;
     const headers = { 'content-type': "application/json; q='1'", 'x-odd': 'a\\b' };
     const response = { status: 201, headers, body };
     await engine.execute(

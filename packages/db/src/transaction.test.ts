@@ -1,0 +1,147 @@
+// The transaction round-trip fusions (`first` with BEGIN, `atCommit` with COMMIT) and `literal`, on
+// PGlite and, with DATABASE_URL, on PostgreSQL: the same results as separate statements, and a
+// failure anywhere commits nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { literal } from './literal.js';
+import { createTestDatabase, type TestDatabase } from './testing.js';
+
+let db: TestDatabase;
+let t: string;
+before(async () => {
+  db = await createTestDatabase({ max: 1 });
+  t = `"${db.schema}".items`;
+  await db.sql.query(`create schema "${db.schema}"`);
+  await db.sql.query(`create table ${t} (id int primary key, note text)`);
+});
+after(() => db.close());
+
+const notes = async () =>
+  (await db.sql.query<{ id: number; note: string }>(`select id, note from ${t} order by id`)).rows;
+
+describe('transaction: first', () => {
+  test('text without parameters travels with BEGIN; its result reaches the callback', async () => {
+    const got = await db.sql.transaction(async (_tx, first) => first?.rows, { first: 'select 41 + 1 as n' });
+    assert.deepEqual(got, [{ n: 42 }]);
+  });
+
+  test('a named statement with parameters travels with BEGIN, many times on one connection', async () => {
+    const statement = { name: `first_named_${db.schema}`, text: 'select $1::int * 2 as n, $2::text as s' };
+    for (let i = 0; i < 5; i++) {
+      const got = await db.sql.transaction(
+        async (tx, first) => {
+          // the transaction is open: a statement here sees the same snapshot and commits with it
+          await tx.query(`insert into ${t} values ($1, $2)`, [100 + i, `n${i}`]);
+          return first?.rows;
+        },
+        { first: { statement, params: [i, `it's ${i}`] } },
+      );
+      assert.deepEqual(got, [{ n: i * 2, s: `it's ${i}` }]);
+    }
+    assert.equal((await notes()).filter((r) => r.id >= 100).length, 5);
+  });
+
+  test('BEGIN really opened the transaction: a throw rolls back what the callback wrote', async () => {
+    const statement = { name: `first_rollback_${db.schema}`, text: 'select $1::int as n' };
+    await assert.rejects(
+      db.sql.transaction(
+        async (tx) => {
+          await tx.query(`insert into ${t} values (1, 'never')`);
+          throw new Error('boom');
+        },
+        { first: { statement, params: [1] } },
+      ),
+      /boom/,
+    );
+    assert.equal(
+      (await notes()).find((r) => r.id === 1),
+      undefined,
+    );
+  });
+
+  test('a named first statement that fails to parse is parsed again next time', async () => {
+    const statement = {
+      name: `first_late_${db.schema}`,
+      text: `select count(*)::int as n from "${db.schema}".late`,
+    };
+    await assert.rejects(
+      db.sql.transaction(async () => 'unreachable', { first: { statement, params: [] } }),
+      /late/,
+    );
+    await db.sql.query(`create table "${db.schema}".late (x int)`);
+    const got = await db.sql.transaction(async (_tx, first) => first?.rows, {
+      first: { statement, params: [] },
+    });
+    assert.deepEqual(got, [{ n: 0 }]);
+  });
+});
+
+describe('transaction: atCommit', () => {
+  test('the statement commits with the transaction', async () => {
+    await db.sql.transaction(async (tx) => {
+      await tx.query(`insert into ${t} values (10, 'body')`);
+      tx.atCommit(`insert into ${t} values (11, ${literal('at commit')})`);
+    });
+    assert.deepEqual(
+      (await notes()).filter((r) => r.id === 10 || r.id === 11),
+      [
+        { id: 10, note: 'body' },
+        { id: 11, note: 'at commit' },
+      ],
+    );
+  });
+
+  test('if it fails nothing commits, and the transaction rejects with its error', async () => {
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        await tx.query(`insert into ${t} values (20, 'body')`);
+        tx.atCommit(`insert into ${t} values (10, 'duplicate key')`);
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    );
+    assert.equal(
+      (await notes()).find((r) => r.id === 20),
+      undefined,
+    );
+    // and the connection is usable afterwards (the failed transaction was rolled back)
+    assert.deepEqual((await db.sql.query<{ n: number }>('select 1 as n')).rows, [{ n: 1 }]);
+  });
+
+  test('one statement per transaction', async () => {
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        tx.atCommit('select 1');
+        tx.atCommit('select 2');
+      }),
+      /one statement per transaction/,
+    );
+  });
+});
+
+describe('literal', () => {
+  test('strings come back byte for byte', async () => {
+    const values = [
+      "it's",
+      'back\\slash',
+      "\\' or 1=1; --",
+      "E'x'",
+      '$$ dollar $$',
+      'unicode é ✓ 🚀',
+      '',
+      'line\nbreak\ttab',
+    ];
+    for (const v of values) {
+      const { rows } = await db.sql.query<{ v: string }>(`select ${literal(v)}::text as v`);
+      assert.equal(rows[0]!.v, v);
+    }
+  });
+
+  test('numbers, booleans and null; NUL and non-finite numbers are refused', () => {
+    assert.equal(literal(42), '42');
+    assert.equal(literal(-1.5), '-1.5');
+    assert.equal(literal(true), 'true');
+    assert.equal(literal(null), 'null');
+    assert.throws(() => literal('a\0b'), /NUL/);
+    assert.throws(() => literal(Number.NaN), /finite/);
+  });
+});
