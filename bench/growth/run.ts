@@ -191,38 +191,46 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
   });
   const ist = (await import('../../packages/idempotency/src/statements.js')).statements(schemas.large);
   const stored = keyOf(12345);
-  const cases: [string, { text: string }, unknown[]][] = [
-    ['idempotency claim, stored key', { text: ist.claim(idem.lockId('bench', stored)) }, []],
-    ['idempotency claim, new key', { text: ist.claim(idem.lockId('bench', 'new-key')) }, []],
+  // [label, statement, parameters, settings the product runs it with]
+  const cases: [string, { text: string }, unknown[], string?][] = [
+    ['idempotency claim, stored key', ist.claim, [idem.lockId('bench', stored)]],
+    ['idempotency claim, new key', ist.claim, [idem.lockId('bench', 'new-key')]],
     [
-      'idempotency complete (insert of the completed row)',
-      ist.complete,
-      [
-        'bench',
-        'new-key',
-        'f',
-        201,
-        '{"content-type":"application/json"}',
-        '{}',
-        now,
-        new Date(Date.now() + 86_400_000).toISOString(),
-        idem.lockId('bench', 'new-key'),
-      ],
+      'idempotency record at COMMIT (insert of the completed row)',
+      {
+        text: ist.completeAtCommit(
+          {
+            tenant: 'bench',
+            key: 'new-key',
+            fingerprint: 'f',
+            status: 201,
+            headers: '{"content-type":"application/json"}',
+            body: '{}',
+            createdAt: now,
+            expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+            lockId: idem.lockId('bench', 'new-key'),
+          },
+          false,
+        ),
+      },
+      [],
     ],
     ['idempotency purge (one batch of 1000)', ist.purge, [now, 1000]],
     [
       'delivery claim (batch of 50, 1 M pending)',
       wh.st.claim,
       [now, 50, new Date(Date.now() + 60_000).toISOString(), 'explain'],
+      wh.st.claimSettings,
     ],
   ];
   const md: string[] = [];
   const seqScans: string[] = [];
-  for (const [label, st, params] of cases) {
+  for (const [label, st, params, settings] of cases) {
     const plan: Record<string, string> = {};
     for (const mode of ['auto', 'force_generic_plan'] as const) {
       await c.query('begin');
       await c.query(`set local plan_cache_mode = ${mode}`);
+      if (settings) await c.query(settings.replace(/set local plan_cache_mode = \w+;?/, ''));
       await c.query(`prepare bench_plan as ${st.text}`);
       const { rows } = await c.query<{ 'QUERY PLAN': string }>(
         `explain (analyze, buffers${mode === 'force_generic_plan' ? '' : ''}) execute bench_plan${params.length ? `(${params.map(lit).join(', ')})` : ''}`,
