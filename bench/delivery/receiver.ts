@@ -3,6 +3,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+// RECEIVER_DELAY_MS: how long each answer takes (a real receiver's work; bench/scale).
+const DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
 let count = 0;
 let latencies: number[] = [];
 const server = createServer((req, res) => {
@@ -13,7 +15,8 @@ const server = createServer((req, res) => {
     const body = Buffer.concat(chunks).toString();
     const at = /"createdAt":"([^"]+)"/.exec(body)?.[1];
     if (at) latencies.push(Date.now() - Date.parse(at));
-    res.writeHead(204).end();
+    if (DELAY_MS > 0) setTimeout(() => res.writeHead(204).end(), DELAY_MS);
+    else res.writeHead(204).end();
   });
 });
 server.keepAliveTimeout = 60_000;

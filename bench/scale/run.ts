@@ -3,8 +3,10 @@
 //            generator (one autocannon per process, run at once, summed); POST /v1/payments with an
 //            Idempotency-Key that is sent twice (two requests in a row share it, so the pair usually
 //            lands on two processes at once). After each run: payments == stored keys (no key ran twice).
-//   workers  1, 2 and 4 `surety worker` processes draining
-//            a backlog of deliveries to one receiver. After each run: receipts == deliveries == attempts.
+//   workers  1, 2 and 4 `surety worker` processes draining a backlog of deliveries to one receiver,
+//            twice: a receiver that answers at once (CPU-bound here), and one that takes 50 ms per
+//            answer, as real receivers do (each worker is then bounded by its 64 attempts in flight).
+//            After each run: receipts == deliveries == attempts.
 // On this 2-core machine the load generator, the API processes, PostgreSQL and the other tenants of the
 // box share the same cores: the CPU, not the database, sets the ceiling. The report says so.
 // Prints markdown, then `RESULT {json}` for bench/run.ts.
@@ -23,7 +25,11 @@ import { spawnSuretyWorker } from '../lib/worker.js';
 
 const a = args();
 const duration = a.num('seconds', a.quick ? 3 : 8);
-const backlog = a.num('events', a.quick ? 3000 : 15000);
+const fastBacklog = a.num('events', a.quick ? 3000 : 15000);
+// Receivers that take 50 ms to answer (a real receiver does work): one worker is then bounded by its
+// 64 attempts in flight (~1,280/s), not by this box's two cores, which is where more processes help.
+const SLOW_MS = 50;
+const slowBacklog = a.num('slow-events', a.quick ? 6000 : 12000);
 const CONNECTIONS = 32;
 const url = requireDatabaseUrl('the benchmark creates and drops schemas bench_scale_api and bench_scale_wh');
 const API_KEY = 'sk_bench_0123456789abcdef';
@@ -110,11 +116,13 @@ async function api(processes: number) {
   return { processes, rps, ok, conflicts, errors, payments, keys, check };
 }
 
-async function workers(processes: number) {
+async function workers(processes: number, receiverDelayMs = 0) {
   await adminQuery(url, 'drop schema if exists bench_scale_wh cascade');
   const receiver = fork(fileURLToPath(new URL('../delivery/receiver.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],
+    env: { ...process.env, RECEIVER_DELAY_MS: String(receiverDelayMs) },
   });
+  const backlog = receiverDelayMs > 0 ? slowBacklog : fastBacklog;
   const ask = <T>(cmd: string) =>
     new Promise<T>((resolve) => {
       receiver.once('message', (m) => resolve(m as T));
@@ -177,9 +185,9 @@ async function workers(processes: number) {
   await adminQuery(url, 'drop schema if exists bench_scale_wh cascade');
   const check = receipts === backlog && attempts === receipts && delivered === backlog;
   console.error(
-    `workers ×${processes}: ${rate.toFixed(0)} deliveries/s; receipts ${receipts}, attempts ${attempts}, delivered ${delivered}`,
+    `workers ×${processes} (receiver ${receiverDelayMs} ms): ${rate.toFixed(0)} deliveries/s; receipts ${receipts}, attempts ${attempts}, delivered ${delivered}`,
   );
-  return { processes, rate, receipts, attempts, delivered, check };
+  return { processes, rate, receipts, attempts, delivered, check, receiverDelayMs };
 }
 
 const load = loadavg()[0]!;
@@ -189,8 +197,11 @@ const apiRuns = [];
 for (const k of counts) apiRuns.push(await api(k));
 const workerRuns = [];
 for (const k of counts) workerRuns.push(await workers(k));
+const slowRuns = [];
+for (const k of counts) slowRuns.push(await workers(k, SLOW_MS));
 apiRuns.sort((x, y) => x.processes - y.processes);
 workerRuns.sort((x, y) => x.processes - y.processes);
+slowRuns.sort((x, y) => x.processes - y.processes);
 
 console.log(
   `| API processes | POST req/s (sum) | ×1 | 2xx | 409 (same key in flight) | payments | keys | no double execution |`,
@@ -209,16 +220,26 @@ for (const r of workerRuns)
     `| ${r.processes} | ${r.rate.toFixed(0)} | ${(r.rate / workerRuns[0]!.rate).toFixed(2)} | ${r.receipts} | ${r.attempts} | ${r.delivered} | ${r.check ? 'yes' : '**NO**'} |`,
   );
 console.log(
-  `\n${CONNECTIONS} connections in all, split across the API processes; ${duration} s per configuration; backlog of ${backlog} deliveries; load average at start ${load.toFixed(1)}`,
+  `\n| worker processes, receiver answering in ${SLOW_MS} ms | deliveries/s | ×1 | receipts | attempts | delivered | no double execution |`,
+);
+console.log('|---:|---:|---:|---:|---:|---:|---|');
+for (const r of slowRuns)
+  console.log(
+    `| ${r.processes} | ${r.rate.toFixed(0)} | ${(r.rate / slowRuns[0]!.rate).toFixed(2)} | ${r.receipts} | ${r.attempts} | ${r.delivered} | ${r.check ? 'yes' : '**NO**'} |`,
+  );
+console.log(
+  `\n${CONNECTIONS} connections in all, split across the API processes; ${duration} s per configuration; backlogs of ${fastBacklog} (immediate receiver) and ${slowBacklog} (${SLOW_MS} ms receiver) deliveries; load average at start ${load.toFixed(1)}`,
 );
 
 const api1 = apiRuns.find((r) => r.processes === 1)!;
 const w1 = workerRuns.find((r) => r.processes === 1)!;
+const s1 = slowRuns.find((r) => r.processes === 1)!;
 emitResult({
   bench: 'scale',
   metrics: [
     ...apiRuns.map((r) => ({ name: `api.${r.processes}.rps`, value: r.rps, unit: 'req/s' })),
     ...workerRuns.map((r) => ({ name: `workers.${r.processes}.rate`, value: r.rate, unit: 'deliveries/s' })),
+    ...slowRuns.map((r) => ({ name: `slow.${r.processes}.rate`, value: r.rate, unit: 'deliveries/s' })),
   ],
   ratios: [
     ...apiRuns
@@ -235,11 +256,23 @@ emitResult({
         name: `scale.workers.${r.processes}`,
         value: r.rate / w1.rate,
         ...(r.processes === 2 ? { target: 1.6, op: '>=' as const } : {}),
-        what: `delivery throughput, ${r.processes} worker processes ÷ 1`,
+        what: `delivery throughput, ${r.processes} worker processes ÷ 1 (CPU-bound: immediate receiver)`,
+      })),
+    ...slowRuns
+      .filter((r) => r.processes > 1)
+      .map((r) => ({
+        name: `scale.slow.${r.processes}`,
+        value: r.rate / s1.rate,
+        ...(r.processes === 2 ? { target: 1.6, op: '>=' as const } : {}),
+        what: `delivery throughput, ${r.processes} worker processes ÷ 1, receiver answering in ${SLOW_MS} ms`,
       })),
   ],
   checks: Object.fromEntries([
     ...apiRuns.map((r) => [`API ×${r.processes}: payments == stored keys`, r.check]),
     ...workerRuns.map((r) => [`workers ×${r.processes}: receipts == attempts == deliveries`, r.check]),
+    ...slowRuns.map((r) => [
+      `workers ×${r.processes}, ${SLOW_MS} ms receiver: receipts == attempts == deliveries`,
+      r.check,
+    ]),
   ]),
 });
