@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
 
@@ -166,8 +167,12 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
           await run(client, 'BEGIN', undefined);
         }
         let last: string | undefined;
+        const committed: (() => void)[] = [];
         const tx: Tx = {
           inTransaction: true,
+          afterCommit(callback) {
+            committed.push(callback);
+          },
           atCommit(statement) {
             if (last !== undefined) throw new Error('atCommit: one statement per transaction');
             last = statement;
@@ -191,6 +196,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
             throw classify(error);
           });
         }
+        runAfterCommit(committed);
         return result;
       } catch (error) {
         try {

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
 
@@ -45,11 +46,15 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
       fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
       options?: TransactionOptions,
     ): Promise<T> {
+      const committed: (() => void)[] = [];
       try {
-        return await db.transaction(async (inner) => {
+        const result = await db.transaction(async (inner) => {
           let last: string | undefined;
           const tx: Tx = {
             inTransaction: true,
+            afterCommit(callback) {
+              committed.push(callback);
+            },
             atCommit(statement) {
               if (last !== undefined) throw new Error('atCommit: one statement per transaction');
               last = statement;
@@ -84,6 +89,8 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
           }
           return result;
         });
+        runAfterCommit(committed);
+        return result;
       } catch (error) {
         throw classify(error);
       }

@@ -118,6 +118,38 @@ describe('transaction: atCommit', () => {
   });
 });
 
+describe('transaction: afterCommit', () => {
+  test('callbacks run once COMMIT succeeded, in order; never after a rollback; one that throws is ignored', async () => {
+    const ran: string[] = [];
+    const result = await db.sql.transaction(async (tx) => {
+      await tx.query(`insert into ${t} values (30, 'x')`);
+      tx.afterCommit(() => {
+        ran.push('first');
+        throw new Error('ignored');
+      });
+      tx.afterCommit(() => ran.push('second'));
+      assert.deepEqual(ran, [], 'not before COMMIT');
+      return 'done';
+    });
+    assert.equal(result, 'done');
+    assert.deepEqual(ran, ['first', 'second']);
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        tx.afterCommit(() => ran.push('rolled back'));
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        tx.afterCommit(() => ran.push('failed commit'));
+        tx.atCommit(`insert into ${t} values (30, 'duplicate')`);
+      }),
+    );
+    assert.deepEqual(ran, ['first', 'second']);
+  });
+});
+
 describe('literal', () => {
   test('strings come back byte for byte', async () => {
     const values = [

@@ -31,6 +31,12 @@ export interface Tx extends Queryable {
    * tx.atCommit(`insert into audit (note) values (${literal(note)})`);
    */
   atCommit(statement: string): void;
+  /**
+   * Runs `callback` once COMMIT has succeeded (never after a rollback), before the transaction's
+   * promise resolves. For hints that must not hold the transaction open, such as waking a worker.
+   * A callback that throws is ignored: the transaction has committed.
+   */
+  afterCommit(callback: () => void): void;
 }
 
 export interface TransactionOptions {

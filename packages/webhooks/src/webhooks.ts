@@ -182,7 +182,8 @@ export class Webhooks {
   /**
    * Writes the event and one delivery per subscribed, enabled endpoint, in the caller's
    * transaction: the event exists if and only if the transaction commits. Workers are woken by a
-   * NOTIFY that PostgreSQL sends at COMMIT.
+   * NOTIFY sent once the transaction has committed (never for a rolled-back one); a lost NOTIFY
+   * only delays delivery to the workers' next poll.
    */
   async publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent> {
     if (!TYPE.test(input.type)) {
@@ -204,11 +205,41 @@ export class Webhooks {
       input.resource ?? null,
       data,
       createdAt,
-      this.channel,
       input.endpointId ?? null,
     ]);
-    return { id, sequence: Number(rows[0]!.sequence), createdAt, deliveries: rows[0]!.deliveries };
+    const deliveries = rows[0]!.deliveries;
+    if (deliveries > 0) {
+      if ('afterCommit' in tx) tx.afterCommit(this.#wake);
+      else this.#wake();
+    }
+    return { id, sequence: Number(rows[0]!.sequence), createdAt, deliveries };
   }
+
+  // Wakes the workers (NOTIFY on the channel) after a commit that created deliveries. One NOTIFY at
+  // a time per process: wake-ups that arrive while one is in flight are folded into a single
+  // follow-up, sent after it, so a commit is always followed by a NOTIFY that started after it
+  // (no wake-up lost), and a thousand commits a second cost a few NOTIFYs, not a thousand.
+  #notifying = false;
+  #again = false;
+  readonly #wake = (): void => {
+    if (this.#notifying) {
+      this.#again = true;
+      return;
+    }
+    this.#notifying = true;
+    this.sql
+      .query(this.st.notify, [this.channel])
+      .catch(() => {
+        // A wake-up is a hint: the workers' poll finds the deliveries anyway.
+      })
+      .finally(() => {
+        this.#notifying = false;
+        if (this.#again) {
+          this.#again = false;
+          this.#wake();
+        }
+      });
+  };
 
   /** Checks a URL the way endpoint creation does; throws WebhookError `SURETY_INVALID_URL`. */
   checkUrl(url: string): string {

@@ -433,6 +433,66 @@ describe('ordering, rotation, replay, retention', () => {
   });
 });
 
+describe('waking workers', () => {
+  beforeEach(fresh);
+  afterEach(cleanup);
+
+  test('a commit that created deliveries wakes listeners after COMMIT; a rollback wakes nobody', async () => {
+    await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/x', eventTypes: ['*'] });
+    const heard: number[] = [];
+    const unlisten = await db.sql.listen(webhooks.channel, () => heard.push(Date.now()));
+    try {
+      await assert.rejects(
+        db.sql.transaction(async (tx) => {
+          await webhooks.publish(tx, { tenant, type: 'order.created', data: {} });
+          throw new Error('rolled back');
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(heard.length, 0, 'nothing for a rolled-back transaction');
+      let committedAt = 0;
+      await db.sql.transaction(async (tx) => {
+        await webhooks.publish(tx, { tenant, type: 'order.created', data: {} });
+        await new Promise((r) => setTimeout(r, 100)); // a notification now would come before COMMIT
+        committedAt = Date.now();
+      });
+      const deadline = Date.now() + 5000;
+      while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(heard.length, 1);
+      assert.ok(heard[0]! >= committedAt, 'heard after COMMIT');
+      // An event no endpoint subscribes to creates no delivery and wakes nobody.
+      await db.sql.transaction((tx) =>
+        webhooks.publish(tx, { tenant: `${tenant}-alone`, type: 'order.created', data: {} }),
+      );
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(heard.length, 1);
+    } finally {
+      await unlisten();
+    }
+  });
+
+  test('a burst of commits is followed by a wake-up that started after the last of them', async () => {
+    const rx = await receiver();
+    await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    let heard = 0;
+    const unlisten = await db.sql.listen(webhooks.channel, () => heard++);
+    // A worker that would not poll for a minute: only wake-ups bring it the burst's deliveries.
+    const w = worker({ listen: true, pollIntervalMs: 60_000 });
+    await w.start();
+    try {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type: 'order.created', data: { i } })),
+        ),
+      );
+      await rx.waitFor(100, 10_000);
+      assert.ok(heard >= 1 && heard <= 100, `${heard} wake-ups for 100 commits`);
+    } finally {
+      await unlisten();
+    }
+  });
+});
+
 describe('claiming', () => {
   beforeEach(fresh);
   afterEach(cleanup);
