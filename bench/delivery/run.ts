@@ -151,6 +151,15 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
   // Latency at 25/50/75% of the peak rate: one event per transaction, as an API would publish them,
   // from this process; the worker in its own process, as `surety worker` runs.
   const child = await spawnSuretyWorker('bench_wh');
+  // Warm-up, not measured: the new worker process's JIT, its connections to PostgreSQL and the
+  // receiver (the throughput phase warmed the in-process contenders the same way).
+  await ask('reset');
+  await Promise.all(
+    Array.from({ length: 500 }, (_, i) =>
+      sql.transaction((tx) => webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } })),
+    ),
+  );
+  await waitForCount(500, 60_000);
   const curve: LatencyPoint[] = [];
   for (const share of [0.25, 0.5, 0.75]) {
     await ask('reset');

@@ -120,6 +120,28 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
     client.on('error', () => {});
   });
 
+  // The connection NOTIFYs go out on (Sql.notify), opened on first use and again after a failure.
+  let notifying: Promise<pg.Client> | undefined;
+  const notifier = (): Promise<pg.Client> => {
+    notifying ??= (async () => {
+      const client = new pg.Client({
+        connectionString: options.connectionString,
+        application_name: `${options.applicationName ?? 'surety'}:notify`,
+      });
+      client.on('error', (error) => {
+        options.onError?.(error);
+        notifying = undefined;
+        client.end().catch(() => {});
+      });
+      await client.connect();
+      return client;
+    })().catch((error: unknown) => {
+      notifying = undefined;
+      throw error;
+    });
+    return notifying;
+  };
+
   return {
     kind: 'pg',
     query: (statement, params) => run(pool, statement, params),
@@ -232,7 +254,27 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         await client.end().catch(() => {});
       };
     },
+    async notify(channel, payload = '') {
+      try {
+        if (options.connectionString === undefined) {
+          // A pool handed in without a connection string: no way to open a connection of our own.
+          await pool.query('select pg_notify($1, $2)', [channel, payload]);
+          return;
+        }
+        const client = await notifier();
+        await client.query({
+          name: 'surety_notify',
+          text: 'select pg_notify($1, $2)',
+          values: [channel, payload],
+        });
+      } catch (error) {
+        throw classify(error);
+      }
+    },
     async close() {
+      const client = notifying;
+      notifying = undefined;
+      if (client) await (await client.catch(() => undefined))?.end().catch(() => {});
       if (ownsPool) await pool.end();
     },
   };

@@ -95,6 +95,9 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
         throw classify(error);
       }
     },
+    async notify(channel, payload = '') {
+      await run(db, 'select pg_notify($1, $2)', [channel, payload]);
+    },
     async listen(channel, onNotify) {
       const unsubscribe = await db.listen(channel, onNotify);
       return unsubscribe;

@@ -150,6 +150,31 @@ describe('transaction: afterCommit', () => {
   });
 });
 
+describe('notify', () => {
+  test('reaches a listener, outside any transaction, while every pool connection is busy', async () => {
+    const heard: string[] = [];
+    const channel = `ch_${db.schema}`;
+    const unlisten = await db.sql.listen(channel, (payload) => heard.push(payload));
+    try {
+      if (db.backend === 'pg') {
+        // The pool (max 1 here) is held by an open transaction: the NOTIFY must not wait for it.
+        let release!: () => void;
+        const held = db.sql.transaction(() => new Promise<void>((r) => (release = r)));
+        await db.sql.notify(channel, 'while busy');
+        release();
+        await held;
+      } else {
+        await db.sql.notify(channel, 'while busy');
+      }
+      const deadline = Date.now() + 5000;
+      while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      assert.deepEqual(heard, ['while busy']);
+    } finally {
+      await unlisten();
+    }
+  });
+});
+
 describe('literal', () => {
   test('strings come back byte for byte', async () => {
     const values = [

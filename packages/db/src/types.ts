@@ -68,6 +68,11 @@ export interface Sql extends Queryable {
    * On PGlite the notification is delivered in-process.
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Sends a NOTIFY outside any transaction, on a connection of its own: never queued behind the
+   * pool's transactions, never holding one open. On PGlite, in-process.
+   */
+  notify(channel: string, payload?: string): Promise<void>;
   /** Closes the pool or the embedded database. */
   close(): Promise<void>;
 }

@@ -29,8 +29,6 @@ export function statements(schema: string) {
          returning 1)
        select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries`,
     ),
-    // The wake-up, on its own after the publishing transaction committed (Webhooks.wake).
-    notify: st('notify', `select pg_notify($1, '')`),
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
     // for an ordered endpoint only the head of its queue. The claim moves next_attempt_at one lease
     // ahead and counts the attempt, so a crashed worker's rows come back after the lease.

@@ -228,7 +228,7 @@ export class Webhooks {
     }
     this.#notifying = true;
     this.sql
-      .query(this.st.notify, [this.channel])
+      .notify(this.channel)
       .catch(() => {
         // A wake-up is a hint: the workers' poll finds the deliveries anyway.
       })
