@@ -59,6 +59,14 @@ const benches: Bench[] = [
     timeoutMs: 600_000,
   },
   {
+    name: 'publish',
+    title: 'Publish: outbox writes per second, NOTIFY after COMMIT against NOTIFY in the transaction',
+    file: 'delivery/publish.ts',
+    args: q(['--quick'], []),
+    runs: 1,
+    timeoutMs: 120_000,
+  },
+  {
     name: 'client',
     title: 'Client: happy-path overhead against undici fetch, ky and got',
     file: 'client/run.ts',
