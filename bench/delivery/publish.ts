@@ -49,13 +49,15 @@ const variants: Record<string, (tx: Tx, i: number) => Promise<unknown>> = {
   },
 };
 
+let published = 0; // ids stay unique across rounds
 async function round(name: string): Promise<number> {
   let n = 0;
   const until = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: PUBLISHERS }, async () => {
       while (performance.now() < until) {
-        const i = n++;
+        n++;
+        const i = published++;
         await sql.transaction((tx) => variants[name]!(tx, i));
       }
     }),
