@@ -1,23 +1,11 @@
-// Delivery benchmark on real PostgreSQL, one run, side by side:
-//   ceiling          a plain undici Pool POST loop to the receiver (no database at all)
-//   surety           events published through the outbox, delivered by one DeliveryWorker
-//   pg-boss          the same job with pg-boss 10: jobs inserted in batch, a worker POSTing each via undici
-//   graphile-worker  the same job with graphile-worker 0.16.6 (the last release for Node 20; the local
-//                    queue of 0.17+ needs Node 22): jobs added in SQL, 64 concurrent jobs POSTing via undici
-// plus Surety's publish→delivery latency at 25, 50 and 75% of its measured peak rate, with events
-// published one per transaction, as an API does.
-// Prints a markdown table, then `RESULT {json}` for bench/run.ts.
-//
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/run.ts [--quick]
-import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { createPgSql } from '@surety/db';
 import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
 import { Logger, run as runGraphile } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { Pool } from 'undici';
+import { startReceiver } from '../lib/receiver.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, percentile, requireDatabaseUrl } from '../lib/stats.js';
 import { spawnSuretyWorker } from '../lib/worker.js';
@@ -30,17 +18,8 @@ const url = requireDatabaseUrl(
   'the benchmark creates and drops schemas bench_wh, bench_pgboss, bench_graphile',
 );
 
-const receiver: ChildProcess = fork(fileURLToPath(new URL('receiver.ts', import.meta.url)), {
-  execArgv: ['--import', 'tsx'],
-});
-const ask = <T>(cmd: string) =>
-  new Promise<T>((resolve) => {
-    receiver.once('message', (m) => resolve(m as T));
-    receiver.send({ cmd });
-  });
-const { port } = await new Promise<{ port: number }>((r) =>
-  receiver.once('message', (m) => r(m as { port: number })),
-);
+const receiver = await startReceiver();
+const { port } = receiver;
 const target = `http://127.0.0.1:${port}/hooks`;
 const body = (i: number) =>
   JSON.stringify({
@@ -52,15 +31,7 @@ const body = (i: number) =>
     data: { i, pad: 'x'.repeat(200) },
   });
 
-async function waitForCount(n: number, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { count } = await ask<{ count: number }>('count');
-    if (count >= n) return;
-    if (Date.now() > deadline) throw new Error(`only ${count} of ${n} arrived`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitForCount = (n: number, timeoutMs: number) => receiver.waitFor(n, timeoutMs);
 
 // The peers do the same job as Surety's worker per delivery: build the envelope, sign it (HMAC-SHA256
 // over "t.body", as Surety's scheme), POST it through undici. Only the attempt records, which Surety
@@ -92,7 +63,7 @@ async function ceiling(): Promise<number> {
     );
   };
   await loop(Math.min(N, 2000)); // warm-up: JIT, connections
-  await ask('reset');
+  await receiver.reset();
   const started = performance.now();
   await loop(N);
   const secs = (performance.now() - started) / 1000;
@@ -131,7 +102,7 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
         });
     });
   }
-  await ask('reset');
+  await receiver.reset();
   const worker = new DeliveryWorker({
     webhooks,
     concurrency: CONCURRENCY,
@@ -153,7 +124,7 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
   const child = await spawnSuretyWorker('bench_wh');
   // Warm-up, not measured: the new worker process's JIT, its connections to PostgreSQL and the
   // receiver (the throughput phase warmed the in-process contenders the same way).
-  await ask('reset');
+  await receiver.reset();
   await Promise.all(
     Array.from({ length: 500 }, (_, i) =>
       sql.transaction((tx) => webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } })),
@@ -162,7 +133,7 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
   await waitForCount(500, 60_000);
   const curve: LatencyPoint[] = [];
   for (const share of [0.25, 0.5, 0.75]) {
-    await ask('reset');
+    await receiver.reset();
     const target = Math.max(20, Math.floor(rate * share));
     const total = Math.ceil(target * LATENCY_SECONDS);
     const inflight = new Set<Promise<unknown>>();
@@ -182,7 +153,7 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
     const publishSecs = (performance.now() - t0) / 1000;
     await Promise.all(inflight);
     await waitForCount(total, 60_000);
-    const { latencies } = await ask<{ latencies: number[] }>('stats');
+    const latencies = await receiver.latencies();
     curve.push({
       share,
       rate: target,
@@ -213,7 +184,7 @@ async function pgboss(batchSize: number, N: number): Promise<number> {
       Array.from({ length: Math.min(1000, N - i) }, (_, k) => ({ name: 'deliver', data: { i: i + k } })),
     );
   }
-  await ask('reset');
+  await receiver.reset();
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
   const started = performance.now();
   // pg-boss 10 fetches a batch, runs the handler, completes the batch, then waits out its polling
@@ -258,7 +229,7 @@ async function graphile(N: number): Promise<number> {
     url,
     `select bench_graphile.add_job('deliver', json_build_object('i', i)) from generate_series(0, ${N - 1}) i`,
   );
-  await ask('reset');
+  await receiver.reset();
   const started = performance.now();
   const runner = await runGraphile({
     ...options,
@@ -308,7 +279,7 @@ for (const [name, fn] of reverse ? [...steps].reverse() : steps) {
   got[name] = await fn();
   console.error(`${name} done`);
 }
-receiver.send({ cmd: 'exit' });
+receiver.close();
 const ceil = got['ceiling'] as number;
 const s = got['surety'] as Awaited<ReturnType<typeof surety>>;
 const b = got['pg-boss'] as number;

@@ -12,13 +12,14 @@
 // Prints markdown, then `RESULT {json}` for bench/run.ts.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/scale/run.ts [--quick]
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { notifyChannel } from '@surety/webhooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { startReceiver } from '../lib/receiver.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
 import { spawnSuretyWorker } from '../lib/worker.js';
@@ -118,19 +119,9 @@ async function api(processes: number) {
 
 async function workers(processes: number, receiverDelayMs = 0) {
   await adminQuery(url, 'drop schema if exists bench_scale_wh cascade');
-  const receiver = fork(fileURLToPath(new URL('../delivery/receiver.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, RECEIVER_DELAY_MS: String(receiverDelayMs) },
-  });
+  const receiver = await startReceiver(receiverDelayMs);
+  const { port } = receiver;
   const backlog = receiverDelayMs > 0 ? slowBacklog : fastBacklog;
-  const ask = <T>(cmd: string) =>
-    new Promise<T>((resolve) => {
-      receiver.once('message', (m) => resolve(m as T));
-      receiver.send({ cmd });
-    });
-  const { port } = await new Promise<{ port: number }>((r) =>
-    receiver.once('message', (m) => r(m as { port: number })),
-  );
   // Schema and endpoint through the library, then the backlog in one bulk statement.
   const { createPgSql } = await import('@surety/db');
   const { Webhooks, parseAllowList } = await import('@surety/webhooks');
@@ -150,7 +141,7 @@ async function workers(processes: number, receiverDelayMs = 0) {
   const children = await Promise.all(
     Array.from({ length: processes }, () => spawnSuretyWorker('bench_scale_wh')),
   );
-  await ask('reset');
+  await receiver.reset();
   const started = performance.now();
   await sql.transaction(async (tx) => {
     await tx.query(
@@ -166,21 +157,15 @@ async function workers(processes: number, receiverDelayMs = 0) {
     );
     await tx.query('select pg_notify($1, $2)', [notifyChannel('bench_scale_wh'), '']);
   });
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const { count: got } = await ask<{ count: number }>('count');
-    if (got >= backlog) break;
-    if (Date.now() > deadline) throw new Error(`only ${got} of ${backlog} delivered`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await receiver.waitFor(backlog, 300_000);
   const rate = backlog / ((performance.now() - started) / 1000);
   await Promise.all(children.map(stop));
-  const { count: receipts } = await ask<{ count: number }>('count');
+  const receipts = await receiver.count();
   const attempts = await count('select count(*)::text as n from bench_scale_wh.webhook_attempts');
   const delivered = await count(
     `select count(*)::text as n from bench_scale_wh.webhook_deliveries where status = 'delivered'`,
   );
-  receiver.send({ cmd: 'exit' });
+  receiver.close();
   await sql.close();
   await adminQuery(url, 'drop schema if exists bench_scale_wh cascade');
   const check = receipts === backlog && attempts === receipts && delivered === backlog;

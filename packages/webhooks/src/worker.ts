@@ -269,7 +269,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     });
   }
 
-  /** Whether the claim loop should claim now: the local queue is low and there is room for half a batch. */
+  /** How many rows to claim now: 0 unless the local queue is low and there is room for half a batch. */
   #wantsClaim(): number {
     const room = this.#capacity - this.#queue.length - this.#inflight;
     if (this.#queue.length >= this.#refill || room < this.#refill) return 0;
@@ -308,10 +308,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async #claim(limit: number): Promise<number> {
     const now = this.#w.now();
     // The planner's guess of how many rows are pending comes from the last ANALYZE; after a sudden
-    // backlog (a receiver down for an hour) it is far too low, and a plan made for the values picks a
-    // bitmap scan that reads and sorts EVERY pending row to return the first hundred. Walking the due
-    // index in order is right at any backlog size: the claim runs with its generic plan (planned once
-    // per connection) and bitmap scans off, set in the same round trip as BEGIN.
+    // backlog (a receiver down for an hour) it is far too low, and it reads and sorts EVERY pending
+    // row to return the first hundred. Walking the due index in order is right at any backlog size:
+    // the claim runs under `claimSettings` (bitmap scans and sorts off), set in the round trip of BEGIN.
     const { rows } = await this.#w.sql.transaction(
       (tx) =>
         tx.query<Claimed>(this.#w.st.claim, [
