@@ -414,15 +414,16 @@ export class Idempotency {
    * Deletes expired keys in batches of `batchSize` (short transactions, SKIP LOCKED), at most
    * `maxBatches` of them, pausing between batches so the traffic being served keeps its latency.
    * Returns how many rows were deleted.
-   * @default options { batchSize: 1000, maxBatches: 1000, pauseMs: as long as the last batch took }
+   * @default options { batchSize: 500, maxBatches: 2000, pauseMs: as long as the last batch took }
    * @example
    * setInterval(() => void idempotency.purgeExpired(), 10 * 60_000).unref();
    */
   async purgeExpired(
     options: { batchSize?: number; maxBatches?: number; pauseMs?: number } = {},
   ): Promise<number> {
-    const batchSize = options.batchSize ?? 1000;
-    const maxBatches = options.maxBatches ?? 1000;
+    // 500: serving p99 during a purge of a million keys 1.2× of before, at 1,000 1.2–1.6× (bench/growth).
+    const batchSize = options.batchSize ?? 500;
+    const maxBatches = options.maxBatches ?? 2000; // up to a million keys per call
     let total = 0;
     for (let i = 0; i < maxBatches; i++) {
       const started = performance.now();

@@ -117,10 +117,12 @@ export function statements(schema: string): Statements {
     // Not named (prepared): its generic plan scans the whole table (bench/growth); a purge batch can
     // afford planning every time.
     purge: {
-      text: `delete from ${t} k using (
-               select lock_id, tenant, key from ${t} where expires_at <= $1::timestamptz
-                order by expires_at limit $2 for update skip locked) as old
-              where k.lock_id = old.lock_id and k.tenant = old.tenant and k.key = old.key`,
+      // Deleted by ctid (a TID scan of rows this statement has just locked, so the ctids cannot
+      // move): a join on the primary key probed a random leaf of the largest index per row, and
+      // took twice as long per batch (bench/growth).
+      text: `delete from ${t} where ctid = any (array(
+               select ctid from ${t} where expires_at <= $1::timestamptz
+                order by expires_at limit $2 for update skip locked))`,
     },
   };
 }

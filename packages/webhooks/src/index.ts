@@ -8,6 +8,7 @@ export {
   isInvalidEventError,
   WebhookError,
 } from './errors.js';
+export { newId } from './ids.js';
 export { migrations } from './migrations.js';
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from './queries.js';
 export {

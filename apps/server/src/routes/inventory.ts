@@ -1,8 +1,8 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { checkPreconditions } from '@surety/conditional/fastify';
 import { type Queryable, quoteSchema } from '@surety/db';
+import { newId } from '@surety/webhooks';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { newId } from '../ids.js';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
 
 interface StockRow {

@@ -1,7 +1,7 @@
 import { quoteSchema } from '@surety/db';
+import { newId } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { newId } from '../ids.js';
 import { notFound } from '../problem.js';
 
 /** ISO 4217 codes known to this Node.js build's ICU. */
