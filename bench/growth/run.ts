@@ -112,6 +112,35 @@ for (let round = 0; round < keyRounds; round++) {
 for (const size of ['small', 'large'] as const)
   await sql.query(`delete from ${schemas[size]}.idempotency_keys where key like 'g-%' or key like 'warm-%'`);
 
+// Where a stored key's time goes as the table grows: blocks read from outside shared_buffers per
+// lookup, and what one such read costs on this machine (track_io_timing), one lookup at a time.
+const io: Record<string, { reads: number; usPerRead: number }> = {};
+{
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query('set track_io_timing = on');
+  for (const size of ['small', 'large'] as const) {
+    const n = size === 'small' ? 10_000 : LARGE;
+    let reads = 0;
+    let ms = 0;
+    const lookups = 400;
+    for (let j = 0; j < lookups; j++) {
+      const id = engines[size].lockId('bench', keyOf(Math.floor(Math.random() * n)));
+      const { rows } = await c.query<{ 'QUERY PLAN': { Plan: Record<string, number> }[] }>(
+        `explain (analyze, buffers, format json) select * from ${schemas[size]}.idempotency_keys where lock_id = ${id}`,
+      );
+      const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      reads += plan['Shared Read Blocks'] ?? 0;
+      ms += plan['I/O Read Time'] ?? 0;
+    }
+    io[size] = { reads: reads / lookups, usPerRead: reads ? (ms * 1000) / reads : 0 };
+  }
+  await c.end();
+  log(
+    `stored-key lookup: ${io['small']!.reads.toFixed(2)} vs ${io['large']!.reads.toFixed(2)} blocks read per lookup, ${io['large']!.usPerRead.toFixed(0)} µs a read`,
+  );
+}
+
 // --- purge 1 million expired keys while serving --------------------------------------------------
 const purgeSchema = 'bench_growth_purge';
 await sql.query(`drop schema if exists ${purgeSchema} cascade`);
@@ -286,6 +315,14 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
   return { markdown: md.join('\n'), seqScans };
 }
 const p = await plans();
+const sharedBuffers = (await sql.query<{ s: string }>('select current_setting($1) as s', ['shared_buffers']))
+  .rows[0]!.s;
+const largeSize = (
+  await sql.query<{ s: string }>(
+    `select pg_size_pretty(pg_table_size($1::regclass)) || ' table, ' || pg_size_pretty(pg_indexes_size($1::regclass)) || ' indexes' as s`,
+    [`${schemas.large}.idempotency_keys`],
+  )
+).rows[0]!.s;
 await sql.close();
 
 const f = (x: number) => x.toFixed(2);
@@ -306,6 +343,9 @@ console.log(
 );
 console.log(
   `| delivery claim, 50 rows (10 k vs 1 M pending; ${claimRounds} × 100 claims, one at a time, each round after a CHECKPOINT) | ${f(percentile(cs, 50))} | ${f(percentile(cs, 99))} | ${f(percentile(cl, 50))} | ${f(percentile(cl, 99))} | ${f(percentile(cl, 50) / percentile(cs, 50))} |`,
+);
+console.log(
+  `\nA stored-key lookup (the claim's index scan and heap fetch), one at a time, read ${io['small']!.reads.toFixed(2)} blocks from outside shared_buffers at 10 k keys and ${io['large']!.reads.toFixed(2)} at ${largeLabel} (${schemas.large}: ${largeSize}; shared_buffers ${sharedBuffers}); each read took ${io['large']!.usPerRead.toFixed(0)} µs on this machine (track_io_timing).`,
 );
 console.log(
   `\nPurge of ${purged.toLocaleString('en-US')} expired keys (the default batches of 500) while serving new keys 4 at a time: ${purgeSeconds.toFixed(1)} s (${(purged / purgeSeconds).toFixed(0)} rows/s); ` +
@@ -329,6 +369,9 @@ emitResult({
     { name: 'replay.large.p50', value: percentile(kl.replay, 50), unit: 'ms' },
     { name: 'deliveries.small.p50', value: percentile(cs, 50), unit: 'ms' },
     { name: 'deliveries.large.p50', value: percentile(cl, 50), unit: 'ms' },
+    { name: 'replay.small.blocks_read', value: io['small']!.reads, unit: 'blocks/lookup' },
+    { name: 'replay.large.blocks_read', value: io['large']!.reads, unit: 'blocks/lookup' },
+    { name: 'replay.large.us_per_read', value: io['large']!.usPerRead, unit: 'µs' },
     { name: 'purge.rows_per_s', value: purged / purgeSeconds, unit: 'rows/s' },
     { name: 'purge.p99_before', value: percentile(before, 99), unit: 'ms' },
     { name: 'purge.p99_during', value: percentile(during, 99), unit: 'ms' },

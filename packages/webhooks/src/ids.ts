@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TIME_CHARS = 8; // 62^8 ms ≈ 6,900 years from 1970
@@ -6,6 +6,10 @@ const RANDOM_CHARS = 14; // 62^14 ≈ 2^83 per millisecond
 // The largest multiple of 62 below 256: bytes at or above it are redrawn, so every character is
 // equally likely (a plain `% 62` favours the first eight).
 const UNBIASED = 248;
+// Entropy is drawn 4 KiB at a time (as randomUUID does): a call into the random source per id cost
+// ~30 µs of a request's CPU in the idempotency benchmark's profile.
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
 
 /**
  * `evt_…`, `we_…`, `pay_…`: a prefix and 22 base62 characters, 8 of creation time in milliseconds
@@ -22,9 +26,12 @@ export function newId(prefix: string, now: number = Date.now()): string {
   }
   let random = '';
   while (random.length < RANDOM_CHARS) {
-    for (const b of randomBytes(RANDOM_CHARS + 4)) {
-      if (b < UNBIASED && random.length < RANDOM_CHARS) random += ALPHABET[b % 62];
+    if (poolAt === pool.length) {
+      randomFillSync(pool);
+      poolAt = 0;
     }
+    const b = pool[poolAt++]!;
+    if (b < UNBIASED) random += ALPHABET[b % 62];
   }
   return `${prefix}_${time}${random}`;
 }
