@@ -5,6 +5,7 @@ import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
 import { Logger, run as runGraphile } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { Pool } from 'undici';
+import { cpuDelta, cpuSnapshot, perOperation, postgresProcess } from '../lib/cpu.js';
 import { startReceiver } from '../lib/receiver.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, percentile, requireDatabaseUrl } from '../lib/stats.js';
@@ -32,6 +33,12 @@ const body = (i: number) =>
   });
 
 const waitForCount = (n: number, timeoutMs: number) => receiver.waitFor(n, timeoutMs);
+
+// CPU per delivery, by process, during the measured part of the ceiling and of Surety's throughput
+// phase (what bounds the rate when everything shares the machine's cores).
+const cpuGroups = (self: string) => (cmdline: string, pid: number) =>
+  pid === process.pid ? self : cmdline.includes('delivery/receiver') ? 'receiver' : postgresProcess(cmdline);
+const cpu: Record<string, string> = {};
 
 // The peers do the same job as Surety's worker per delivery: build the envelope, sign it (HMAC-SHA256
 // over "t.body", as Surety's scheme), POST it through undici. Only the attempt records, which Surety
@@ -64,9 +71,11 @@ async function ceiling(): Promise<number> {
   };
   await loop(Math.min(N, 2000)); // warm-up: JIT, connections
   await receiver.reset();
+  const before = cpuSnapshot(cpuGroups('client (undici)'));
   const started = performance.now();
   await loop(N);
   const secs = (performance.now() - started) / 1000;
+  cpu['ceiling'] = perOperation(cpuDelta(before, cpuSnapshot(cpuGroups('client (undici)'))), N);
   await pool.close();
   return N / secs;
 }
@@ -110,10 +119,12 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
     listen: true,
     guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
   });
+  const before = cpuSnapshot(cpuGroups('worker'));
   const started = performance.now();
   await worker.start();
   await waitForCount(N, 300_000);
   const rate = N / ((performance.now() - started) / 1000);
+  if (withLatency) cpu['surety'] = perOperation(cpuDelta(before, cpuSnapshot(cpuGroups('worker'))), N);
   await worker.stop();
   if (!withLatency) {
     await sql.close();
@@ -297,6 +308,9 @@ console.log(
 );
 console.log(`| pg-boss 10, batches of 32 | ${b32.toFixed(0)} | ${(b32 / ceil).toFixed(2)} of ceiling |`);
 console.log(`| graphile-worker 0.16.6 + undici | ${g.toFixed(0)} | ${(g / ceil).toFixed(2)} of ceiling |`);
+console.log(
+  `\nCPU per delivery (user + system, from /proc; the machine's cores bound the sum): ceiling: ${cpu['ceiling']}; Surety: ${cpu['surety']}.`,
+);
 console.log('\n| Surety publish→delivery latency | target rate /s | achieved /s | p50 ms | p99 ms |');
 console.log('|---|---:|---:|---:|---:|');
 for (const p of s.curve)

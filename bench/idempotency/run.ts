@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuDelta, cpuSnapshot, postgresProcess } from '../lib/cpu.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
 
@@ -25,6 +26,8 @@ interface Sample {
   p50: number;
   p99: number;
   bad: number;
+  /** CPU µs per request by process group (server, postgres, load generator), when /proc exists. */
+  cpu?: Record<string, number>;
 }
 
 const servers: Record<Name, { file: string; env: Record<string, string> }> = {
@@ -59,23 +62,37 @@ async function round(name: Name): Promise<Sample> {
         headers: { 'content-type': 'application/json', authorization: 'Bearer sk_bench_0123456789abcdef' },
         body: JSON.stringify({ amount: '1999', currency: 'USD', customerId: 'cus_bench' }),
         // Baselines send no key: Surety's baseline route runs the same transaction (payment + outbox
-        // event) and only claims and records a key when one is sent.
-        ...(name.endsWith('-on')
-          ? {
-              setupRequest: (req: autocannon.Request) => {
-                req.headers = { ...req.headers, 'idempotency-key': randomUUID() };
-                return req;
-              },
-            }
-          : {}),
+        // event) and only claims and records a key when one is sent. They send a header of the same
+        // size made the same way instead (X-Request-Id, which no server here reads), so the load
+        // generator, which shares the cores with the server and PostgreSQL, does the same work for
+        // both sides of a ratio (autocannon rebuilds every request it is asked to set up: ~60 µs).
+        setupRequest: (req: autocannon.Request) => {
+          const header = name.endsWith('-on') ? 'idempotency-key' : 'x-request-id';
+          req.headers = { ...req.headers, [header]: randomUUID() };
+          return req;
+        },
       },
     ],
   };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pool, prepared statements
+  const groups = (cmdline: string, pid: number) =>
+    pid === child.pid ? 'server' : pid === process.pid ? 'autocannon' : postgresProcess(cmdline);
+  const before = cpuSnapshot(groups);
   const r = await autocannon({ ...options, duration });
+  const delta = cpuDelta(before, cpuSnapshot(groups));
+  const cpu = delta
+    ? Object.fromEntries(Object.entries(delta).map(([g, ms]) => [g, (ms * 1000) / r.requests.total]))
+    : undefined;
   child.kill('SIGTERM');
   await new Promise((res) => child.once('exit', res));
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.errors + r.non2xx };
+  return {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bad: r.errors + r.non2xx,
+    cpu,
+  };
 }
 
 await adminQuery(
@@ -112,10 +129,16 @@ const label: Record<Name, string> = {
   'express-off': 'Express 5, no middleware (peer baseline)',
   'express-on': 'Express 5 + express-idempotency 1.0.6 (Redis store)',
 };
-console.log(`| configuration | req/s | p50 ms | p99 ms |`);
-console.log('|---|---:|---:|---:|');
+const cpuOf = (name: Name, group: string) => {
+  const v = samples.filter((s) => s.name === name && s.cpu).map((s) => s.cpu![group] ?? 0);
+  return v.length ? median(v).toFixed(0) : '–';
+};
+console.log(`| configuration | req/s | p50 ms | p99 ms | CPU µs/request: server | PostgreSQL | autocannon |`);
+console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const name of order)
-  console.log(`| ${label[name]} | ${of(name, 'rps').toFixed(0)} | ${of(name, 'p50')} | ${of(name, 'p99')} |`);
+  console.log(
+    `| ${label[name]} | ${of(name, 'rps').toFixed(0)} | ${of(name, 'p50')} | ${of(name, 'p99')} | ${cpuOf(name, 'server')} | ${name.startsWith('express') ? `${cpuOf(name, 'postgres')} (Redis not counted)` : cpuOf(name, 'postgres')} | ${cpuOf(name, 'autocannon')} |`,
+  );
 console.log(
   `\nSurety with ÷ without: **${suretyRatio.toFixed(2)}** (added p50 ${(of('surety-on', 'p50') - of('surety-off', 'p50')).toFixed(1)} ms, p99 ${(of('surety-on', 'p99') - of('surety-off', 'p99')).toFixed(1)} ms); ` +
     `express-idempotency with ÷ without: **${expressRatio.toFixed(2)}**; ${connections} connections, ${duration} s per round, ${rounds} round(s); errors/non-2xx: ${bad}; load average ${load.toFixed(1)}`,
