@@ -40,7 +40,10 @@ export async function ensureKeys(
 ): Promise<{ reused: boolean; seconds: number }> {
   const sql = createPgSql({ connectionString: url, max: 2 });
   try {
-    if ((await loaded(sql, schema)) === n) return { reused: true, seconds: 0 };
+    if ((await loaded(sql, schema)) === n) {
+      await createIdempotency({ sql, schema }).migrate(); // a schema loaded by an older version
+      return { reused: true, seconds: 0 };
+    }
     const started = performance.now();
     await sql.query(`drop schema if exists ${schema} cascade`);
     await createIdempotency({ sql, schema }).migrate();
@@ -103,6 +106,7 @@ export async function ensureDeliveries(
       allowList: parseAllowList('127.0.0.1/32'),
     });
     if ((await loaded(sql, schema)) === n) {
+      await webhooks.migrate(); // a schema loaded by an older version
       const { rows } = await sql.query<{ id: string }>(`select id from ${schema}.webhook_endpoints limit 1`);
       return { reused: true, seconds: 0, endpointId: rows[0]!.id };
     }

@@ -221,7 +221,7 @@ for (let round = 0; round < claimRounds; round++) {
     // Put the claimed rows back in their loaded due order, and vacuum away the versions the claims
     // and this update left, so the schema stays the same backlog for the next round and run.
     await sql.query(
-      `update ${D} set next_attempt_at = ${loadedDueAt(D)}, attempts = 0, locked_by = null where locked_by = $1`,
+      `update ${D} set next_attempt_at = ${loadedDueAt(D)}, attempts = 0, locked_by = null, lease_until = null where locked_by = $1`,
       [`bench-${run}`],
     );
     await sql.query(`vacuum ${D}`);

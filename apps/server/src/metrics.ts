@@ -69,7 +69,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   const { D } = app.webhooks.st.tables;
   const backlog = new Gauge({
     name: 'surety_webhook_backlog',
-    help: 'Deliveries waiting: due now, and scheduled for later',
+    help: 'Pending deliveries: due now, scheduled for later, and in flight (claimed, lease not passed)',
     labelNames: ['state'] as const,
     registers: [metrics.registry],
   });
@@ -82,15 +82,19 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   const collect = () => {
     // one query per scrape, shared by both gauges
     cached ??= app.sql
-      .query<{ due: number; later: number; oldest: number | null }>(
-        `select count(*) filter (where next_attempt_at <= now())::int as due,
-                count(*) filter (where next_attempt_at > now())::int as later,
-                extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as oldest
-           from ${D} where status = 'pending'`,
+      .query<{ due: number; later: number; in_flight: number; oldest: number | null }>(
+        // In flight: claimed by a worker whose lease has not passed (not due, whatever next_attempt_at says).
+        `select count(*) filter (where next_attempt_at <= now() and not in_flight)::int as due,
+                count(*) filter (where next_attempt_at > now() and not in_flight)::int as later,
+                count(*) filter (where in_flight)::int as in_flight,
+                extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now() and not in_flight))::float8 as oldest
+           from (select next_attempt_at, coalesce(lease_until > now(), false) as in_flight
+                   from ${D} where status = 'pending') d`,
       )
       .then(({ rows }) => {
         backlog.set({ state: 'due' }, rows[0]!.due);
         backlog.set({ state: 'scheduled' }, rows[0]!.later);
+        backlog.set({ state: 'in_flight' }, rows[0]!.in_flight);
         oldestDue.set(rows[0]!.oldest ?? 0);
       })
       .finally(() => {

@@ -73,3 +73,36 @@ test('/metrics counts requests by route and status, and idempotency outcomes', a
   assert.match(text, /surety_webhook_backlog\{state="due"\} \d+/);
   assert.match(text, /surety_webhook_oldest_due_seconds \d/);
 });
+
+test('/metrics counts a claimed delivery as in flight, not due, until its lease passes', async () => {
+  const ep = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhook-endpoints',
+    headers: { ...auth('acme'), 'content-type': 'application/json' },
+    payload: JSON.stringify({ url: 'http://127.0.0.1:9/metrics-test', eventTypes: ['*'] }),
+  });
+  assert.equal(ep.statusCode, 201);
+  await postPayment(t.app, PAYMENT, { 'idempotency-key': newKey() });
+  await postPayment(t.app, PAYMENT, { 'idempotency-key': newKey() });
+  const pending = await t.count('webhook_deliveries', "status = 'pending'");
+  assert.ok(pending >= 2);
+  const now = Date.now();
+  const { webhooks } = t.app;
+  const claimed = await t.db.sql.transaction(
+    (tx) =>
+      tx.query(webhooks.st.claim, [
+        new Date(now + 1000).toISOString(),
+        1,
+        new Date(now + 60_000).toISOString(),
+        'metrics-test',
+      ]),
+    { first: webhooks.st.claimSettings },
+  );
+  assert.equal(claimed.rows.length, 1);
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const value = (state: string) =>
+    Number(new RegExp(`surety_webhook_backlog\\{state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? Number.NaN);
+  assert.equal(value('in_flight'), 1);
+  assert.equal(value('due'), pending - 1);
+  assert.equal(value('scheduled'), 0);
+});

@@ -257,7 +257,8 @@ export async function listDeliveries(
   if (filter.status) add('d.status = ?', filter.status);
   if (filter.cursor) add('d.id < ?::bigint', String(decodeCursor(filter.cursor, 1)[0]));
   const { rows } = await q.query<DeliveryRow>(
-    `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.created_at,
+    `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
+            greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
             d.completed_at, d.last_status, d.last_error
        from ${w.st.tables.D} d left join ${w.st.tables.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id
       where ${where} order by d.id desc limit $2`,

@@ -30,8 +30,11 @@ export function statements(schema: string) {
        select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries`,
     ),
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
-    // for an ordered endpoint only the head of its queue. The claim moves next_attempt_at one lease
-    // ahead and counts the attempt, so a crashed worker's rows come back after the lease.
+    // for an ordered endpoint only the head of its queue. The claim sets the lease (lease_until) and
+    // counts the attempt, so a crashed worker's rows come back when the lease passes. No index covers
+    // lease_until, attempts or locked_by, so the claim is a HOT update (fillfactor 80 leaves it room):
+    // no index entries, where moving next_attempt_at wrote five per row (migration 000003). Rows in
+    // flight stay at the head of the due index; each claim steps over them (one heap check each).
     // The worker runs it under `claimSettings`: planned for its values every time (one plan per
     // batch), with bitmap scans and sorts off, so the due index is walked in order whatever the
     // statistics say (after a backlog they predate, the planner otherwise reads and sorts every
@@ -43,13 +46,14 @@ export function statements(schema: string) {
       `with due as (
          select d.id from ${D} d
           where d.status = 'pending' and d.next_attempt_at <= $1
+            and (d.lease_until is null or d.lease_until <= $1)
             and (not d.ordered or d.id = (select min(x.id) from ${D} x
                   where x.tenant = d.tenant and x.endpoint_id = d.endpoint_id and x.status = 'pending'))
           order by d.next_attempt_at
           limit $2
           for update skip locked),
        claimed as (
-         update ${D} d set next_attempt_at = $3, attempts = d.attempts + 1, locked_by = $4
+         update ${D} d set lease_until = $3, attempts = d.attempts + 1, locked_by = $4
           where d.id = any (array(select id from due))
          returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts)
        select c.id::text as id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
@@ -77,7 +81,7 @@ export function statements(schema: string) {
            completed_at = case when r.outcome in ('retry', 'defer') then null else $1::timestamptz end,
            last_status = case when r.outcome = 'defer' then d.last_status else r.http_status end,
            last_error = case when r.outcome = 'defer' then d.last_error else r.error_code end,
-           locked_by = null
+           locked_by = null, lease_until = null
          from r where d.id = r.id and d.locked_by = $7
          returning d.id),
        att as (

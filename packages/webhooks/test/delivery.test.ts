@@ -561,6 +561,86 @@ describe('claiming', () => {
     assert.match(plan, /Index Scan using webhook_deliveries_due/);
     assert.doesNotMatch(plan, /Bitmap|Sort/, plan);
   });
+
+  test('a claim holds a row for its lease, then gives it up to the next claim; fenced completion', async () => {
+    const { endpoint } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: 'http://127.0.0.1:9/never',
+      eventTypes: ['*'],
+    });
+    await publish('order.created', { i: 1 });
+    await publish('order.created', { i: 2 });
+    const at = (ms: number) => new Date(clock + ms).toISOString();
+    const claim = (nowMs: number, leaseMs: number, by: string, limit = 10) =>
+      db.sql.transaction(
+        async (tx) =>
+          (
+            await tx.query<{ id: string; attempts: number }>(webhooks.st.claim, [
+              at(nowMs),
+              limit,
+              at(nowMs + leaseMs),
+              by,
+            ])
+          ).rows,
+        { first: webhooks.st.claimSettings },
+      );
+    const first = await claim(0, 60_000, 'a', 1);
+    assert.equal(first.length, 1);
+    // in flight: the second claim at the same instant skips it and takes the other row
+    const second = await claim(0, 60_000, 'b');
+    assert.equal(second.length, 1);
+    assert.notEqual(second[0]!.id, first[0]!.id);
+    assert.equal(
+      (await claim(59_999, 60_000, 'c')).length,
+      0,
+      'both rows are in flight until their leases pass',
+    );
+    // a's lease passes (a crashed): c takes the row over, with the attempt counted again
+    const taken = await claim(60_000, 60_000, 'c', 1);
+    assert.deepEqual(
+      taken.map((r) => [r.id, r.attempts]),
+      [[first[0]!.id, 2]],
+    );
+    const rows = await deliveries(endpoint.id);
+    assert.ok(rows.every((r) => r.status === 'pending'));
+    // the listing shows an in-flight row's next attempt no earlier than its lease
+    const listed = await db.sql.query<{ n: string }>(
+      `select greatest(next_attempt_at, lease_until) as n from "${db.schema}".webhook_deliveries where id = $1`,
+      [first[0]!.id],
+    );
+    assert.equal(new Date(listed.rows[0]!.n).toISOString(), at(120_000));
+  });
+
+  test('a claim is a HOT update: no index entries for the claimed rows', async () => {
+    await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/never', eventTypes: ['*'] });
+    for (let i = 0; i < 20; i++) await publish('order.created', { i });
+    const table = `"${db.schema}".webhook_deliveries`;
+    const counts = await db.sql.transaction(
+      async (tx) => {
+        // this backend's own counters (pg_stat_get_xact_*), not the lagging shared statistics; read
+        // before and after, as PGlite's single backend keeps counting across transactions
+        const read = async () =>
+          (
+            await tx.query<{ updated: number; hot: number }>(
+              `select pg_stat_get_xact_tuples_updated($1::regclass)::int as updated,
+                      pg_stat_get_xact_tuples_hot_updated($1::regclass)::int as hot`,
+              [table],
+            )
+          ).rows[0]!;
+        const before = await read();
+        const { rows } = await tx.query(webhooks.st.claim, [
+          new Date(clock).toISOString(),
+          20,
+          new Date(clock + 60_000).toISOString(),
+          'hot',
+        ]);
+        const after = await read();
+        return { claimed: rows.length, updated: after.updated - before.updated, hot: after.hot - before.hot };
+      },
+      { first: webhooks.st.claimSettings },
+    );
+    assert.deepEqual(counts, { claimed: 20, updated: 20, hot: 20 });
+  });
 });
 
 describe('workers on PostgreSQL', { skip: needsPostgres }, () => {
