@@ -46,7 +46,7 @@ const benches: Bench[] = [
     name: 'idempotency',
     title: 'Idempotency: POST throughput with the layer on ÷ off, and the npm peer',
     file: 'idempotency/run.ts',
-    args: q(['--quick', '--seconds', '2'], ['--seconds', '8']),
+    args: q(['--quick', '--seconds', '2'], ['--seconds', '8', '--rounds', '2']),
     runs: quick ? 1 : 3,
     timeoutMs: 300_000,
   },

@@ -122,6 +122,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
 
   // The connection NOTIFYs go out on (Sql.notify), opened on first use and again after a failure.
   let notifying: Promise<pg.Client> | undefined;
+  let closed = false;
   const notifier = (): Promise<pg.Client> => {
     notifying ??= (async () => {
       const client = new pg.Client({
@@ -255,6 +256,9 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       };
     },
     async notify(channel, payload = '') {
+      // A wake-up registered before close() (an afterCommit) must not open a new connection after
+      // it: the process would never exit.
+      if (closed) throw new Error('Sql.notify() after close()');
       try {
         if (options.connectionString === undefined) {
           // A pool handed in without a connection string: no way to open a connection of our own.
@@ -272,6 +276,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       }
     },
     async close() {
+      closed = true;
       const client = notifying;
       notifying = undefined;
       if (client) await (await client.catch(() => undefined))?.end().catch(() => {});

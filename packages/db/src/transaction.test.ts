@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { literal } from './literal.js';
-import { createTestDatabase, type TestDatabase } from './testing.js';
+import { createPgSql } from './pg.js';
+import { createTestDatabase, postgresUrl, type TestDatabase } from './testing.js';
 
 let db: TestDatabase;
 let t: string;
@@ -172,6 +173,28 @@ describe('notify', () => {
     } finally {
       await unlisten();
     }
+  });
+});
+
+describe('notify after close', () => {
+  test('rejects and opens no connection (a pending wake-up cannot keep the process alive)', async (t) => {
+    if (!postgresUrl) {
+      t.skip('the dedicated NOTIFY connection exists on PostgreSQL only: set DATABASE_URL');
+      return;
+    }
+    const own = createPgSql({
+      connectionString: postgresUrl,
+      max: 1,
+      applicationName: `notify-close-${db.schema}`,
+    });
+    await own.notify(`ch_${db.schema}`); // opens the NOTIFY connection
+    await own.close();
+    await assert.rejects(own.notify(`ch_${db.schema}`), /after close/);
+    const { rows } = await db.sql.query<{ n: number }>(
+      'select count(*)::int as n from pg_stat_activity where application_name like $1',
+      [`notify-close-${db.schema}%`],
+    );
+    assert.equal(rows[0]!.n, 0);
   });
 });
 
