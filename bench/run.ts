@@ -70,7 +70,7 @@ const benches: Bench[] = [
     name: 'client',
     title: 'Client: happy-path overhead against undici fetch, ky and got',
     file: 'client/run.ts',
-    args: q(['1', '1', '32', 'defaults|global|ky|got'], ['2', '3', '32', 'defaults|global|ky|got']),
+    args: q(['1', '1', '32', 'defaults|global|ky|got'], ['3', '5', '32', 'defaults|global|ky|got']),
     runs: quick ? 1 : 3,
     timeoutMs: 300_000,
   },
