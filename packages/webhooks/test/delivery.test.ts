@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { verifySync } from '@surety/webhook-verify';
-import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
+import {
+  DeliveryWorker,
+  type DeliveryWorkerOptions,
+  listDeliveries,
+  parseAllowList,
+  Webhooks,
+} from '../src/index.js';
 import { startReceiver } from '../src/testing.js';
 
 let db: TestDatabase;
@@ -603,12 +609,10 @@ describe('claiming', () => {
     );
     const rows = await deliveries(endpoint.id);
     assert.ok(rows.every((r) => r.status === 'pending'));
-    // the listing shows an in-flight row's next attempt no earlier than its lease
-    const listed = await db.sql.query<{ n: string }>(
-      `select greatest(next_attempt_at, lease_until) as n from "${db.schema}".webhook_deliveries where id = $1`,
-      [first[0]!.id],
-    );
-    assert.equal(new Date(listed.rows[0]!.n).toISOString(), at(120_000));
+    // the listing shows an in-flight row's next attempt as its lease's end, not its past due time
+    const listed = await listDeliveries(webhooks, db.sql, tenant, { endpointId: endpoint.id });
+    const row = listed.data.find((d) => d.id === `dlv_${first[0]!.id}`);
+    assert.equal(row?.nextAttemptAt, at(120_000));
   });
 
   test('a claim is a HOT update: no index entries for the claimed rows', async () => {
