@@ -32,9 +32,10 @@ export function statements(schema: string) {
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
     // for an ordered endpoint only the head of its queue. The claim sets the lease (lease_until) and
     // counts the attempt, so a crashed worker's rows come back when the lease passes. No index covers
-    // lease_until, attempts or locked_by, so the claim is a HOT update (fillfactor 80 leaves it room):
-    // no index entries, where moving next_attempt_at wrote five per row (migration 000003). Rows in
-    // flight stay at the head of the due index; each claim steps over them (one heap check each).
+    // lease_until, attempts or locked_by, so the claim is a HOT update where the page has room
+    // (fillfactor 80 keeps some): no index entries, where moving next_attempt_at wrote five per row
+    // (migration 000003). Rows in flight stay at the head of the due index; each claim steps over
+    // them (one heap check each).
     // The worker runs it under `claimSettings`: planned for its values every time (one plan per
     // batch), with bitmap scans and sorts off, so the due index is walked in order whatever the
     // statistics say (after a backlog they predate, the planner otherwise reads and sorts every

@@ -615,35 +615,57 @@ describe('claiming', () => {
     assert.equal(row?.nextAttemptAt, at(120_000));
   });
 
-  test('a claim is a HOT update: no index entries for the claimed rows', async () => {
-    await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/never', eventTypes: ['*'] });
-    for (let i = 0; i < 20; i++) await publish('order.created', { i });
-    const table = `"${db.schema}".webhook_deliveries`;
-    const counts = await db.sql.transaction(
-      async (tx) => {
-        // this backend's own counters (pg_stat_get_xact_*), not the lagging shared statistics; read
-        // before and after, as PGlite's single backend keeps counting across transactions
-        const read = async () =>
-          (
-            await tx.query<{ updated: number; hot: number }>(
-              `select pg_stat_get_xact_tuples_updated($1::regclass)::int as updated,
-                      pg_stat_get_xact_tuples_hot_updated($1::regclass)::int as hot`,
-              [table],
-            )
-          ).rows[0]!;
-        const before = await read();
-        const { rows } = await tx.query(webhooks.st.claim, [
-          new Date(clock).toISOString(),
-          20,
-          new Date(clock + 60_000).toISOString(),
-          'hot',
-        ]);
-        const after = await read();
-        return { claimed: rows.length, updated: after.updated - before.updated, hot: after.hot - before.hot };
-      },
-      { first: webhooks.st.claimSettings },
-    );
-    assert.deepEqual(counts, { claimed: 20, updated: 20, hot: 20 });
+  test('a claim is a HOT update when its page has room: no index entries for the claimed rows', async () => {
+    // A schema of its own: fresh pages, filled to fillfactor 80 (the shared table's pages hold other
+    // tests' row versions, so how many claims fit in place there depends on the test order).
+    const schema = `${db.schema}_hot`;
+    const own = new Webhooks({
+      sql: db.sql,
+      schema,
+      allowHttp: true,
+      allowList: parseAllowList('127.0.0.1/32'),
+      now: () => clock,
+    });
+    await own.migrate();
+    try {
+      await own.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/never', eventTypes: ['*'] });
+      for (let i = 0; i < 20; i++)
+        await db.sql.transaction((tx) => own.publish(tx, { tenant, type: 'order.created', data: { i } }));
+      const table = `"${schema}".webhook_deliveries`;
+      const counts = await db.sql.transaction(
+        async (tx) => {
+          // this backend's own counters (pg_stat_get_xact_*), not the lagging shared statistics; read
+          // before and after, as PGlite's single backend keeps counting across transactions
+          const read = async () =>
+            (
+              await tx.query<{ updated: number; hot: number }>(
+                `select pg_stat_get_xact_tuples_updated($1::regclass)::int as updated,
+                        pg_stat_get_xact_tuples_hot_updated($1::regclass)::int as hot`,
+                [table],
+              )
+            ).rows[0]!;
+          const before = await read();
+          // 5 rows: their new versions (~1 KB) fit in the 20% a page keeps free
+          const { rows } = await tx.query(own.st.claim, [
+            new Date(clock).toISOString(),
+            5,
+            new Date(clock + 60_000).toISOString(),
+            'hot',
+          ]);
+          const after = await read();
+          return {
+            claimed: rows.length,
+            updated: after.updated - before.updated,
+            hot: after.hot - before.hot,
+          };
+        },
+        { first: own.st.claimSettings },
+      );
+      // Moving next_attempt_at (the due index's key), as the claim did before, makes this 0.
+      assert.deepEqual(counts, { claimed: 5, updated: 5, hot: 5 });
+    } finally {
+      await db.sql.query(`drop schema "${schema}" cascade`);
+    }
   });
 });
 
