@@ -607,12 +607,31 @@ describe('claiming', () => {
       taken.map((r) => [r.id, r.attempts]),
       [[first[0]!.id, 2]],
     );
+    // a's late outcome is fenced off (the row is c's now); c's lands, and clears the lease
+    const complete = (by: string) =>
+      db.sql.query<{ completed: number }>(webhooks.st.complete, [
+        at(60_500),
+        [first[0]!.id],
+        ['delivered'],
+        [null],
+        [200],
+        [null],
+        by,
+        ...Array.from({ length: 10 }, () => []),
+      ]);
+    assert.equal((await complete('a')).rows[0]!.completed, 0);
     const rows = await deliveries(endpoint.id);
     assert.ok(rows.every((r) => r.status === 'pending'));
     // the listing shows an in-flight row's next attempt as its lease's end, not its past due time
     const listed = await listDeliveries(webhooks, db.sql, tenant, { endpointId: endpoint.id });
     const row = listed.data.find((d) => d.id === `dlv_${first[0]!.id}`);
     assert.equal(row?.nextAttemptAt, at(120_000));
+    assert.equal((await complete('c')).rows[0]!.completed, 1);
+    const lease = await db.sql.query<{ status: string; lease_until: string | null }>(
+      `select status, lease_until from "${db.schema}".webhook_deliveries where id = $1`,
+      [first[0]!.id],
+    );
+    assert.deepEqual(lease.rows[0], { status: 'delivered', lease_until: null });
   });
 
   test('a claim is a HOT update when its page has room: no index entries for the claimed rows', async () => {
