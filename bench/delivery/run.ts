@@ -1,3 +1,15 @@
+// Delivery benchmark on real PostgreSQL, one run, side by side:
+//   ceiling          a plain undici Pool POST loop to the receiver (no database at all)
+//   surety           events published through the outbox, delivered by one DeliveryWorker
+//   pg-boss          the same job with pg-boss 10: jobs inserted in batch, a worker POSTing each via undici
+//   graphile-worker  the same job with graphile-worker 0.16.6 (the last release for Node 20; the local
+//                    queue of 0.17+ needs Node 22): jobs added in SQL, 64 concurrent jobs POSTing via undici
+// plus Surety's publish→delivery latency at 25, 50 and 75% of its measured peak rate, with events
+// published one per transaction, as an API does, and the CPU per delivery of each process (the
+// ceiling's and Surety's throughput phases).
+// Prints a markdown table, then `RESULT {json}` for bench/run.ts.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/run.ts [--quick]
 import { createHmac } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { createPgSql } from '@surety/db';

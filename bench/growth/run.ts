@@ -64,10 +64,9 @@ async function timed(
 
 // --- idempotency keys: small vs large ------------------------------------------------------------
 const loads: string[] = [];
-for (const [schema, n] of [
-  [schemas.small, 10_000],
-  [schemas.large, LARGE],
-] as const) {
+const keyCount = { small: 10_000, large: LARGE } as const;
+for (const size of ['small', 'large'] as const) {
+  const [schema, n] = [schemas[size], keyCount[size]];
   const r = await ensureKeys(url, schema, n, 86_400 * 365, log);
   loads.push(
     `${schema} (${n.toLocaleString('en-US')} keys): ${r.reused ? 'reused' : `loaded in ${r.seconds.toFixed(0)} s`}`,
@@ -78,16 +77,19 @@ const engines: Record<'small' | 'large', Idempotency> = {
   large: createIdempotency({ sql, schema: schemas.large }),
 };
 const run = randomUUID().slice(0, 8);
+// Rounds alternate which size goes first, so drift on this shared machine hits both alike.
+const sizesInRound = (round: number) =>
+  round % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
 const keyLatency: Record<string, { fresh: number[]; replay: number[] }> = {
   small: { fresh: [], replay: [] },
   large: { fresh: [], replay: [] },
 };
-// Rounds alternate between the sizes (drift on this shared machine hits both alike); samples pooled.
+// Samples of all rounds are pooled.
 const keyRounds = a.quick ? 2 : 4;
 for (let round = 0; round < keyRounds; round++) {
-  for (const size of round % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const)) {
+  for (const size of sizesInRound(round)) {
     const idem = engines[size];
-    const n = size === 'small' ? 10_000 : LARGE;
+    const n = keyCount[size];
     const per = Math.ceil(SAMPLES / keyRounds);
     await timed(100, 4, (i) =>
       idem.execute({ tenant: 'bench', key: `warm-${run}-${round}-${i}`, fingerprint: 'f' }, respond),
@@ -121,7 +123,7 @@ const io: Record<string, { reads: number; usPerRead: number }> = {};
   await c.connect();
   await c.query('set track_io_timing = on');
   for (const size of ['small', 'large'] as const) {
-    const n = size === 'small' ? 10_000 : LARGE;
+    const n = keyCount[size];
     let reads = 0;
     let ms = 0;
     const lookups = 400;
@@ -208,7 +210,7 @@ for (const [size, n] of [
 }
 const claimRounds = a.quick ? 2 : 3;
 for (let round = 0; round < claimRounds; round++) {
-  for (const size of round % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const)) {
+  for (const size of sizesInRound(round)) {
     const wh = whs[size]!;
     const D = `${whSchemas[size]}.webhook_deliveries`;
     await sql.query('checkpoint');

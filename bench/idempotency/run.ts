@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { cpuDelta, cpuSnapshot, postgresProcess } from '../lib/cpu.js';
+import { cpuDelta, cpuSnapshot, postgresProcess, usPerOperation } from '../lib/cpu.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
 
@@ -79,10 +79,7 @@ async function round(name: Name): Promise<Sample> {
     pid === child.pid ? 'server' : pid === process.pid ? 'autocannon' : postgresProcess(cmdline);
   const before = cpuSnapshot(groups);
   const r = await autocannon({ ...options, duration });
-  const delta = cpuDelta(before, cpuSnapshot(groups));
-  const cpu = delta
-    ? Object.fromEntries(Object.entries(delta).map(([g, ms]) => [g, (ms * 1000) / r.requests.total]))
-    : undefined;
+  const cpu = usPerOperation(cpuDelta(before, cpuSnapshot(groups)), r.requests.total);
   child.kill('SIGTERM');
   await new Promise((res) => child.once('exit', res));
   return {

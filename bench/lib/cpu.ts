@@ -56,11 +56,21 @@ export function cpuDelta(before: CpuSnapshot, after: CpuSnapshot): Record<string
 export const postgresProcess = (cmdline: string) =>
   cmdline.startsWith('postgres') || cmdline.includes('/bin/postgres') ? 'postgres' : undefined;
 
-/** `{ group: µs per operation }`, rounded, for a report line. */
+/** `{ group: µs per operation }` from a delta in ms. */
+export function usPerOperation(
+  delta: Record<string, number> | undefined,
+  operations: number,
+): Record<string, number> | undefined {
+  if (!delta) return undefined;
+  return Object.fromEntries(Object.entries(delta).map(([group, ms]) => [group, (ms * 1000) / operations]));
+}
+
+/** `group N µs, …`, largest first, for a report line. */
 export function perOperation(delta: Record<string, number> | undefined, operations: number): string {
-  if (!delta) return 'CPU per operation: not measured (no /proc)';
-  return Object.entries(delta)
+  const us = usPerOperation(delta, operations);
+  if (!us) return 'CPU per operation: not measured (no /proc)';
+  return Object.entries(us)
     .sort((a, b) => b[1] - a[1])
-    .map(([group, ms]) => `${group} ${((ms * 1000) / operations).toFixed(0)} µs`)
+    .map(([group, v]) => `${group} ${v.toFixed(0)} µs`)
     .join(', ');
 }
