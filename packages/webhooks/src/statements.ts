@@ -130,6 +130,9 @@ export function statements(schema: string) {
     ),
     // Token bucket per endpoint, in the endpoint row: enforced across every worker. Rows are locked
     // (in key order) before the tokens are read, so two workers cannot both spend the same tokens.
+    // Each worker passes its own "now", read before its claim: a worker can arrive with a time older
+    // than the bucket's. Such a call refills nothing and leaves rate_at where it is; moving rate_at
+    // back would let the next call refill the same interval twice (one token too many per race).
     takeTokens: st(
       'take_tokens',
       `with req as (select * from unnest($1::text[], $2::text[], $3::int[]) as r(tenant, endpoint_id, wanted)),
@@ -144,7 +147,8 @@ export function statements(schema: string) {
        grant_ as (
          select l.tenant, l.id, l.available, l.rate_limit, least(req.wanted, floor(l.available))::int as granted
            from locked l join req on req.tenant = l.tenant and req.endpoint_id = l.id)
-       update ${EP} e set rate_tokens = g.available - g.granted, rate_at = $4
+       update ${EP} e set rate_tokens = g.available - g.granted,
+                       rate_at = greatest(coalesce(e.rate_at, $4), $4)
          from grant_ g where e.tenant = g.tenant and e.id = g.id
        returning e.tenant, e.id, g.granted, e.rate_limit`,
     ),
