@@ -34,7 +34,7 @@ function collect(child: ChildProcess) {
   return {
     output: () => output,
     exited,
-    async waitFor(re: RegExp, timeoutMs = 20_000) {
+    async waitFor(re: RegExp, timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;
       while (!re.test(output)) {
         if (Date.now() > deadline || child.exitCode !== null) throw new Error(`never saw ${re}:\n${output}`);
@@ -50,6 +50,10 @@ describe('surety CLI', () => {
   let worker: DeliveryWorker;
   before(async () => {
     t = await createTestApp();
+    // Real time: the worker signs with this clock and `surety listen` checks the signature's
+    // timestamp against the real one (5 min tolerance); frozen at before(), a slow CI run of the
+    // spawned CLIs came within a minute of that.
+    Object.defineProperty(t.clock, 'now', { get: () => Date.now(), set: () => {} });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     worker = new DeliveryWorker({
       webhooks: t.app.webhooks,
@@ -104,7 +108,7 @@ describe('surety CLI', () => {
       const eventId = /published (evt_\w+) \(order\.shipped\)/.exec(trig.output())?.[1];
       assert.ok(eventId, trig.output());
 
-      await app.waitFor(1, 15_000);
+      await app.waitFor(1, 60_000);
       await l.waitFor(new RegExp(`<- ${eventId} order\\.shipped \\(signature ok\\) -> .* 204`));
       const forwarded = app.received[0]!;
       assert.equal(forwarded.headers['webhook-id'], eventId);

@@ -16,7 +16,8 @@ import { auth, createTestApp, KEYS, newKey, PAYMENT, postPayment, type TestApp }
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../../', import.meta.url);
 const SHOTS = new URL('.tmp/dashboard/', ROOT);
-const WAIT = 10_000;
+// Chromium's launch and every wait for the page: seconds on a loaded CI machine, never a minute.
+const WAIT = 30_000;
 
 describe('dashboard files', () => {
   let t: TestApp;

@@ -34,7 +34,15 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
     const url = postgresUrl;
     const pools: Sql[] = [];
     const connect = (max = options.max ?? 20) => {
-      const sql = createPgSql({ connectionString: url, max, applicationName: `surety-test:${schema}` });
+      // pg-pool's connection timeout also bounds the wait for a free client. Tests that send a
+      // hundred requests at a pool of 20 on a loaded CI machine can queue past the product's 5 s;
+      // a test that wants the timeout sets its own.
+      const sql = createPgSql({
+        connectionString: url,
+        max,
+        connectionTimeoutMillis: 30_000,
+        applicationName: `surety-test:${schema}`,
+      });
       pools.push(sql);
       return sql;
     };

@@ -139,14 +139,21 @@ describe('inbox under concurrency (PostgreSQL)', () => {
   }, async () => {
     const pool = db.connect(10);
     const id = eventId();
+    // The others start once the failing one holds the row (its effect runs only after that), not
+    // after a guess at how long taking it takes: on a fresh pool it took up to 84 ms on CI.
+    let holding!: () => void;
+    const holds = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
     const failing = pool.transaction((tx) =>
       inbox.receive(tx, { id }, async (tx) => {
         await effect(tx, id);
+        holding();
         await tx.query('select pg_sleep(0.2)');
         throw new Error('first attempt failed');
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 50)); // let it take the row first
+    await holds;
     const others = Promise.all(Array.from({ length: 4 }, () => deliver(pool, id)));
     await assert.rejects(failing, /first attempt failed/);
     const results = await others;

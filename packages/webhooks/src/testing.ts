@@ -89,7 +89,7 @@ export function spawnWorkerProcess(options: {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error('worker did not start'));
-    }, 20_000);
+    }, 90_000); // only a hang: start-up took seconds on a loaded CI machine
     child.stdout!.on('data', (c: Buffer) => {
       if (c.toString().includes('ready')) {
         clearTimeout(timer);

@@ -57,14 +57,19 @@ describe('server process killed mid-load', { skip: needsPostgres }, () => {
     const killPoints = Array.from({ length: maxKills }, () => Math.floor(n * (0.1 + 0.7 * random()))).sort(
       (a, b) => a - b,
     );
+    // Each restarted server answers a round of requests (one per connection of the load) before the
+    // next kill: two kill points close together would otherwise restart it back to back, and a
+    // request could spend its whole retry allowance on a server that is never up.
     const killer = (async () => {
+      let restartedAt = 0;
       for (const point of killPoints) {
-        while (!done && completed < point) await delay(5);
+        while (!done && (completed < point || completed < restartedAt + 16)) await delay(5);
         if (done) break;
         await server.kill('SIGKILL');
         kills++;
         server = await start();
         proxy.target = portOf(server);
+        restartedAt = completed;
       }
     })();
     try {

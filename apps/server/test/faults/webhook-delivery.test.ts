@@ -26,9 +26,11 @@ async function spawnWorker(): Promise<ChildProcess> {
   const child = await spawnWorkerProcess({
     databaseUrl: postgresUrl!,
     schema: db.schema,
+    // The timeout is well above a loaded CI machine's answer times (at 500 ms, a quarter of the
+    // real answers timed out there); the lease outlasts it.
     env: {
-      LEASE_MS: '2000',
-      TIMEOUT_MS: '500',
+      LEASE_MS: '5000',
+      TIMEOUT_MS: '2000',
       SCHEDULE: Array.from({ length: 25 }, () => '50ms').join(','),
     },
   });
@@ -95,7 +97,7 @@ describe('delivery workers killed, receiver flaky, consumer inbox', { skip: need
       }
       if (u < 0.35) {
         injected.slow++;
-        await delay(800); // past the worker's 500 ms timeout
+        await delay(2500); // past the worker's 2,000 ms timeout
         if (!res.destroyed) res.writeHead(200).end();
         return;
       }
