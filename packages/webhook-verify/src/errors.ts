@@ -13,6 +13,11 @@ export const WebhookErrorCode = {
   TimestampTooOld: 'SURETY_WEBHOOK_TIMESTAMP_TOO_OLD',
   /** The timestamp is later than `now + toleranceSeconds`: a clock far ahead, or a forged future timestamp. */
   TimestampTooNew: 'SURETY_WEBHOOK_TIMESTAMP_TOO_NEW',
+  /**
+   * Surety scheme: `webhook-id` differs from the `id` of the signed body. The scheme signs the
+   * timestamp and the body, not the header: a header that disagrees with the body was changed.
+   */
+  IdMismatch: 'SURETY_WEBHOOK_ID_MISMATCH',
   /** Well-formed headers, but no signature matches any of the secrets. */
   NoMatchingSignature: 'SURETY_WEBHOOK_NO_MATCHING_SIGNATURE',
   /** A secret or key given to `sign` / `verify` is empty, not valid base64, or of the wrong kind for the format. */

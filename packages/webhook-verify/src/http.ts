@@ -34,6 +34,7 @@ const TITLES: Record<string, [status: number, title: string]> = {
   [WebhookErrorCode.TimestampTooOld]: [401, 'Webhook timestamp too old'],
   [WebhookErrorCode.TimestampTooNew]: [401, 'Webhook timestamp too far in the future'],
   [WebhookErrorCode.NoMatchingSignature]: [401, 'Webhook signature invalid'],
+  [WebhookErrorCode.IdMismatch]: [401, 'Webhook id does not match the signed body'],
   // The receiver's own configuration is wrong: not the sender's fault, and worth retrying once fixed.
   [WebhookErrorCode.BadSecret]: [500, 'Webhook secret misconfigured'],
   [ReceiverErrorCode.BodyTooLarge]: [413, 'Webhook body too large'],

@@ -66,3 +66,59 @@ export function parseSurety(headers: HeadersLike): ParsedHeaders {
 export function formatSurety(timestamp: number, macs: readonly string[]): string {
   return [`t=${timestamp}`, ...macs.map((mac) => `v1=${mac}`)].join(',');
 }
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The event id of a Surety-scheme webhook, and whether the signature covers it. The scheme signs
+ * `t` and the body, not `webhook-id`; the body of an event (the envelope) carries the same id as its
+ * top-level `id`, which is signed. So the id is taken from the body when it has one, and a
+ * `webhook-id` header that differs from it is refused: a receiver that de-duplicates on the id can
+ * then not be made to run an event twice by a replay with a new header. A body without a top-level
+ * string `id` leaves the header's id, unsigned.
+ * Our envelope starts with `{"id":…,`, checked without parsing; any other body is parsed once.
+ * Call only after the signature matched: the body is then the sender's.
+ */
+export function suretyId(
+  headerId: string | undefined,
+  body: string | Uint8Array,
+): { id: string | undefined; idSigned: boolean } {
+  if (headerId !== undefined) {
+    const prefix = `{"id":${JSON.stringify(headerId)}`;
+    if (startsWith(body, prefix)) {
+      const next = typeof body === 'string' ? body.charCodeAt(prefix.length) : body[prefix.length];
+      // `,` or `}`: the string ended there, so the body's id is exactly the header's.
+      if (next === 0x2c || next === 0x7d) return { id: headerId, idSigned: true };
+    }
+  }
+  const signed = topLevelId(body);
+  if (signed === undefined) return { id: headerId, idSigned: false };
+  if (headerId !== undefined && headerId !== signed) {
+    fail(
+      WebhookErrorCode.IdMismatch,
+      `webhook-id ${JSON.stringify(headerId)} differs from the signed body's id ${JSON.stringify(signed)}`,
+    );
+  }
+  return { id: signed, idSigned: true };
+}
+
+function startsWith(body: string | Uint8Array, prefix: string): boolean {
+  if (typeof body === 'string') return body.startsWith(prefix);
+  if (body.length < prefix.length) return false;
+  const bytes = encoder.encode(prefix);
+  for (let i = 0; i < bytes.length; i++) if (body[i] !== bytes[i]) return false;
+  return true;
+}
+
+/** The body's top-level `id` when the body is a JSON object with a string `id`. */
+function topLevelId(body: string | Uint8Array): string | undefined {
+  const text = typeof body === 'string' ? body : decoder.decode(body);
+  if (!/^\s*\{/.test(text)) return undefined;
+  try {
+    const value = JSON.parse(text) as { id?: unknown };
+    return typeof value.id === 'string' ? value.id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -57,6 +57,7 @@ describe('verify: our vectors (surety.json)', () => {
             assert.deepEqual(result, {
               format: vector.format,
               id: vector.id,
+              idSigned: vector.idSigned,
               timestamp: vector.timestamp,
               signature:
                 vector.headers['webhook-signature']!.includes('v1a,') &&

@@ -4,7 +4,7 @@ import { type HeadersLike, headerValues } from './headers.js';
 import { type PreparedKey, prepareKeys, type Secret, type WebhookFormat } from './keys.js';
 import type { ParsedHeaders } from './parsed.js';
 import { parseStandard } from './standard.js';
-import { looksLikeSurety, parseSurety } from './surety.js';
+import { looksLikeSurety, parseSurety, suretyId } from './surety.js';
 
 /** The default timestamp tolerance, in seconds, either side of now. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -47,8 +47,14 @@ export interface VerifyInput extends VerifierOptions {
 /** What a successful verification established. */
 export interface VerifiedWebhook {
   format: WebhookFormat;
-  /** `webhook-id`: the event id to de-duplicate on (unsigned in the Surety scheme, signed in Standard Webhooks). */
+  /**
+   * The event id to de-duplicate on. Standard Webhooks signs `webhook-id`. The Surety scheme signs
+   * the body, whose top-level `id` (the envelope's) is then the id, and a `webhook-id` header that
+   * differs from it fails with `SURETY_WEBHOOK_ID_MISMATCH`; for a body without one, the header's.
+   */
   id: string | undefined;
+  /** Whether the signature covers `id`; false only for a Surety-scheme body without a top-level `id`. */
+  idSigned: boolean;
   /** The signed timestamp, seconds since the epoch. */
   timestamp: number;
   /** Which kind of signature matched. */
@@ -99,10 +105,18 @@ function checkTimestamp(parsed: ParsedHeaders, toleranceSeconds: number, nowMs: 
   }
 }
 
-function result(parsed: ParsedHeaders, key: PreparedKey, version: 'v1' | 'v1a'): VerifiedWebhook {
+function result(
+  parsed: ParsedHeaders,
+  body: string | Uint8Array,
+  key: PreparedKey,
+  version: 'v1' | 'v1a',
+): VerifiedWebhook {
+  const { id, idSigned } =
+    parsed.format === 'surety' ? suretyId(parsed.id, body) : { id: parsed.id, idSigned: true };
   return {
     format: parsed.format,
-    id: parsed.id,
+    id,
+    idSigned,
     timestamp: parsed.timestamp,
     signature: version,
     secretIndex: key.index,
@@ -163,13 +177,13 @@ export function createVerifier(options: VerifierOptions): Verifier {
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1' || !candidate.bytes) continue;
             mac ??= await backend.hmac(key, parsed.prefix, body);
-            if (backend.equal(mac, candidate.bytes)) return result(parsed, key, 'v1');
+            if (backend.equal(mac, candidate.bytes)) return result(parsed, body, key, 'v1');
           }
         } else {
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1a' || !candidate.bytes) continue;
             if (await backend.ed25519Verify(key, parsed.prefix, body, candidate.bytes)) {
-              return result(parsed, key, 'v1a');
+              return result(parsed, body, key, 'v1a');
             }
           }
         }
@@ -185,13 +199,13 @@ export function createVerifier(options: VerifierOptions): Verifier {
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1' || !candidate.bytes) continue;
             mac ??= backend.hmac(key, parsed.prefix, body) as Uint8Array;
-            if (backend.equal(mac, candidate.bytes)) return result(parsed, key, 'v1');
+            if (backend.equal(mac, candidate.bytes)) return result(parsed, body, key, 'v1');
           }
         } else {
           for (const candidate of parsed.candidates) {
             if (candidate.version !== 'v1a' || !candidate.bytes) continue;
             if (backend.ed25519Verify(key, parsed.prefix, body, candidate.bytes) as boolean) {
-              return result(parsed, key, 'v1a');
+              return result(parsed, body, key, 'v1a');
             }
           }
         }

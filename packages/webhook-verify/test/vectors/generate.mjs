@@ -10,6 +10,9 @@ const T = 1_700_000_000;
 const ID = 'evt_2bRm3nXc8Vd1Kq9Lp0Zy';
 const BODY =
   '{"id":"evt_2bRm3nXc8Vd1Kq9Lp0Zy","type":"order.shipped","data":{"order":"ord_42","amount":1200}}';
+// The same event id, not the first key, its "2" written as an escape.
+const BODY_ID_LATER = '{"type":"order.shipped","id":"evt_\\u0032bRm3nXc8Vd1Kq9Lp0Zy","data":{}}';
+const BODY_NESTED_ID = '{"type":"order.shipped","data":{"id":"evt_2bRm3nXc8Vd1Kq9Lp0Zy"}}';
 const OLD = 'whsec_b2xkLXNlY3JldC1mb3ItdGVzdHMtb25seS0wMDE=';
 const NEW = 'whsec_bmV3LXNlY3JldC1mb3ItdGVzdHMtb25seS0wMDAy';
 // The seed of the Standard Webhooks Go library's asymmetric test (webhook_asymmetric_test.go).
@@ -38,17 +41,30 @@ const valid = hdr(`t=${T},v1=${s(NEW)}`);
 
 // `signed`: the headers are exactly what sign({ id, timestamp, body, secrets: signingSecrets, format })
 // must return. `now` is in seconds. `expect` is "valid" or an error code; `secretIndex` for valid ones.
-const v = (o) => ({
-  format: 'surety',
-  id: ID,
-  timestamp: T,
-  body: BODY,
-  signingSecrets: [NEW],
-  verifySecrets: [NEW],
-  now: T,
-  signed: false,
-  ...o,
-});
+// `idSigned`: whether the signature covers the id a valid one returns (Standard Webhooks signs
+// webhook-id; the Surety scheme signs the body, so only a body with a top-level string id).
+const topLevelId = (body) => {
+  try {
+    const value = JSON.parse(body);
+    return value !== null && typeof value === 'object' && typeof value.id === 'string' ? value.id : undefined;
+  } catch {
+    return undefined;
+  }
+};
+const v = (o) => {
+  const vector = {
+    format: 'surety',
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    signingSecrets: [NEW],
+    verifySecrets: [NEW],
+    now: T,
+    signed: false,
+    ...o,
+  };
+  return { ...vector, idSigned: vector.format === 'standard' || topLevelId(vector.body) !== undefined };
+};
 
 const vectors = [
   v({ name: 'valid', headers: valid, signed: true, expect: 'valid', secretIndex: 0 }),
@@ -73,6 +89,45 @@ const vectors = [
     name: 'tampered Webhook-Timestamp only (t= left alone)',
     headers: hdr(`t=${T},v1=${s(NEW)}`, T + 1),
     expect: 'SURETY_WEBHOOK_MALFORMED_HEADER',
+  }),
+  v({
+    name: 'tampered Webhook-Id (the body, and so its id, is signed)',
+    headers: hdr(`t=${T},v1=${s(NEW)}`, T, 'evt_other'),
+    expect: 'SURETY_WEBHOOK_ID_MISMATCH',
+  }),
+  v({
+    name: "no Webhook-Id: the id is the signed body's",
+    headers: { 'webhook-timestamp': String(T), 'webhook-signature': `t=${T},v1=${s(NEW)}` },
+    expect: 'valid',
+    secretIndex: 0,
+  }),
+  v({
+    name: 'the id not first in the body, written with an escape',
+    body: BODY_ID_LATER,
+    headers: hdr(`t=${T},v1=${s(NEW, BODY_ID_LATER)}`),
+    signed: true,
+    expect: 'valid',
+    secretIndex: 0,
+  }),
+  v({
+    name: 'the id not first in the body, tampered Webhook-Id',
+    body: BODY_ID_LATER,
+    headers: hdr(`t=${T},v1=${s(NEW, BODY_ID_LATER)}`, T, 'evt_other'),
+    expect: 'SURETY_WEBHOOK_ID_MISMATCH',
+  }),
+  v({
+    name: "Webhook-Id a prefix of the body's id",
+    headers: hdr(`t=${T},v1=${s(NEW)}`, T, ID.slice(0, -1)),
+    expect: 'SURETY_WEBHOOK_ID_MISMATCH',
+  }),
+  v({
+    name: 'a nested id only: Webhook-Id stays unsigned',
+    body: BODY_NESTED_ID,
+    headers: hdr(`t=${T},v1=${s(NEW, BODY_NESTED_ID)}`, T, 'evt_other'),
+    id: 'evt_other',
+    signed: true,
+    expect: 'valid',
+    secretIndex: 0,
   }),
   v({
     name: 'rotation: signed with new and old, receiver has both',

@@ -19,6 +19,8 @@ export interface SuretyVector {
   signed: boolean;
   expect: string;
   secretIndex?: number;
+  /** What a valid one's `idSigned` is. */
+  idSigned: boolean;
 }
 
 const read = (name: string) => JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8'));
