@@ -54,14 +54,24 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * @returns the parsed JSON body
  * @throws ApiError with the problem's `detail` as its message
  */
-export async function api(method, path, { body, idempotencyKey, key = session.key } = {}) {
+export async function api(method, path, options = {}) {
+  return (await apiWithETag(method, path, options)).data;
+}
+
+/**
+ * `api`, with the answer's ETag. `ifMatch` sends If-Match: a write that must not overwrite a change
+ * made since that version was read (412 when it would).
+ * @returns `{ data, etag }`
+ */
+export async function apiWithETag(method, path, { body, idempotencyKey, ifMatch, key = session.key } = {}) {
   const headers = { accept: 'application/json', authorization: `Bearer ${key ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  if (ifMatch) headers['if-match'] = ifMatch;
   const tries = idempotencyKey ? 3 : 1;
   for (let i = 1; ; i++) {
-    const { status, data } = await send(method, path, headers, body);
-    if (status >= 200 && status < 300) return data;
+    const { status, data, etag } = await send(method, path, headers, body);
+    if (status >= 200 && status < 300) return { data, etag };
     const error = new ApiError(status, data ?? {});
     if (status === 401) {
       onUnauthorized(error);
@@ -95,7 +105,7 @@ async function send(method, path, headers, body) {
   } catch {
     data = { detail: `The service answered ${res.status} with a body that is not JSON.` };
   }
-  return { status: res.status, data };
+  return { status: res.status, data, etag: res.headers.get('etag') };
 }
 
 /** `/v1/…` with path segments escaped. */

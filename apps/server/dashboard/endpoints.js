@@ -1,9 +1,18 @@
 // The endpoints overview (with recent events) and one endpoint: health, actions, deliveries.
-import { api, path } from './api.js';
+import { api, apiWithETag, path } from './api.js';
 import { badge, facts, h, replaceChildren, table } from './dom.js';
 import { recentEvents } from './events.js';
 import { ago, plural, rate, rateTone, toLocalInput, when } from './format.js';
-import { actionButton, announce, deliveryBadge, field, moreButton, secretPanel, section } from './ui.js';
+import {
+  actionButton,
+  announce,
+  announceNext,
+  deliveryBadge,
+  field,
+  moreButton,
+  secretPanel,
+  section,
+} from './ui.js';
 
 const statusBadge = (e) => (e.status === 'enabled' ? badge('Enabled', 'ok') : badge('Disabled', 'bad'));
 
@@ -168,7 +177,9 @@ function deliveryRows(deliveries) {
 
 /** `#/endpoints/:id`: health, the operator's actions, and the endpoint's deliveries. */
 export async function endpointView({ id }, ctx) {
-  let endpoint = await api('GET', path`/v1/webhook-endpoints/${id}`);
+  // The ETag of the version shown: a delete carries it (If-Match), so it cannot remove an endpoint
+  // that changed since it was last shown.
+  let { data: endpoint, etag } = await apiWithETag('GET', path`/v1/webhook-endpoints/${id}`);
   const summary = h('div');
   const actionsOut = h('div', { class: 'action-output' });
   const deliveries = h('div');
@@ -243,7 +254,7 @@ export async function endpointView({ id }, ctx) {
   }
 
   async function refresh() {
-    endpoint = await api('GET', path`/v1/webhook-endpoints/${id}`);
+    ({ data: endpoint, etag } = await apiWithETag('GET', path`/v1/webhook-endpoints/${id}`));
     if (!ctx.alive()) return false;
     renderSummary();
     renderActions();
@@ -347,6 +358,63 @@ export async function endpointView({ id }, ctx) {
 
   renderSummary();
   renderActions();
+  const settings = settingsForm(id, endpoint, etag, async (saved) => {
+    const title = document.getElementById('page-title');
+    if (title) title.textContent = saved.description || 'Webhook endpoint';
+    await refresh();
+  });
+  const danger = h('div', { class: 'danger-zone' });
+  function renderDanger(confirming) {
+    replaceChildren(
+      danger,
+      h(
+        'p',
+        { class: 'hint' },
+        'Deleting stops every delivery to this endpoint at once: pending ones are marked failed. Its ' +
+          'secret stops being used. This cannot be undone.',
+      ),
+      confirming
+        ? h(
+            'div',
+            { class: 'actions', role: 'group', 'aria-label': 'Confirm deletion' },
+            actionButton(
+              'Delete permanently',
+              async () => {
+                await apiWithETag('DELETE', path`/v1/webhook-endpoints/${id}`, { ifMatch: etag });
+                announceNext(`Endpoint ${endpoint.description || endpoint.id} deleted.`);
+                location.hash = '#/';
+              },
+              { tone: 'danger', key: 'delete-confirm' },
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'btn btn-quiet',
+                dataset: { key: 'delete-cancel' },
+                onclick: () => {
+                  renderDanger(false);
+                  danger.querySelector('button')?.focus();
+                },
+              },
+              'Cancel',
+            ),
+          )
+        : h(
+            'div',
+            { class: 'actions' },
+            actionButton(
+              'Delete endpoint…',
+              async () => {
+                renderDanger(true);
+                danger.querySelector('[data-key="delete-confirm"]')?.focus();
+              },
+              { tone: 'secondary', key: 'delete' },
+            ),
+          ),
+    );
+  }
+  renderDanger(false);
   await loadDeliveries(true);
   ctx.poll(refresh, endpoint.health.pendingDeliveries > 0);
 
@@ -359,8 +427,113 @@ export async function endpointView({ id }, ctx) {
       summary,
       section('Actions', actions, actionsOut),
       section('Deliveries', h('div', { class: 'toolbar' }, field('Show', filter)), deliveries),
+      section('Settings', settings),
+      section('Delete this endpoint', danger),
     ),
   };
+}
+
+/**
+ * The endpoint's editable settings. Built once (the page's polling never redraws it under the
+ * typist) and saved with If-Match on the version the form was filled from: a change made elsewhere
+ * since then is not overwritten; the form is refilled with it and says so.
+ */
+function settingsForm(id, endpoint, etag, saved) {
+  const url = h('input', { type: 'url', name: 'url', required: true });
+  const types = h('input', { type: 'text', name: 'eventTypes', required: true });
+  const description = h('input', { type: 'text', name: 'description', maxlength: '500' });
+  const rateLimit = h('input', {
+    type: 'number',
+    name: 'rateLimit',
+    min: '1',
+    max: '10000',
+    step: '1',
+    inputmode: 'numeric',
+  });
+  let shown;
+  let shownETag;
+  const fill = (e, tag) => {
+    shown = e;
+    shownETag = tag;
+    url.value = e.url;
+    types.value = e.eventTypes.join(', ');
+    description.value = e.description ?? '';
+    rateLimit.value = e.rateLimit === null || e.rateLimit === undefined ? '' : String(e.rateLimit);
+  };
+  fill(endpoint, etag);
+
+  /** What the form changes, as a JSON merge patch; throws for a value the API would refuse. */
+  const changes = () => {
+    const patch = {};
+    if (url.value.trim() !== shown.url) patch.url = url.value.trim();
+    const eventTypes = types.value
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+    if (eventTypes.length === 0) throw new Error('Name at least one event type, or * for all.');
+    if (eventTypes.join(',') !== shown.eventTypes.join(',')) patch.eventTypes = eventTypes;
+    if (description.value.trim() !== (shown.description ?? '')) patch.description = description.value.trim();
+    const rate = rateLimit.value.trim();
+    const limit = rate === '' ? null : Number(rate);
+    if (limit !== null && !(Number.isInteger(limit) && limit >= 1 && limit <= 10_000)) {
+      throw new Error(
+        'The rate limit is a whole number of deliveries per second from 1 to 10,000, or empty for none.',
+      );
+    }
+    if (limit !== (shown.rateLimit ?? null)) patch.rateLimit = limit;
+    return patch;
+  };
+
+  const form = h(
+    'form',
+    { class: 'form settings-form', novalidate: true },
+    field('URL', url, 'Where Surety POSTs events. It must be reachable from the service.'),
+    field('Event types', types, 'Comma separated, e.g. order.shipped, payment.created; * for all.'),
+    field('Description', description),
+    field('Rate limit (deliveries per second)', rateLimit, 'Empty: no limit.'),
+  );
+  form.append(
+    h(
+      'div',
+      { class: 'actions' },
+      actionButton(
+        'Save changes',
+        async (idempotencyKey) => {
+          const body = changes();
+          if (Object.keys(body).length === 0) {
+            announce('Nothing to save: the settings are as they were.');
+            return;
+          }
+          let answer;
+          try {
+            answer = await apiWithETag('PATCH', path`/v1/webhook-endpoints/${id}`, {
+              idempotencyKey,
+              ifMatch: shownETag,
+              body,
+            });
+          } catch (error) {
+            if (error?.status !== 412) throw error;
+            const current = await apiWithETag('GET', path`/v1/webhook-endpoints/${id}`);
+            fill(current.data, current.etag);
+            await saved(current.data);
+            throw new Error(
+              'This endpoint was changed elsewhere after the form was filled in, and nothing was saved. ' +
+                'The form now shows the current settings: make your change again.',
+            );
+          }
+          fill(answer.data, answer.etag);
+          announce('Endpoint updated.');
+          await saved(answer.data);
+        },
+        { key: 'save' },
+      ),
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    form.querySelector('[data-key="save"]')?.click();
+  });
+  return form;
 }
 
 const stat = (label, value) =>

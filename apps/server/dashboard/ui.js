@@ -18,8 +18,16 @@ export function announceError(error) {
   alert().textContent = error instanceof Error ? error.message : String(error);
 }
 
+let next;
+
+/** Says `text` once the page the app is moving to is shown (navigation clears messages). */
+export function announceNext(text) {
+  next = text;
+}
+
 export function clearMessages() {
-  status().textContent = '';
+  status().textContent = next ?? '';
+  next = undefined;
   alert().textContent = '';
 }
 
@@ -36,6 +44,8 @@ export function actionButton(label, run, { tone = 'primary', busy = 'Working…'
   );
   button.addEventListener('click', async () => {
     if (button.getAttribute('aria-disabled') === 'true') return;
+    // A message about an earlier press no longer applies.
+    clearMessages();
     button.setAttribute('aria-disabled', 'true');
     button.textContent = busy;
     try {

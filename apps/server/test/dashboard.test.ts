@@ -252,6 +252,79 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('settings: saved with If-Match; a change made elsewhere is not overwritten; delete asks first', async () => {
+    const healthy = receivers[1]!;
+    const { id } = await endpoint(healthy.url, 'Warehouse sync', ['order.created']);
+    const read = async () => {
+      const res = await api(t.app, 'GET', `/v1/webhook-endpoints/${id}`);
+      return { status: res.statusCode, etag: String(res.headers.etag), body: res.json() };
+    };
+    const page = await context.newPage();
+    await signIn(page);
+    await page.locator('li.endpoint-card', { hasText: 'Warehouse sync' }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Warehouse sync' }).waitFor();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    const rate = settings.getByLabel('Rate limit (deliveries per second)');
+    assert.equal(await settings.getByLabel('Event types').inputValue(), 'order.created');
+    await settings.getByLabel('Description').fill('Warehouse sync v2');
+    await settings.getByLabel('Event types').fill('order.created, order.shipped');
+    await rate.fill('50');
+    await settings.scrollIntoViewIfNeeded();
+    await shot(page, 'settings.png');
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint updated.' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Warehouse sync v2' }).waitFor();
+    let now = await read();
+    assert.deepEqual(
+      { description: now.body.description, eventTypes: now.body.eventTypes, rateLimit: now.body.rateLimit },
+      { description: 'Warehouse sync v2', eventTypes: ['order.created', 'order.shipped'], rateLimit: 50 },
+    );
+
+    // Another client renames it while the form is open; the form's next save must not undo that.
+    const elsewhere = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhook-endpoints/${id}`,
+      headers: { ...auth('acme'), 'content-type': 'application/json', 'if-match': now.etag },
+      payload: JSON.stringify({ description: 'Renamed elsewhere' }),
+    });
+    assert.equal(elsewhere.statusCode, 200, elsewhere.body);
+    await rate.fill('');
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'changed elsewhere' }).waitFor();
+    assert.equal(await settings.getByLabel('Description').inputValue(), 'Renamed elsewhere');
+    assert.equal(await rate.inputValue(), '50', 'the form shows what is stored');
+    await page.getByRole('heading', { level: 1, name: 'Renamed elsewhere' }).waitFor();
+    now = await read();
+    assert.equal(now.body.rateLimit, 50, 'the stale save changed nothing');
+
+    // Bad input: the service's own message, nothing changed.
+    await rate.fill('2.5');
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'whole number' }).waitFor();
+    await settings.getByLabel('URL').fill('http://10.0.0.1/hook');
+    await rate.fill('50');
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: '10.0.0.1 is a private address' }).waitFor();
+    assert.equal((await read()).body.url, healthy.url);
+    await settings.getByLabel('URL').fill(healthy.url);
+
+    // Delete asks first; Cancel keeps it.
+    await page.getByRole('button', { name: 'Delete endpoint…' }).click();
+    await page.getByRole('button', { name: 'Delete permanently' }).waitFor();
+    assert.equal(await page.locator('#alert').textContent(), '', 'the earlier error is gone');
+    await shot(page, 'delete-confirm.png');
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    assert.equal((await read()).status, 200);
+    await page.getByRole('button', { name: 'Delete endpoint…' }).click();
+    await page.getByRole('button', { name: 'Delete permanently' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Endpoint Renamed elsewhere deleted.' }).waitFor();
+    await page.locator('li.endpoint-card', { hasText: 'Billing service' }).waitFor();
+    assert.equal(await page.locator('li.endpoint-card', { hasText: 'Renamed elsewhere' }).count(), 0);
+    assert.equal((await read()).status, 404);
+    await page.close();
+  });
+
   test('keyboard only: skip link, sign-in, an action button with a visible focus ring', async () => {
     const page = await context.newPage();
     await page.goto(`${base}/dashboard`);
