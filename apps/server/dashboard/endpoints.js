@@ -274,6 +274,7 @@ export async function endpointView({ id }, ctx) {
     h('option', { value: '86400', selected: true }, '24 hours'),
     h('option', { value: '604800' }, '7 days'),
   );
+  const reason = h('input', { type: 'text', name: 'reason', maxlength: '200' });
   const actions = h('div', { class: 'action-grid' });
 
   function renderActions() {
@@ -353,6 +354,32 @@ export async function endpointView({ id }, ctx) {
           { key: 'rotate', tone: 'secondary' },
         ),
       ),
+      disabled
+        ? null
+        : h(
+            'div',
+            { class: 'action' },
+            h('h3', {}, 'Disable'),
+            field(
+              'Reason (optional)',
+              reason,
+              'Nothing is sent until it is re-enabled; queued deliveries are marked failed (recover them then).',
+            ),
+            actionButton(
+              'Disable endpoint',
+              async (idempotencyKey) => {
+                const why = reason.value.trim();
+                await api('POST', path`/v1/webhook-endpoints/${id}/disable`, {
+                  idempotencyKey,
+                  ...(why ? { body: { reason: why } } : {}),
+                });
+                reason.value = '';
+                announce('Endpoint disabled.');
+                await refresh();
+              },
+              { key: 'disable', tone: 'secondary' },
+            ),
+          ),
     );
   }
 

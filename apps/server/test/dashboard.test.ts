@@ -308,6 +308,14 @@ describe('dashboard in headless Chromium', { skip }, () => {
     assert.equal((await read()).body.url, healthy.url);
     await settings.getByLabel('URL').fill(healthy.url);
 
+    // Disable with a reason: the page says why, and offers to re-enable.
+    await page.getByLabel('Reason (optional)').fill('receiver migration');
+    await page.getByRole('button', { name: 'Disable endpoint' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint disabled.' }).waitFor();
+    await page.locator('.callout').getByText('by an operator: receiver migration').waitFor();
+    await page.getByRole('button', { name: 'Re-enable endpoint' }).waitFor();
+    assert.equal((await read()).body.status, 'disabled');
+
     // Delete asks first; Cancel keeps it.
     await page.getByRole('button', { name: 'Delete endpoint…' }).click();
     await page.getByRole('button', { name: 'Delete permanently' }).waitFor();

@@ -127,6 +127,7 @@ describe('webhook endpoints API', () => {
       ['DELETE', `/v1/webhook-endpoints/${id}`],
       ['POST', `/v1/webhook-endpoints/${id}/rotate-secret`, {}],
       ['POST', `/v1/webhook-endpoints/${id}/enable`],
+      ['POST', `/v1/webhook-endpoints/${id}/disable`],
       ['POST', `/v1/webhook-endpoints/${id}/test`],
       ['POST', `/v1/webhook-endpoints/${id}/recover`, { since: '2020-01-01T00:00:00Z' }],
       ['GET', `/v1/webhook-endpoints/${id}/deliveries`],
@@ -241,6 +242,68 @@ describe('webhook endpoints API', () => {
     assert.equal(health.successRate24h, 0.5);
     assert.equal((await call(t.app, 'DELETE', `/v1/webhook-endpoints/${id}`)).statusCode, 204);
     problem(await call(t.app, 'GET', `/v1/webhook-endpoints/${id}`), 404, 'not_found');
+  });
+
+  test('an operator disables an endpoint: nothing is sent to it, its queue fails, the others hear of it; enable and recover bring it back', async () => {
+    const target = await receiver();
+    const other = await receiver();
+    const { id } = await createEndpoint(target.url, ['order.created']);
+    await createEndpoint(other.url, ['endpoint.disabled']);
+    const order = { customerId: 'cus_1', items: [{ sku: 'sku_mug', quantity: 1 }] };
+    assert.equal((await call(t.app, 'PUT', '/v1/orders/ord_disable_1', order)).statusCode, 201);
+    const before = (await call(t.app, 'GET', `/v1/webhook-endpoints/${id}`)).headers.etag;
+
+    problem(
+      await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/disable`, { reason: 'x'.repeat(201) }),
+      400,
+      'validation_failed',
+    );
+    problem(
+      await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/disable`, { why: 'typo' }),
+      400,
+      'validation_failed',
+    );
+    const disabled = await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/disable`, {
+      reason: 'receiver migration',
+    });
+    assert.equal(disabled.statusCode, 200, disabled.body);
+    assert.equal(disabled.json().status, 'disabled');
+    assert.equal(disabled.json().disabledReason, 'by an operator: receiver migration');
+    assert.notEqual(disabled.headers.etag, before, 'a new version: If-Match on the old one fails');
+    // Without a body, and again: nothing changes the second time (no second endpoint.disabled).
+    const again = await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/disable`);
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.json().disabledReason, 'by an operator: receiver migration');
+    assert.equal(again.headers.etag, disabled.headers.etag);
+    problem(
+      await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/disable`, undefined, {}, 'globex'),
+      404,
+      'not_found',
+    );
+
+    await worker.drain();
+    assert.equal(target.received.length, 0, 'nothing was sent to the disabled endpoint');
+    const heard = other.received.map((r) => JSON.parse(r.body) as { type: string; data: { reason: string } });
+    assert.deepEqual(
+      heard.map((e) => [e.type, e.data.reason]),
+      [['endpoint.disabled', 'by an operator: receiver migration']],
+    );
+    const failed = (await call(t.app, 'GET', `/v1/webhook-endpoints/${id}/deliveries?status=failed`)).json();
+    assert.deepEqual(
+      failed.data.map((d: { lastError: string }) => d.lastError),
+      ['endpoint_disabled'],
+    );
+
+    assert.equal((await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/enable`)).json().status, 'enabled');
+    const recovered = await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/recover`, {
+      since: new Date(0).toISOString(),
+    });
+    assert.equal(recovered.json().requeued, 1);
+    await worker.drain();
+    assert.deepEqual(
+      target.received.map((r) => JSON.parse(r.body).type),
+      ['order.created'],
+    );
   });
 
   test('rotation: during the overlap a receiver holding only the old secret verifies; after it, only the new', async () => {

@@ -241,6 +241,39 @@ export function webhookRoutes(app: FastifyInstance): void {
     async (request) => present(await w.enableEndpoint(request.tx, request.tenant, request.params.id)),
   );
 
+  app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
+    '/v1/webhook-endpoints/:id/disable',
+    {
+      config: { idempotency: { required: false } },
+      schema: {
+        summary:
+          'Disable an endpoint: no deliveries until re-enabled; its queued ones are failed (recover them ' +
+          'after re-enabling) and endpoint.disabled is published. Disabling a disabled endpoint changes nothing.',
+        tags: ['webhooks'],
+        ...params,
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { reason: { type: 'string', minLength: 1, maxLength: 200 } },
+        },
+        response: { 200: endpointSchema },
+      },
+    },
+    async (request, reply) => {
+      const endpoint = await load(request, reply);
+      const reason = request.body?.reason?.trim();
+      await w.disableEndpoint(
+        request.tx,
+        request.tenant,
+        endpoint.id,
+        reason ? `by an operator: ${reason}` : 'by an operator',
+      );
+      const current = await w.getEndpoint(request.tx, request.tenant, endpoint.id);
+      reply.header('etag', versionETag(current.version));
+      return present(current);
+    },
+  );
+
   app.post<{ Params: { id: string } }>(
     '/v1/webhook-endpoints/:id/test',
     {
