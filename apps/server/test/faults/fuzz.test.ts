@@ -85,6 +85,7 @@ const VALID: Record<string, () => unknown> = {
   'PATCH /v1/webhook-endpoints/{id}': () => ({ description: 'x' }),
   'POST /v1/webhook-endpoints/{id}/rotate-secret': () => ({ overlapSeconds: 10 }),
   'POST /v1/webhook-endpoints/{id}/recover': () => ({ since: '2020-01-01T00:00:00Z' }),
+  'POST /v1/webhook-endpoints/{id}/disable': () => ({ reason: 'fuzz' }),
   'POST /v1/events': () => ({ type: 'payment.created', data: sample('payment.created') }),
   'POST /v1/events/{id}/replay': () => ({}),
 };
@@ -315,6 +316,8 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     'POST /v1/webhook-endpoints/{id}/enable',
     'POST /v1/webhook-endpoints/{id}/test',
     'POST /v1/webhook-endpoints/{id}/recover',
+    // After the routes that need the endpoint enabled: a valid request disables it.
+    'POST /v1/webhook-endpoints/{id}/disable',
     'POST /v1/events',
     'POST /v1/events/{id}/replay',
   ];

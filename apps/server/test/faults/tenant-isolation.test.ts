@@ -272,6 +272,11 @@ const CASES: Record<string, Check> = {
     'POST',
     () => `/v1/webhook-endpoints/${A.endpoint}/enable`,
   ),
+  'POST /v1/webhook-endpoints/{id}/disable': notFound(
+    'POST',
+    () => `/v1/webhook-endpoints/${A.endpoint}/disable`,
+    () => ({ reason: 'stolen' }),
+  ),
   'POST /v1/webhook-endpoints/{id}/test': notFound('POST', () => `/v1/webhook-endpoints/${A.endpoint}/test`),
   'POST /v1/webhook-endpoints/{id}/recover': notFound(
     'POST',
