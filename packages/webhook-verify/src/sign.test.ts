@@ -90,6 +90,21 @@ describe('sign: inputs', () => {
     assert.throws(() => signSync({ id: 'e\n', body: '', secrets: 's' }), TypeError);
   });
 
+  test("Surety scheme: an id other than the body's top-level id is a TypeError (receivers would refuse it)", async () => {
+    const body = '{"id":"ord_1","total":5}';
+    await assert.rejects(
+      sign({ id: 'msg_1', body, secrets: 's' }),
+      /differs from the body's top-level id "ord_1"/,
+    );
+    assert.throws(() => signSync({ id: 'msg_1', body: Buffer.from(body), secrets: 's' }), TypeError);
+    const later = '{"total":5, "id":"ord_1"}';
+    assert.throws(() => signSync({ id: 'msg_1', body: later, secrets: 's' }), TypeError);
+    // The body's own id, a body without one, and Standard Webhooks (which signs the id) are fine.
+    await sign({ id: 'ord_1', body, secrets: 's' });
+    await sign({ id: 'msg_1', body: '{"data":{"id":"ord_1"}}', secrets: 's' });
+    await sign({ id: 'msg_1', body, secrets: 'whsec_c2VjcmV0', format: 'standard' });
+  });
+
   test('a secret the format cannot use is SURETY_WEBHOOK_BAD_SECRET', async () => {
     const cases: [SignInput['secrets'], SignInput['format']][] = [
       ['', 'surety'],

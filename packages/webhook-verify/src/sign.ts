@@ -2,10 +2,13 @@ import { type CryptoBackend, defaultBackend, syncBackend } from './crypto.js';
 import { toBase64, toHex } from './encoding.js';
 import { type PreparedKey, prepareKeys, type Secret, type WebhookFormat } from './keys.js';
 import { formatStandard } from './standard.js';
-import { formatSurety } from './surety.js';
+import { bodyId, formatSurety } from './surety.js';
 
 export interface SignInput {
-  /** The event id, sent as `webhook-id` (and signed, in Standard Webhooks). Visible ASCII, 1–255 characters. */
+  /**
+   * The event id, sent as `webhook-id`. Visible ASCII, 1–255 characters. Standard Webhooks signs it;
+   * the Surety scheme signs the body, so a body with a top-level `id` must carry this one.
+   */
   id: string;
   /** The exact bytes that will be sent as the request body (a string is sent as UTF-8). */
   body: string | Uint8Array;
@@ -57,6 +60,17 @@ function plan(input: SignInput): Plan {
   }
   if (typeof input.body !== 'string' && !(input.body instanceof Uint8Array)) {
     throw new TypeError('body must be the exact bytes to send (string, Buffer or Uint8Array)');
+  }
+  if (format === 'surety') {
+    // Receivers take the event id from the signed body (the header is not signed in this scheme)
+    // and refuse a webhook-id that differs: such a webhook would never be accepted.
+    const inBody = bodyId(input.body);
+    if (inBody !== undefined && inBody !== input.id) {
+      throw new TypeError(
+        `id ${JSON.stringify(input.id)} differs from the body's top-level id ${JSON.stringify(inBody)}: ` +
+          'in the Surety scheme receivers read the id from the signed body',
+      );
+    }
   }
   const timestamp =
     input.timestamp instanceof Date

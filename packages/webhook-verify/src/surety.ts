@@ -67,32 +67,23 @@ export function formatSurety(timestamp: number, macs: readonly string[]): string
   return [`t=${timestamp}`, ...macs.map((mac) => `v1=${mac}`)].join(',');
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// Keeps a BOM in the text, as a string body would: a body with one is not a JSON object, whichever
+// form it came in.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The event id of a Surety-scheme webhook, and whether the signature covers it. The scheme signs
  * `t` and the body, not `webhook-id`; the body of an event (the envelope) carries the same id as its
- * top-level `id`, which is signed. So the id is taken from the body when it has one, and a
- * `webhook-id` header that differs from it is refused: a receiver that de-duplicates on the id can
- * then not be made to run an event twice by a replay with a new header. A body without a top-level
- * string `id` leaves the header's id, unsigned.
- * Our envelope starts with `{"id":…,`, checked without parsing; any other body is parsed once.
- * Call only after the signature matched: the body is then the sender's.
+ * top-level `id`, which is signed. So the id is the body's when it has one, and a `webhook-id`
+ * header that differs is refused: a receiver that de-duplicates on the id cannot be made to run one
+ * event twice by a resend under a new header. A body without a top-level string `id` leaves the
+ * header's, unsigned (`idSigned: false`). Call only after the signature matched.
  */
 export function suretyId(
   headerId: string | undefined,
   body: string | Uint8Array,
 ): { id: string | undefined; idSigned: boolean } {
-  if (headerId !== undefined) {
-    const prefix = `{"id":${JSON.stringify(headerId)}`;
-    if (startsWith(body, prefix)) {
-      const next = typeof body === 'string' ? body.charCodeAt(prefix.length) : body[prefix.length];
-      // `,` or `}`: the string ended there, so the body's id is exactly the header's.
-      if (next === 0x2c || next === 0x7d) return { id: headerId, idSigned: true };
-    }
-  }
-  const signed = topLevelId(body);
+  const signed = bodyId(body);
   if (signed === undefined) return { id: headerId, idSigned: false };
   if (headerId !== undefined && headerId !== signed) {
     fail(
@@ -103,18 +94,51 @@ export function suretyId(
   return { id: signed, idSigned: true };
 }
 
-function startsWith(body: string | Uint8Array, prefix: string): boolean {
-  if (typeof body === 'string') return body.startsWith(prefix);
-  if (body.length < prefix.length) return false;
-  const bytes = encoder.encode(prefix);
-  for (let i = 0; i < bytes.length; i++) if (body[i] !== bytes[i]) return false;
-  return true;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** `{"id":"` */
+const LEAD = [0x7b, QUOTE, 0x69, 0x64, QUOTE, 0x3a, QUOTE];
+
+/**
+ * The top-level string `id` of a JSON object body, or undefined. A body that starts with
+ * `{"id":"` (our envelope) is read by that first key without parsing the rest: the cost does not
+ * grow with the body, whatever the header says. Any other body is parsed once. (A body with two
+ * top-level `id` keys, which RFC 8259 leaves undefined, is read by its first when it starts with
+ * one, by its last otherwise: one id per body either way.)
+ */
+export function bodyId(body: string | Uint8Array): string | undefined {
+  const lead = leadingId(body);
+  return lead === NOT_LEADING ? topLevelId(body) : lead;
+}
+
+const NOT_LEADING = Symbol('not leading');
+
+function leadingId(body: string | Uint8Array): string | undefined | typeof NOT_LEADING {
+  const at = typeof body === 'string' ? (i: number) => body.charCodeAt(i) : (i: number) => body[i]!;
+  if (body.length < LEAD.length) return NOT_LEADING;
+  for (let i = 0; i < LEAD.length; i++) if (at(i) !== LEAD[i]) return NOT_LEADING;
+  // The closing quote: `"` and `\` are ASCII, and never part of a multi-byte UTF-8 sequence.
+  let end = LEAD.length;
+  while (end < body.length && at(end) !== QUOTE) end += at(end) === BACKSLASH ? 2 : 1;
+  const after = at(end + 1);
+  // Not `"…",` or `"…"}`: whitespace or a malformed body; the full parse decides.
+  if (end >= body.length || (after !== 0x2c && after !== 0x7d)) return NOT_LEADING;
+  const token =
+    typeof body === 'string'
+      ? body.slice(LEAD.length - 1, end + 1)
+      : decoder.decode(body.subarray(LEAD.length - 1, end + 1));
+  try {
+    return JSON.parse(token) as string;
+  } catch {
+    return undefined; // a bad escape: not JSON, so no signed id
+  }
 }
 
 /** The body's top-level `id` when the body is a JSON object with a string `id`. */
 function topLevelId(body: string | Uint8Array): string | undefined {
   const text = typeof body === 'string' ? body : decoder.decode(body);
-  if (!/^\s*\{/.test(text)) return undefined;
+  // JSON's own whitespace only (\s would also take a BOM, which JSON.parse refuses).
+  if (!/^[ \t\n\r]*\{/.test(text)) return undefined;
   try {
     const value = JSON.parse(text) as { id?: unknown };
     return typeof value.id === 'string' ? value.id : undefined;

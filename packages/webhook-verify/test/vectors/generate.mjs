@@ -12,6 +12,8 @@ const BODY =
   '{"id":"evt_2bRm3nXc8Vd1Kq9Lp0Zy","type":"order.shipped","data":{"order":"ord_42","amount":1200}}';
 // The same event id, not the first key, its "2" written as an escape.
 const BODY_ID_LATER = '{"type":"order.shipped","id":"evt_\\u0032bRm3nXc8Vd1Kq9Lp0Zy","data":{}}';
+const BODY_TWO_IDS = '{"id":"evt_2bRm3nXc8Vd1Kq9Lp0Zy","type":"order.shipped","id":"evt_second"}';
+const BODY_BOM = `\ufeff${BODY}`;
 const BODY_NESTED_ID = '{"type":"order.shipped","data":{"id":"evt_2bRm3nXc8Vd1Kq9Lp0Zy"}}';
 const OLD = 'whsec_b2xkLXNlY3JldC1mb3ItdGVzdHMtb25seS0wMDE=';
 const NEW = 'whsec_bmV3LXNlY3JldC1mb3ItdGVzdHMtb25seS0wMDAy';
@@ -44,6 +46,7 @@ const valid = hdr(`t=${T},v1=${s(NEW)}`);
 // `idSigned`: whether the signature covers the id a valid one returns (Standard Webhooks signs
 // webhook-id; the Surety scheme signs the body, so only a body with a top-level string id).
 const topLevelId = (body) => {
+  if (!/^[ \t\n\r]*\{/.test(body)) return undefined;
   try {
     const value = JSON.parse(body);
     return value !== null && typeof value === 'object' && typeof value.id === 'string' ? value.id : undefined;
@@ -119,6 +122,26 @@ const vectors = [
     name: "Webhook-Id a prefix of the body's id",
     headers: hdr(`t=${T},v1=${s(NEW)}`, T, ID.slice(0, -1)),
     expect: 'SURETY_WEBHOOK_ID_MISMATCH',
+  }),
+  v({
+    name: 'a non-ASCII Webhook-Id against an ASCII body id',
+    headers: hdr(`t=${T},v1=${s(NEW)}`, T, 'évt_2bRm3nXc8Vd1Kq9Lp0Zy'),
+    expect: 'SURETY_WEBHOOK_ID_MISMATCH',
+  }),
+  v({
+    name: 'two top-level ids: the first is the id when the body starts with it',
+    body: BODY_TWO_IDS,
+    headers: hdr(`t=${T},v1=${s(NEW, BODY_TWO_IDS)}`, T, 'evt_second'),
+    expect: 'SURETY_WEBHOOK_ID_MISMATCH',
+  }),
+  v({
+    name: 'a body that starts with a BOM is not a JSON object: Webhook-Id stays unsigned',
+    body: BODY_BOM,
+    headers: hdr(`t=${T},v1=${s(NEW, BODY_BOM)}`, T, 'evt_other'),
+    id: 'evt_other',
+    signed: true,
+    expect: 'valid',
+    secretIndex: 0,
   }),
   v({
     name: 'a nested id only: Webhook-Id stays unsigned',
