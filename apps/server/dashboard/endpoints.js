@@ -1,5 +1,5 @@
 // The endpoints overview (with recent events) and one endpoint: health, actions, deliveries.
-import { api, apiWithETag, path } from './api.js';
+import { api, apiWithETag, newIdempotencyKey, path } from './api.js';
 import { badge, facts, h, replaceChildren, table } from './dom.js';
 import { recentEvents } from './events.js';
 import { ago, plural, rate, rateTone, toLocalInput, when } from './format.js';
@@ -264,17 +264,24 @@ export async function endpointView({ id }, ctx) {
 
   filter.addEventListener('change', () => loadDeliveries(true).catch(ctx.fail));
 
-  const since = h('input', { type: 'datetime-local', name: 'since', required: true });
+  // Inputs of the actions below: made once and keyed, so the polling redraw keeps their value and
+  // the keyboard focus of whoever is typing in them.
+  const since = h('input', {
+    type: 'datetime-local',
+    name: 'since',
+    required: true,
+    dataset: { key: 'since' },
+  });
   since.value = toLocalInput(new Date(Date.now() - 86_400_000));
   const overlap = h(
     'select',
-    { name: 'overlap' },
+    { name: 'overlap', dataset: { key: 'overlap' } },
     h('option', { value: '0' }, 'None: the old secret stops now'),
     h('option', { value: '3600' }, '1 hour'),
     h('option', { value: '86400', selected: true }, '24 hours'),
     h('option', { value: '604800' }, '7 days'),
   );
-  const reason = h('input', { type: 'text', name: 'reason', maxlength: '200' });
+  const reason = h('input', { type: 'text', name: 'reason', maxlength: '200', dataset: { key: 'reason' } });
   const actions = h('div', { class: 'action-grid' });
 
   function renderActions() {
@@ -407,7 +414,19 @@ export async function endpointView({ id }, ctx) {
             actionButton(
               'Delete permanently',
               async () => {
-                await apiWithETag('DELETE', path`/v1/webhook-endpoints/${id}`, { ifMatch: etag });
+                // Never unconditional: without the version shown, nothing says what is being deleted.
+                if (!etag) throw new Error('The service sent no version of this endpoint: reload the page.');
+                try {
+                  await apiWithETag('DELETE', path`/v1/webhook-endpoints/${id}`, { ifMatch: etag });
+                } catch (error) {
+                  if (error?.status !== 412) throw error;
+                  await refresh();
+                  renderDanger(false);
+                  throw new Error(
+                    'This endpoint was changed elsewhere after this page showed it, and was not deleted. ' +
+                      'The page now shows its current state.',
+                  );
+                }
                 announceNext(`Endpoint ${endpoint.description || endpoint.id} deleted.`);
                 location.hash = '#/';
               },
@@ -511,6 +530,12 @@ function settingsForm(id, endpoint, etag, saved) {
     return patch;
   };
 
+  const sameSettings = (a, b) =>
+    a.url === b.url &&
+    a.eventTypes.join(',') === b.eventTypes.join(',') &&
+    (a.description ?? '') === (b.description ?? '') &&
+    (a.rateLimit ?? null) === (b.rateLimit ?? null);
+
   const form = h(
     'form',
     { class: 'form settings-form', novalidate: true },
@@ -531,16 +556,24 @@ function settingsForm(id, endpoint, etag, saved) {
             announce('Nothing to save: the settings are as they were.');
             return;
           }
+          const patch = (ifMatch, key) =>
+            apiWithETag('PATCH', path`/v1/webhook-endpoints/${id}`, { idempotencyKey: key, ifMatch, body });
           let answer;
           try {
-            answer = await apiWithETag('PATCH', path`/v1/webhook-endpoints/${id}`, {
-              idempotencyKey,
-              ifMatch: shownETag,
-              body,
-            });
+            answer = await patch(shownETag, idempotencyKey);
           } catch (error) {
             if (error?.status !== 412) throw error;
             const current = await apiWithETag('GET', path`/v1/webhook-endpoints/${id}`);
+            // A new version whose settings are the ones the form was filled from (this page's own
+            // disable, enable or rotation made it): the edit still applies to them, so it is sent
+            // again on that version, with a key of its own (the first one answered 412).
+            if (sameSettings(current.data, shown)) {
+              answer = await patch(current.etag, newIdempotencyKey());
+              fill(answer.data, answer.etag);
+              announce('Endpoint updated.');
+              await saved(answer.data);
+              return;
+            }
             fill(current.data, current.etag);
             await saved(current.data);
             throw new Error(

@@ -308,6 +308,15 @@ describe('dashboard in headless Chromium', { skip }, () => {
     assert.equal((await read()).body.url, healthy.url);
     await settings.getByLabel('URL').fill(healthy.url);
 
+    // A press clears the last message: the error above is gone once "Delete endpoint…" is pressed
+    // (which says nothing itself). It asks first; Cancel keeps the endpoint.
+    await page.getByRole('button', { name: 'Delete endpoint…' }).click();
+    await page.getByRole('button', { name: 'Delete permanently' }).waitFor();
+    assert.equal(await page.locator('#alert').textContent(), '', 'the earlier error is gone');
+    await shot(page, 'delete-confirm.png');
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    assert.equal((await read()).status, 200);
+
     // Disable with a reason: the page says why, and offers to re-enable.
     await page.getByLabel('Reason (optional)').fill('receiver migration');
     await page.getByRole('button', { name: 'Disable endpoint' }).click();
@@ -316,19 +325,23 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Re-enable endpoint' }).waitFor();
     assert.equal((await read()).body.status, 'disabled');
 
-    // Delete asks first; Cancel keeps it.
-    await page.getByRole('button', { name: 'Delete endpoint…' }).click();
-    await page.getByRole('button', { name: 'Delete permanently' }).waitFor();
-    assert.equal(await page.locator('#alert').textContent(), '', 'the earlier error is gone');
-    await shot(page, 'delete-confirm.png');
-    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
-    assert.equal((await read()).status, 200);
+    // The disable made a new version, but not of the settings: an edit made in the form since is
+    // saved on it, not refused as "changed elsewhere".
+    await settings.getByLabel('Description').fill('Warehouse sync v3');
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint updated.' }).waitFor();
+    now = await read();
+    assert.deepEqual(
+      { description: now.body.description, status: now.body.status, rateLimit: now.body.rateLimit },
+      { description: 'Warehouse sync v3', status: 'disabled', rateLimit: 50 },
+    );
+
     await page.getByRole('button', { name: 'Delete endpoint…' }).click();
     await page.getByRole('button', { name: 'Delete permanently' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();
-    await page.getByRole('status').filter({ hasText: 'Endpoint Renamed elsewhere deleted.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Endpoint Warehouse sync v3 deleted.' }).waitFor();
     await page.locator('li.endpoint-card', { hasText: 'Billing service' }).waitFor();
-    assert.equal(await page.locator('li.endpoint-card', { hasText: 'Renamed elsewhere' }).count(), 0);
+    assert.equal(await page.locator('li.endpoint-card', { hasText: 'Warehouse sync' }).count(), 0);
     assert.equal((await read()).status, 404);
     await page.close();
   });

@@ -281,17 +281,18 @@ describe('webhook endpoints API', () => {
       'not_found',
     );
 
+    // Failed by the disable itself, before any worker ran (a worker would also fail them, on claim).
+    const failed = (await call(t.app, 'GET', `/v1/webhook-endpoints/${id}/deliveries?status=failed`)).json();
+    assert.deepEqual(
+      failed.data.map((d: { lastError: string; attempts: number }) => [d.lastError, d.attempts]),
+      [['endpoint_disabled', 0]],
+    );
     await worker.drain();
     assert.equal(target.received.length, 0, 'nothing was sent to the disabled endpoint');
     const heard = other.received.map((r) => JSON.parse(r.body) as { type: string; data: { reason: string } });
     assert.deepEqual(
       heard.map((e) => [e.type, e.data.reason]),
       [['endpoint.disabled', 'by an operator: receiver migration']],
-    );
-    const failed = (await call(t.app, 'GET', `/v1/webhook-endpoints/${id}/deliveries?status=failed`)).json();
-    assert.deepEqual(
-      failed.data.map((d: { lastError: string }) => d.lastError),
-      ['endpoint_disabled'],
     );
 
     assert.equal((await call(t.app, 'POST', `/v1/webhook-endpoints/${id}/enable`)).json().status, 'enabled');
@@ -304,6 +305,34 @@ describe('webhook endpoints API', () => {
       target.received.map((r) => JSON.parse(r.body).type),
       ['order.created'],
     );
+  });
+
+  test('DELETE honours If-Match, and deletes only the version the precondition passed on', async () => {
+    const rx = await receiver();
+    const { id } = await createEndpoint(rx.url);
+    problem(
+      await call(t.app, 'DELETE', `/v1/webhook-endpoints/${id}`, undefined, { 'if-match': '"v7"' }),
+      412,
+      'precondition_failed',
+    );
+    // A change committed after the route's check and before its delete: the library deletes only
+    // the version it is given, so the route answers 412 instead of deleting what the client never saw.
+    const moved = await call(
+      t.app,
+      'PATCH',
+      `/v1/webhook-endpoints/${id}`,
+      { description: 'moved on' },
+      { 'if-match': '"v1"' },
+    );
+    assert.equal(moved.statusCode, 200, moved.body);
+    const stale = await t.db.sql.transaction((tx) => t.app.webhooks.deleteEndpoint(tx, 'acme', id, 1));
+    assert.equal(stale, false);
+    assert.equal((await call(t.app, 'GET', `/v1/webhook-endpoints/${id}`)).statusCode, 200);
+    const gone = await call(t.app, 'DELETE', `/v1/webhook-endpoints/${id}`, undefined, {
+      'if-match': '"v2"',
+    });
+    assert.equal(gone.statusCode, 204, gone.body);
+    problem(await call(t.app, 'GET', `/v1/webhook-endpoints/${id}`), 404, 'not_found');
   });
 
   test('rotation: during the overlap a receiver holding only the old secret verifies; after it, only the new', async () => {

@@ -332,18 +332,30 @@ export class Webhooks {
     return undefined;
   }
 
-  /** Deletes an endpoint and its queued deliveries (history of delivered ones is kept until retention). */
-  async deleteEndpoint(tx: Tx, tenant: string, id: string): Promise<void> {
-    const { rowCount } = await tx.query(`delete from ${this.st.tables.EP} where tenant = $1 and id = $2`, [
-      tenant,
-      id,
-    ]);
-    if (rowCount === 0) throw new EndpointNotFoundError();
+  /**
+   * Deletes an endpoint and fails its queued deliveries (history is kept until retention). With
+   * `expectedVersion`, only that version: resolves to false when the endpoint is at another one.
+   * Throws EndpointNotFoundError when it does not exist.
+   */
+  async deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `delete from ${this.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)`,
+      [tenant, id, expectedVersion ?? null],
+    );
+    if (rowCount === 0) {
+      const { rows } = await tx.query(`select 1 from ${this.st.tables.EP} where tenant = $1 and id = $2`, [
+        tenant,
+        id,
+      ]);
+      if (rows.length === 0) throw new EndpointNotFoundError();
+      return false;
+    }
     await tx.query(
       `update ${this.st.tables.D} set status = 'failed', last_error = 'endpoint_deleted', completed_at = $3
         where tenant = $1 and endpoint_id = $2 and status = 'pending'`,
       [tenant, id, new Date(this.now()).toISOString()],
     );
+    return true;
   }
 
   /** Re-enables a disabled endpoint and clears its failure streak. */

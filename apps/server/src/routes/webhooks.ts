@@ -194,7 +194,13 @@ export function webhookRoutes(app: FastifyInstance): void {
       const endpoint = await w.getEndpoint(app.sql, request.tenant, request.params.id);
       const check = checkPreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
-      await app.sql.transaction((tx) => w.deleteEndpoint(tx, request.tenant, endpoint.id));
+      // The version the precondition passed on is the one deleted: a change committed between the
+      // check and the delete makes it 412, not a deletion of what the client never saw.
+      const expected = check.result.conditional ? endpoint.version : undefined;
+      const deleted = await app.sql.transaction((tx) =>
+        w.deleteEndpoint(tx, request.tenant, endpoint.id, expected),
+      );
+      if (!deleted) throw fromConditional(staleWriteProblem(true));
       return reply.code(204).send();
     },
   );
