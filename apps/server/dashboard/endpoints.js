@@ -14,6 +14,15 @@ import {
   section,
 } from './ui.js';
 
+// What the add form and the settings form share.
+const URL_HINT = 'Where Surety POSTs events. It must be reachable from the service.';
+const TYPES_HINT = 'Comma separated, e.g. order.shipped, payment.created; * for all.';
+const eventTypeList = (text) =>
+  text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+
 const statusBadge = (e) => (e.status === 'enabled' ? badge('Enabled', 'ok') : badge('Disabled', 'bad'));
 
 /** Success rate as a badge with its tone; the word carries the meaning, not the colour. */
@@ -107,8 +116,8 @@ export async function overview(_params, ctx) {
   const addForm = h(
     'form',
     { class: 'form', novalidate: true },
-    field('URL', url, 'Where Surety POSTs events. It must be reachable from the service.'),
-    field('Event types', types, 'Comma separated, e.g. order.shipped, payment.created; * for all.'),
+    field('URL', url, URL_HINT),
+    field('Event types', types, TYPES_HINT),
     field('Description (optional)', description),
   );
   addForm.append(
@@ -116,10 +125,7 @@ export async function overview(_params, ctx) {
       'div',
       { class: 'actions' },
       actionButton('Add endpoint', async (idempotencyKey) => {
-        const eventTypes = types.value
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean);
+        const eventTypes = eventTypeList(types.value);
         const endpoint = await api('POST', '/v1/webhook-endpoints', {
           idempotencyKey,
           body: {
@@ -512,10 +518,7 @@ function settingsForm(id, endpoint, etag, saved) {
   const changes = () => {
     const patch = {};
     if (url.value.trim() !== shown.url) patch.url = url.value.trim();
-    const eventTypes = types.value
-      .split(',')
-      .map((t) => t.trim())
-      .filter(Boolean);
+    const eventTypes = eventTypeList(types.value);
     if (eventTypes.length === 0) throw new Error('Name at least one event type, or * for all.');
     if (eventTypes.join(',') !== shown.eventTypes.join(',')) patch.eventTypes = eventTypes;
     if (description.value.trim() !== (shown.description ?? '')) patch.description = description.value.trim();
@@ -538,9 +541,9 @@ function settingsForm(id, endpoint, etag, saved) {
 
   const form = h(
     'form',
-    { class: 'form settings-form', novalidate: true },
-    field('URL', url, 'Where Surety POSTs events. It must be reachable from the service.'),
-    field('Event types', types, 'Comma separated, e.g. order.shipped, payment.created; * for all.'),
+    { class: 'form', novalidate: true },
+    field('URL', url, URL_HINT),
+    field('Event types', types, TYPES_HINT),
     field('Description', description),
     field('Rate limit (deliveries per second)', rateLimit, 'Empty: no limit.'),
   );
@@ -564,22 +567,18 @@ function settingsForm(id, endpoint, etag, saved) {
           } catch (error) {
             if (error?.status !== 412) throw error;
             const current = await apiWithETag('GET', path`/v1/webhook-endpoints/${id}`);
-            // A new version whose settings are the ones the form was filled from (this page's own
-            // disable, enable or rotation made it): the edit still applies to them, so it is sent
-            // again on that version, with a key of its own (the first one answered 412).
-            if (sameSettings(current.data, shown)) {
-              answer = await patch(current.etag, newIdempotencyKey());
-              fill(answer.data, answer.etag);
-              announce('Endpoint updated.');
-              await saved(answer.data);
-              return;
+            if (!sameSettings(current.data, shown)) {
+              fill(current.data, current.etag);
+              await saved(current.data);
+              throw new Error(
+                'This endpoint was changed elsewhere after the form was filled in, and nothing was saved. ' +
+                  'The form now shows the current settings: make your change again.',
+              );
             }
-            fill(current.data, current.etag);
-            await saved(current.data);
-            throw new Error(
-              'This endpoint was changed elsewhere after the form was filled in, and nothing was saved. ' +
-                'The form now shows the current settings: make your change again.',
-            );
+            // A new version with the settings the form was filled from (this page's own disable,
+            // enable or rotation made it): the edit still applies, so it is sent again on that
+            // version, with a key of its own (the first one answered 412).
+            answer = await patch(current.etag, newIdempotencyKey());
           }
           fill(answer.data, answer.etag);
           announce('Endpoint updated.');

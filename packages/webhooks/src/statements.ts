@@ -148,7 +148,7 @@ export function statements(schema: string) {
          select l.tenant, l.id, l.available, l.rate_limit, least(req.wanted, floor(l.available))::int as granted
            from locked l join req on req.tenant = l.tenant and req.endpoint_id = l.id)
        update ${EP} e set rate_tokens = g.available - g.granted,
-                       rate_at = greatest(coalesce(e.rate_at, $4), $4)
+                       rate_at = greatest(e.rate_at, $4)
          from grant_ g where e.tenant = g.tenant and e.id = g.id
        returning e.tenant, e.id, g.granted, e.rate_limit`,
     ),

@@ -343,11 +343,7 @@ export class Webhooks {
       [tenant, id, expectedVersion ?? null],
     );
     if (rowCount === 0) {
-      const { rows } = await tx.query(`select 1 from ${this.st.tables.EP} where tenant = $1 and id = $2`, [
-        tenant,
-        id,
-      ]);
-      if (rows.length === 0) throw new EndpointNotFoundError();
+      await this.getEndpoint(tx, tenant, id); // throws when it does not exist
       return false;
     }
     await tx.query(

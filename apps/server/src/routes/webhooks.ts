@@ -266,17 +266,16 @@ export function webhookRoutes(app: FastifyInstance): void {
       },
     },
     async (request, reply) => {
-      const endpoint = await load(request, reply);
       const reason = request.body?.reason?.trim();
+      // Changes nothing when the endpoint is disabled already, or is not the tenant's (then `load`
+      // answers 404); `load` reads the endpoint as it now is and sets its ETag.
       await w.disableEndpoint(
         request.tx,
         request.tenant,
-        endpoint.id,
+        request.params.id,
         reason ? `by an operator: ${reason}` : 'by an operator',
       );
-      const current = await w.getEndpoint(request.tx, request.tenant, endpoint.id);
-      reply.header('etag', versionETag(current.version));
-      return present(current);
+      return present(await load(request, reply));
     },
   );
 
