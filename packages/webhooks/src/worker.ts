@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { signSync } from '@surety/webhook-verify';
 import { envelopeJson } from './envelope.js';
+import { type Completion, OutcomeWriter, type UnstorableOutcome } from './outcome-writer.js';
 import { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter } from './schedule.js';
 import {
   createGuardedDispatcher,
@@ -76,6 +77,15 @@ export interface WorkerEventMap {
   'attempt:finished': [AttemptEvent];
   'endpoint:disabled': [{ tenant: string; endpointId: string; reason: string }];
   'worker:error': [Error];
+  /**
+   * An outcome PostgreSQL could not store as it was (a NUL in a receiver's answer, a row a constraint
+   * refuses), and how it was stored instead. Anything but `replaced` is also a `worker:error`, once.
+   */
+  'outcome:unstorable': [UnstorableOutcome];
+  /** Outcomes cannot be written (the database is away): the worker claims nothing until they are. */
+  'outcomes:blocked': [{ buffered: number; error: Error }];
+  /** Outcomes are written again after `blockedMs`; claims resume. */
+  'outcomes:resumed': [{ buffered: number; blockedMs: number }];
 }
 
 interface Claimed {
@@ -97,23 +107,6 @@ interface Claimed {
   rate_limit: number | null;
 }
 
-interface Completion {
-  id: string;
-  tenant: string;
-  endpointId: string;
-  outcome: AttemptOutcome | 'defer';
-  nextAt: string | null;
-  status: number | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  excerpt: string | null;
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  gone: boolean;
-}
-
-const EXCERPT = 1024;
 const USER_AGENT = 'Surety-Webhooks/0.1';
 
 /**
@@ -149,9 +142,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #running = false;
   #loop: Promise<void> | undefined;
   #inflight = 0;
-  #buffer: Completion[] = [];
-  #flushing: Promise<void> = Promise.resolve();
-  #flushTimer: NodeJS.Timeout | undefined;
+  readonly #outcomes: OutcomeWriter;
   #wake: (() => void) | undefined;
   #woken = false;
   /** Endpoints this worker last saw healthy (no failure streak), and when. */
@@ -186,6 +177,25 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     };
     this.#capacity = this.#o.concurrency + this.#o.batchSize;
     this.#refill = Math.max(1, Math.floor(Math.min(this.#o.batchSize, this.#o.concurrency) / 2));
+    this.#outcomes = new OutcomeWriter({
+      sql: this.#w.sql,
+      statement: this.#w.st.complete,
+      workerId: this.id,
+      now: () => this.#w.now(),
+      batchSize: this.#o.batchSize,
+      flushIntervalMs: this.#o.flushIntervalMs,
+      stopping: () => !this.#running,
+      written: (batch, now) => this.#health(batch, now),
+      on: {
+        error: (error) => this.emit('worker:error', error),
+        unstorable: (outcome) => this.emit('outcome:unstorable', outcome),
+        blocked: (info) => this.emit('outcomes:blocked', info),
+        resumed: (info) => this.emit('outcomes:resumed', info),
+        settled: () => {
+          if (this.#starved && this.#wantsClaim() > 0) this.#wakeUp();
+        },
+      },
+    });
     if (options.post) {
       this.#post = options.post;
     } else {
@@ -240,7 +250,8 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       total += n;
       while (this.#inflight > 0 || this.#queue.length > 0) await new Promise<void>((r) => this.#idle.push(r));
       await this.#flush();
-      if (n === 0) return total;
+      // Outcomes that could not be written (the database away): claim no more.
+      if (n === 0 || this.#outcomes.size > 0) return total;
     }
   }
 
@@ -269,8 +280,13 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     });
   }
 
-  /** How many rows to claim now: 0 unless the local queue is low and there is room for half a batch. */
+  /**
+   * How many rows to claim now: 0 unless the local queue is low and there is room for half a batch,
+   * and outcomes are being written (none while they cannot be: what the worker holds stays bounded,
+   * and rows it cannot record are not taken only to be sent again when their leases end).
+   */
   #wantsClaim(): number {
+    if (this.#outcomes.blocked || this.#outcomes.size >= this.#capacity) return 0;
     const room = this.#capacity - this.#queue.length - this.#inflight;
     if (this.#queue.length >= this.#refill || room < this.#refill) return 0;
     return Math.min(this.#o.batchSize, room);
@@ -447,7 +463,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
           timeoutMs: this.#o.timeoutMs,
         });
         status = res.status;
-        excerpt = res.bodyExcerpt.slice(0, EXCERPT);
+        excerpt = res.bodyExcerpt; // capped and made storable where outcomes are recorded
         if (status === 429 || status === 503) {
           retryAfter = parseRetryAfter(res.headers['retry-after'], this.#w.now());
         }
@@ -456,7 +472,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       } catch (error) {
         const e = error as { code?: unknown; message?: string };
         errorCode = typeof e.code === 'string' ? e.code : 'attempt_failed';
-        errorMessage = (e.message ?? String(error)).slice(0, 500);
+        errorMessage = e.message ?? String(error);
       }
     }
     const durationMs = Math.round(performance.now() - started);
@@ -518,59 +534,12 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   }
 
   #complete(c: Completion): void {
-    this.#buffer.push(c);
-    if (this.#buffer.length >= this.#o.batchSize) {
-      void this.#flush();
-    } else {
-      this.#flushTimer ??= setTimeout(() => void this.#flush(), this.#o.flushIntervalMs);
-    }
+    this.#outcomes.add(c);
   }
 
-  /** Writes buffered outcomes in one statement; serialised, retried on failure (the lease covers the gap). */
+  /** Writes buffered outcomes (outcome-writer.ts: sanitised, split around bad rows, kept while the database is away). */
   #flush(): Promise<void> {
-    if (this.#flushTimer) {
-      clearTimeout(this.#flushTimer);
-      this.#flushTimer = undefined;
-    }
-    this.#flushing = this.#flushing.then(async () => {
-      for (let tries = 0; this.#buffer.length > 0; tries++) {
-        const batch = this.#buffer.splice(0, 500);
-        try {
-          await this.#write(batch);
-        } catch (error) {
-          this.#buffer.unshift(...batch);
-          this.emit('worker:error', error as Error);
-          if (tries >= 5 && !this.#running) return; // give up on shutdown; leases bring them back
-          await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** tries)));
-        }
-      }
-    });
-    return this.#flushing;
-  }
-
-  async #write(batch: Completion[]): Promise<void> {
-    const now = new Date(this.#w.now()).toISOString();
-    const attempts = batch.filter((c) => c.outcome !== 'defer');
-    await this.#w.sql.query(this.#w.st.complete, [
-      now,
-      batch.map((c) => c.id),
-      batch.map((c) => c.outcome),
-      batch.map((c) => c.nextAt),
-      batch.map((c) => c.status),
-      batch.map((c) => c.errorCode),
-      this.id,
-      attempts.map((c) => c.id),
-      attempts.map((c) => c.tenant),
-      attempts.map((c) => c.attempt),
-      attempts.map((c) => c.startedAt),
-      attempts.map((c) => c.durationMs),
-      attempts.map((c) => c.status),
-      attempts.map((c) => c.excerpt),
-      attempts.map((c) => c.errorCode),
-      attempts.map((c) => c.errorMessage),
-      attempts.map((c) => c.endpointId),
-    ]);
-    await this.#health(attempts, now);
+    return this.#outcomes.flush();
   }
 
   /** Endpoint health: last success/failure, the failure streak, and disabling (410, or failing too long). */
