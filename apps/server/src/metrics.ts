@@ -48,6 +48,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly unstorableOutcomes = new Counter({
+    name: 'surety_webhook_unstorable_outcomes_total',
+    help: 'Attempt outcomes PostgreSQL could not store as they were, by how they were stored: replaced (NUL or lone surrogates in receiver text replaced by U+FFFD), text_dropped, attempt_dropped (delivery recorded with attempt_unrecorded), lost',
+    labelNames: ['handled'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { defaults?: boolean } = {}) {
     if (options.defaults ?? true)
       collectDefaultMetrics({ register: this.registry, prefix: 'surety_process_' });
@@ -61,6 +68,7 @@ export class Metrics {
       if (a.outcome === 'delivered') this.deliveryLatency.observe(Math.max(0, a.latencyMs) / 1000);
     });
     worker.on('endpoint:disabled', () => this.endpointsDisabled.inc());
+    worker.on('outcome:unstorable', (o) => this.unstorableOutcomes.inc({ handled: o.handled }));
   }
 }
 

@@ -225,6 +225,38 @@ describe('a row the database refuses even after sanitising', () => {
   });
 });
 
+describe('a delivery the database will not let go of', () => {
+  beforeEach(fresh);
+  afterEach(cleanup);
+
+  test('when not even the delivery can be recorded, the outcome is given up once and the others recorded', async () => {
+    const rx = await receiver((_r, _n, res) => void res.writeHead(200).end('ok'));
+    const stuck = await deliveryTo(rx.url, 'stuck');
+    const others = [await deliveryTo(rx.url, 'a'), await deliveryTo(rx.url, 'b')];
+    // The test's own rule: this delivery's lease can never be released (the claim may take it).
+    const s = `"${db.schema}"`;
+    await db.sql.query(`
+      create function ${s}.keep_locked() returns trigger language plpgsql as $$
+      begin
+        raise exception 'delivery % is kept locked', old.id using errcode = '23514';
+      end $$`);
+    await db.sql.query(
+      `create trigger keep_locked before update on ${D()} for each row
+         when (old.id = ${Number(stuck.id)} and new.locked_by is null) execute function ${s}.keep_locked()`,
+    );
+    undo.push(`drop function ${s}.keep_locked() cascade`);
+    const { w, seen } = worker();
+    assert.equal(await w.drain(), 3);
+    for (const d of others) assert.equal((await delivery(d.id)).status, 'delivered');
+    assert.deepEqual(
+      seen.unstorable.map((e) => [e.deliveryId, e.handled]),
+      [[stuck.id, 'lost']],
+    );
+    assert.equal(seen.errors.length, 1, 'logged once, not retried');
+    assert.match(seen.errors[0]!.message, /comes back when its lease ends/);
+  });
+});
+
 describe('a database that cannot take outcomes for a while', () => {
   beforeEach(fresh);
   afterEach(cleanup);
