@@ -10,6 +10,8 @@ export {
 } from './errors.js';
 export { newId } from './ids.js';
 export { migrations } from './migrations.js';
+export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
+export { isPgText, toPgText } from './pg-text.js';
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from './queries.js';
 export {
   decodeCursor,

@@ -125,6 +125,8 @@ export class OutcomeWriter {
       errorCode: errorCode.text,
     });
     if (excerpt.replaced || errorMessage.replaced || errorCode.replaced) this.#unstorable(c, 'replaced');
+    // While blocked, the flush that is retrying takes it with the rest.
+    if (this.#blockedAt !== undefined) return;
     if (this.#buffer.length >= this.#o.batchSize) void this.flush();
     else this.#timer ??= setTimeout(() => void this.flush(), this.#o.flushIntervalMs);
   }

@@ -246,6 +246,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async drain(): Promise<number> {
     let total = 0;
     for (;;) {
+      // Outcomes a previous call could not write go first; none written, nothing more is claimed.
+      if (this.#outcomes.size > 0) await this.#flush();
+      if (this.#outcomes.size > 0) return total;
       const n = await this.#claim(this.#o.batchSize);
       total += n;
       while (this.#inflight > 0 || this.#queue.length > 0) await new Promise<void>((r) => this.#idle.push(r));

@@ -31,7 +31,12 @@ export interface GuardedPostOptions {
 export interface GuardedResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  /** The first `maxResponseBytes` of the body, decoded as UTF-8 (invalid bytes replaced). */
+  /**
+   * The first `maxResponseBytes` of the body, decoded as UTF-8: bytes that are not UTF-8 (and a
+   * character cut by the cap) become U+FFFD; everything else is kept as sent, U+0000 included, so
+   * this string is not always storable in PostgreSQL `text` (a NUL fails the statement). The delivery
+   * worker stores it through `toPgText` (../pg-text.ts), which replaces what PostgreSQL cannot hold.
+   */
   readonly bodyExcerpt: string;
   /** True when the body was longer than the cap and the rest was discarded. */
   readonly truncated: boolean;
@@ -173,6 +178,7 @@ async function readCapped(
   }
   // Leaving the loop early destroys the body; undici then closes the connection rather than drain it.
   if (truncated) body.destroy();
+  // A faithful decoding, not a storable one: whoever stores it makes it storable (toPgText).
   return { excerpt: new TextDecoder().decode(Buffer.concat(chunks, size)), truncated };
 }
 
