@@ -4,7 +4,9 @@
 // (`invalid byte sequence for encoding "UTF8": 0x00`) and was retried forever with every later
 // outcome: globex's delivery stayed pending and was sent again at every lease expiry. Now globex's
 // delivery completes, nothing is sent twice after a lease period, and acme's attempt is listed
-// with its excerpt sanitised and counted in /metrics. Runs on PGlite and on PostgreSQL; loopback only.
+// with its excerpt sanitised and counted in /metrics. A second case makes one attempt row unwritable
+// (a constraint of the test's own schema): isolated, counted, nothing held up. Runs on PGlite and on
+// PostgreSQL; loopback only.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
@@ -110,4 +112,37 @@ test('a NUL in one tenant’s receiver answer never stops or duplicates another 
     duplicated: healthy.rx.received.length - 1,
     notes: `excerpt stored as ${JSON.stringify(attempts.json().data[0].responseExcerpt)}`,
   });
+});
+
+test('a row the database refuses even sanitised is isolated: the other tenant’s delivery completes, the refusal is counted', async () => {
+  const refused = await endpointAnswering('acme', 200, 'fine');
+  const healthy = await endpointAnswering('globex', 200, 'ok');
+  for (const [tenant, ep] of [
+    ['acme', refused],
+    ['globex', healthy],
+  ] as const) {
+    assert.equal((await call(tenant, 'POST', `/v1/webhook-endpoints/${ep.id}/test`)).statusCode, 202);
+  }
+  const target = await deliveryOf('acme', refused.id);
+  // The test's own rule: this delivery's attempt row can never be written (SQLSTATE 23514).
+  const A = `"${t.db.schema}".webhook_attempts`;
+  await t.db.sql.query(
+    `alter table ${A} add constraint refuse_one check (delivery_id <> ${Number(target.id.slice(4))})`,
+  );
+  try {
+    assert.equal(await worker.drain(), 2);
+  } finally {
+    await t.db.sql.query(`alter table ${A} drop constraint refuse_one`);
+  }
+  assert.equal((await deliveryOf('globex', healthy.id)).status, 'delivered');
+  const kept = await deliveryOf('acme', refused.id);
+  assert.deepEqual([kept.status, kept.lastError], ['delivered', 'attempt_unrecorded']);
+  t.clock.now += 2 * LEASE_MS;
+  assert.equal(await worker.drain(), 0);
+  assert.deepEqual([refused.rx.received.length, healthy.rx.received.length], [1, 1]);
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  assert.equal(
+    metric(text, /surety_webhook_unstorable_outcomes_total\{handled="attempt_dropped"\} (\d+)/),
+    1,
+  );
 });
