@@ -222,6 +222,8 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         this.emit('worker:error', error as Error);
       }
     }
+    // Outcomes a stop() with the database away gave up on: written first, as claims wait for them.
+    if (this.#outcomes.size > 0) void this.#flush();
     this.#loop = this.#run();
   }
 
