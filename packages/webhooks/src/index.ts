@@ -4,17 +4,17 @@ export { envelopeJson } from './envelope.js';
 export {
   EndpointNotFoundError,
   InvalidEventError,
+  InvalidInputError,
   isEndpointNotFoundError,
   isInvalidEventError,
+  isInvalidInputError,
   WebhookError,
 } from './errors.js';
 export { newId } from './ids.js';
 export { migrations } from './migrations.js';
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from './queries.js';
 export {
-  decodeCursor,
   deliveryNumber,
-  encodeCursor,
   endpointHealth,
   getEvent,
   listAttempts,

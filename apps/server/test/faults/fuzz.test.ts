@@ -568,6 +568,19 @@ async function expectRefused(p: Probe): Promise<void> {
 }
 
 describe('what PostgreSQL cannot store, on every route the API documents', () => {
+  // The fuzzing above may have deleted or disabled the endpoint: the list routes need one.
+  before(async () => {
+    const ep = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: { 'content-type': 'application/json', ...auth('acme') },
+      payload: { url: 'http://127.0.0.1:9/poison', eventTypes: ['*'] },
+    });
+    assert.equal(ep.statusCode, 201, ep.body);
+    ids.endpoint = ep.json().id;
+    etags.endpoint = String(ep.headers.etag);
+  });
+
   test('every /v1 route of the router is in the OpenAPI document (where its fields are read)', () => {
     const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
     const tree = t.app.printRoutes({ commonPrefix: false });
@@ -613,10 +626,12 @@ describe('what PostgreSQL cannot store, on every route the API documents', () =>
     for (const op of operations()) {
       for (const bad of UNSTORABLE) {
         for (const name of [...Object.keys(op.query), `q${bad}`]) {
+          // A lone surrogate can only be sent percent-encoded, as bytes that are not UTF-8: the
+          // query string itself is then refused (invalid_url).
           await expectRefused({
             method: op.method,
             url: urlFor(op, { [name]: bad }),
-            codes: ['invalid_character'],
+            codes: bad.includes('\u0000') ? ['invalid_character'] : ['invalid_url'],
           });
           probes++;
         }
@@ -632,12 +647,8 @@ describe('what PostgreSQL cannot store, on every route the API documents', () =>
         }
       }
       // Percent-encodings that are not UTF-8 would reach the route as something else than was sent.
-      for (const raw of ['%FF', '%C3%28', '%ED%A0%80', '%E0%A4%A']) {
-        await expectRefused({
-          method: op.method,
-          url: `${urlFor(op)}?q=${raw}`,
-          codes: ['invalid_character'],
-        });
+      for (const raw of ['%FF', '%C3%28', '%ED%A0%80', '%E0%A4%A', '%']) {
+        await expectRefused({ method: op.method, url: `${urlFor(op)}?q=${raw}`, codes: ['invalid_url'] });
         probes++;
       }
     }
@@ -733,8 +744,7 @@ describe('what PostgreSQL cannot store, on every route the API documents', () =>
         await expectRefused({
           method: 'GET',
           url: `${urlFor(op)}?cursor=${encodeURIComponent(cursor)}`,
-          // a cursor with a NUL or a bad percent-encoding is refused by the string rule first
-          codes: ['invalid_cursor', 'invalid_character'],
+          codes: ['invalid_cursor'],
         });
       }
     }
