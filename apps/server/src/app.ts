@@ -23,7 +23,7 @@ import Fastify, {
 import { registerAuth } from './auth.js';
 import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
-import { registerInputCheck } from './input.js';
+import { registerInputCheck, registerJsonParsers } from './input.js';
 import { Metrics, registerMetrics } from './metrics.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
 import { eventRoutes } from './routes/events.js';
@@ -134,11 +134,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(makeValidatorCompiler());
   // JSON only: any other media type is a 415, not a string that fails validation later.
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  // …and only UTF-8 JSON: a body that is not UTF-8 is refused, not decoded with U+FFFD.
+  registerJsonParsers(app);
 
   const engine = new Idempotency({
     sql,

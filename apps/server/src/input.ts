@@ -68,3 +68,40 @@ export function registerInputCheck(app: FastifyInstance): void {
     if (problem) throw problem;
   });
 }
+
+/**
+ * Registers the JSON body parsers (application/json, application/merge-patch+json): the body must
+ * be UTF-8 (RFC 8259 §8.1). Fastify's own parser decodes it with replacement, so a byte 0xFF, a
+ * broken sequence or a CESU-8 surrogate would reach the route (and the database) as U+FFFD, a
+ * character the client never sent. Here such a body is 400 `invalid_json`; the rest is Fastify's
+ * parser as it is (`__proto__` and `constructor` keys refused). A BOM is kept, and refused by the
+ * parser, as before.
+ */
+export function registerJsonParsers(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const parser = (
+    request: FastifyRequest,
+    body: Buffer,
+    done: (err: Error | null, body?: unknown) => void,
+  ) => {
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      done(
+        new HttpProblem(
+          400,
+          'invalid_json',
+          'Invalid JSON',
+          'The request body is not UTF-8 (RFC 8259 §8.1). Nothing was changed.',
+        ),
+      );
+      return;
+    }
+    parse(request, text, done);
+  };
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser);
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'buffer' }, parser);
+}

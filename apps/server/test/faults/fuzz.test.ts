@@ -655,6 +655,41 @@ describe('what PostgreSQL cannot store, on every route the API documents', () =>
     process.stderr.write(`[fuzz] unstorable query and path strings: ${probes} requests\n`);
   });
 
+  test('a body that is not UTF-8 is refused, not decoded with U+FFFD: 400 invalid_json', async () => {
+    // Raw bytes in place of each string of each body: a lone 0xFF, a broken sequence, an encoded
+    // surrogate (CESU-8) and an overlong NUL. Node's decoder would turn each into U+FFFD.
+    const MARK = '\u0001MARK';
+    const BYTES = [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xc0, 0x80]];
+    let probes = 0;
+    for (const op of operations()) {
+      if (!op.body) continue;
+      for (const { value } of poisoned(fullBody(op), MARK)) {
+        const [head, tail] = JSON.stringify(value).split(JSON.stringify(MARK).slice(1, -1));
+        if (tail === undefined) continue;
+        for (const bytes of BYTES) {
+          const before = await snapshot();
+          const res = await t.app.inject({
+            method: op.method as 'POST',
+            url: urlFor(op),
+            headers: {
+              ...auth('acme'),
+              'if-match': '*',
+              'content-type': 'application/json',
+              'idempotency-key': `bytes-${probes}`,
+            },
+            payload: Buffer.concat([Buffer.from(head!), Buffer.from(bytes), Buffer.from(tail)]),
+          });
+          const where = `${op.method} ${op.path} ${head}<${bytes}>${tail} → ${res.statusCode} ${res.body.slice(0, 200)}`;
+          assert.equal(res.statusCode, 400, where);
+          assert.equal((res.json() as { code: string }).code, 'invalid_json', where);
+          assert.deepEqual(await snapshot(), before, where);
+          probes++;
+        }
+      }
+    }
+    assert.ok(probes > 100, String(probes));
+  });
+
   test('every other route of the router refuses them too (the rule is global, not per schema)', async () => {
     for (const url of ['/healthz', '/readyz', '/openapi.json', '/asyncapi.json', '/dashboard', '/metrics']) {
       await expectRefused({ method: 'GET', url: `${url}?q=%00`, codes: ['invalid_character'] });
