@@ -182,7 +182,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const cacheable =
       methods.includes('GET') && /\/(orders|inventory|webhook-endpoints)\/:\w+$/.test(route.url);
     const statuses: Record<number, string> = {
-      400: 'Invalid input (code: validation_failed, invalid_json, idempotency_key_missing, …)',
+      400:
+        'Invalid input (code: validation_failed, invalid_json, invalid_character, invalid_url, ' +
+        'invalid_cursor, date_out_of_range, idempotency_key_missing, …)',
       401: 'Missing or invalid API key',
       404: 'No such resource for this tenant',
       503: 'Database or idempotency store unavailable; nothing was changed',

@@ -125,6 +125,7 @@ export async function endpointHealth(
   tenant: string,
   id: string,
 ): Promise<EndpointHealth> {
+  assertStorable({ tenant, id });
   const since = new Date(w.now() - 86_400_000).toISOString();
   const { rows } = await q.query<{
     last_success_at: Date | null;
