@@ -83,7 +83,8 @@ function validationProblem(error: FastifyError & { validation: AjvError[]; valid
   const detail = errors.map((e) => `${e.in}${e.path === '/' ? '' : e.path}: ${e.message}`).join('; ');
   // A date-time RFC 3339 allows but PostgreSQL cannot be sent (year 0000, past 9999 in UTC) has
   // a code of its own, when that is the only thing wrong.
-  const outOfRange = error.validation.every((e) => e.params.outOfRange === true);
+  const outOfRange =
+    error.validation.length > 0 && error.validation.every((e) => e.params?.outOfRange === true);
   return outOfRange
     ? new HttpProblem(400, 'date_out_of_range', 'Date out of range', detail, { errors })
     : new HttpProblem(400, 'validation_failed', 'Invalid request', detail, { errors });
