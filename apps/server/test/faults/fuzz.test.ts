@@ -4,7 +4,9 @@
 // 2xx or a problem+json 4xx (never a 5xx), and a rejected request must write nothing. The write
 // routes are read from the router, so a new one is fuzzed without being listed here (with `{}` as
 // its valid body until it gets one). Requests go through Fastify's whole pipeline with inject();
-// the HTTP parser itself is exercised by limits.test.ts over real sockets.
+// the HTTP parser itself is exercised by limits.test.ts over real sockets. A second part (below)
+// sends what PostgreSQL cannot store to every route and field of the OpenAPI document: strings
+// with NUL or lone surrogates, bodies that are not UTF-8, forged cursors, out-of-range dates.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createRegistry } from '@surety/events';
