@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Sql } from '@surety/db';
+import { isStorableTimestamp, type Sql } from '@surety/db';
 import {
   createRegistry,
   type EventRegistry,
@@ -23,6 +23,7 @@ import Fastify, {
 import { registerAuth } from './auth.js';
 import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
+import { registerInputCheck, registerJsonParsers } from './input.js';
 import { Metrics, registerMetrics } from './metrics.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
 import { eventRoutes } from './routes/events.js';
@@ -124,17 +125,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // parameter over 100 characters) otherwise leave as Fastify's own JSON, not problem+json.
     frameworkErrors: (error, request, reply) => sendProblem(reply, toProblem(error), request.url),
   });
+  // Before any route exists, so every route gets it: strings PostgreSQL cannot store are refused
+  // (400 invalid_character) in the body, query, path parameters and headers of every request.
+  registerInputCheck(app);
   // Bodies are rejected, never silently repaired: unknown fields are an error and types are not
   // coerced (Fastify's default ajv removes unknown fields and coerces "1" to 1). Query strings and
   // params are strings on the wire, so they alone are coerced (limit=20).
   app.setValidatorCompiler(makeValidatorCompiler());
   // JSON only: any other media type is a 415, not a string that fails validation later.
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  // …and only UTF-8 JSON: a body that is not UTF-8 is refused, not decoded with U+FFFD.
+  registerJsonParsers(app);
 
   const engine = new Idempotency({
     sql,
@@ -181,7 +182,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const cacheable =
       methods.includes('GET') && /\/(orders|inventory|webhook-endpoints)\/:\w+$/.test(route.url);
     const statuses: Record<number, string> = {
-      400: 'Invalid input (code: validation_failed, invalid_json, idempotency_key_missing, …)',
+      400:
+        'Invalid input (code: validation_failed, invalid_json, invalid_character, invalid_url, ' +
+        'invalid_cursor, date_out_of_range, idempotency_key_missing, …)',
       401: 'Missing or invalid API key',
       404: 'No such resource for this tenant',
       503: 'Database or idempotency store unavailable; nothing was changed',
@@ -287,10 +290,53 @@ function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
     useDefaults: true,
     strict: false,
   });
-  for (const ajv of [strict, coercing])
+  for (const ajv of [strict, coercing]) {
     addFormats.default(ajv, ['date-time', 'date', 'uri', 'email', 'uuid']);
+    ajv.addKeyword(STORABLE_DATE_TIME);
+  }
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+    return ajv.compile(withStorableDates(schema)) as ReturnType<FastifySchemaCompiler<unknown>>;
   };
+}
+
+/**
+ * Every `format: "date-time"` of every schema also gets this keyword: RFC 3339 allows instants
+ * that PostgreSQL cannot be sent (year 0000; `0001-01-01T00:30:00+01:00` is year 0 in UTC; and
+ * `9999-12-31T23:59:59-00:01` year 10000). They are refused with 400 `date_out_of_range`.
+ */
+const STORABLE_DATE_TIME = {
+  keyword: 'x-storable-date-time',
+  type: 'string',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function storable(this: unknown, _schema: boolean, data: string): boolean {
+    const ms = Date.parse(data);
+    if (isStorableTimestamp(ms)) return true;
+    const readable = !Number.isNaN(ms);
+    (storable as { errors?: unknown[] }).errors = [
+      {
+        keyword: 'x-storable-date-time',
+        message: readable
+          ? 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)'
+          : 'is not a date-time this service can read',
+        params: { outOfRange: readable },
+      },
+    ];
+    return false;
+  },
+} as const;
+
+/** The schema with the storable-date keyword beside every `format: "date-time"` (a copy). */
+function withStorableDates(schema: unknown): object {
+  const walk = (s: unknown): unknown => {
+    if (Array.isArray(s)) return s.map(walk);
+    if (typeof s !== 'object' || s === null) return s;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(s))
+      out[k] = k === 'enum' || k === 'const' || k === 'default' || k === 'examples' ? v : walk(v);
+    if (out.format === 'date-time') out['x-storable-date-time'] = true;
+    return out;
+  };
+  return walk(schema) as object;
 }

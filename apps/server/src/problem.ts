@@ -1,6 +1,6 @@
-import { isDatabaseUnavailableError } from '@surety/db';
+import { isDatabaseUnavailableError, isInvalidCursorError } from '@surety/db';
 import { PROBLEM_CONTENT_TYPE, problemBody, type StoredResponse } from '@surety/idempotency';
-import { EndpointNotFoundError, InvalidEventError, WebhookError } from '@surety/webhooks';
+import { EndpointNotFoundError, InvalidEventError, InvalidInputError, WebhookError } from '@surety/webhooks';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -81,8 +81,17 @@ function validationProblem(error: FastifyError & { validation: AjvError[]; valid
     return { in: where, path, message };
   });
   const detail = errors.map((e) => `${e.in}${e.path === '/' ? '' : e.path}: ${e.message}`).join('; ');
-  return new HttpProblem(400, 'validation_failed', 'Invalid request', detail, { errors });
+  // A date-time RFC 3339 allows but PostgreSQL cannot be sent (year 0000, past 9999 in UTC) has
+  // a code of its own, when that is the only thing wrong.
+  const outOfRange =
+    error.validation.length > 0 && error.validation.every((e) => e.params?.outOfRange === true);
+  return outOfRange
+    ? new HttpProblem(400, 'date_out_of_range', 'Date out of range', detail, { errors })
+    : new HttpProblem(400, 'validation_failed', 'Invalid request', detail, { errors });
 }
+
+const invalidCursor = () =>
+  new HttpProblem(400, 'invalid_cursor', 'Invalid cursor', 'The cursor is not one this API returned.');
 
 /** Maps Fastify's own errors (parsing, limits, validation) to problems with stable codes. */
 export function toProblem(error: FastifyError): HttpProblem {
@@ -91,6 +100,13 @@ export function toProblem(error: FastifyError): HttpProblem {
     return validationProblem(error as FastifyError & { validation: AjvError[] });
   }
   if (error instanceof EndpointNotFoundError) return notFound('webhook endpoint');
+  if (isInvalidCursorError(error)) return invalidCursor();
+  if (error instanceof InvalidInputError) {
+    // The service checks its input before the library does; this is the library's own guard.
+    return new HttpProblem(400, 'validation_failed', 'Invalid request', error.message, {
+      errors: error.errors,
+    });
+  }
   if (error instanceof InvalidEventError) {
     return new HttpProblem(422, 'invalid_event', 'Invalid event', error.message, { errors: error.errors });
   }
@@ -100,14 +116,7 @@ export function toProblem(error: FastifyError): HttpProblem {
         errors: [{ in: 'body', path: '/url', message: error.message }],
       });
     }
-    if (error.code === 'SURETY_INVALID_CURSOR') {
-      return new HttpProblem(
-        400,
-        'invalid_cursor',
-        'Invalid cursor',
-        'The cursor is not one this API returned.',
-      );
-    }
+    if (error.code === 'SURETY_INVALID_CURSOR') return invalidCursor();
   }
   if (isDatabaseUnavailableError(error)) {
     return new HttpProblem(

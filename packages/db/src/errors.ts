@@ -10,6 +10,21 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/**
+ * A pagination cursor that no list of this API wrote (forged, truncated, from another list, or
+ * from a version that wrote another shape). Callers map it to 400 `invalid_cursor`.
+ */
+export class InvalidCursorError extends Error {
+  readonly code = 'SURETY_INVALID_CURSOR';
+  constructor(message = 'the cursor is not one this API returned') {
+    super(message);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+export const isInvalidCursorError = (error: unknown): error is InvalidCursorError =>
+  error instanceof InvalidCursorError;
+
 export function isDatabaseUnavailableError(error: unknown): error is DatabaseUnavailableError {
   return error instanceof DatabaseUnavailableError;
 }

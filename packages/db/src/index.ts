@@ -1,8 +1,12 @@
+export type { CursorPart, CursorValues, KeysetCursor } from './cursor.js';
+export { keysetCursor } from './cursor.js';
 export {
   classify,
   DatabaseUnavailableError,
+  InvalidCursorError,
   isConnectionError,
   isDatabaseUnavailableError,
+  isInvalidCursorError,
   sqlState,
 } from './errors.js';
 export { literal } from './literal.js';
@@ -14,4 +18,12 @@ export type { PgSqlOptions } from './pg.js';
 export { createPgSql } from './pg.js';
 export type { PgliteSqlOptions } from './pglite.js';
 export { createPgliteSql } from './pglite.js';
+export type { Unstorable, UnstorableReason } from './storable.js';
+export {
+  findUnstorable,
+  isStorableTimestamp,
+  printable,
+  STORABLE_TIMESTAMP_RANGE,
+  unstorableReason,
+} from './storable.js';
 export type { Queryable, QueryResult, Sql, Statement, Tx } from './types.js';

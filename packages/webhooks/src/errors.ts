@@ -22,6 +22,21 @@ export class InvalidEventError extends WebhookError {
   }
 }
 
+/**
+ * An argument the engine refuses before it reaches the database: a string PostgreSQL cannot store
+ * (NUL, a lone surrogate), a date outside what a `timestamptz` parameter carries.
+ */
+export class InvalidInputError extends WebhookError {
+  constructor(
+    message: string,
+    /** Where, as JSON pointers into the arguments (`/description`, `/since`), with messages. */
+    readonly errors: { path: string; message: string }[] = [],
+  ) {
+    super('SURETY_INVALID_INPUT', message);
+    this.name = 'InvalidInputError';
+  }
+}
+
 export class EndpointNotFoundError extends WebhookError {
   constructor() {
     super('SURETY_ENDPOINT_NOT_FOUND', 'no such webhook endpoint');
@@ -30,5 +45,6 @@ export class EndpointNotFoundError extends WebhookError {
 }
 
 export const isInvalidEventError = (e: unknown): e is InvalidEventError => e instanceof InvalidEventError;
+export const isInvalidInputError = (e: unknown): e is InvalidInputError => e instanceof InvalidInputError;
 export const isEndpointNotFoundError = (e: unknown): e is EndpointNotFoundError =>
   e instanceof EndpointNotFoundError;

@@ -4,8 +4,10 @@ export { envelopeJson } from './envelope.js';
 export {
   EndpointNotFoundError,
   InvalidEventError,
+  InvalidInputError,
   isEndpointNotFoundError,
   isInvalidEventError,
+  isInvalidInputError,
   WebhookError,
 } from './errors.js';
 export { newId } from './ids.js';
@@ -14,9 +16,7 @@ export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js'
 export { isPgText, toPgText } from './pg-text.js';
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from './queries.js';
 export {
-  decodeCursor,
   deliveryNumber,
-  encodeCursor,
   endpointHealth,
   getEvent,
   listAttempts,

@@ -1,5 +1,12 @@
-import type { Queryable } from '@surety/db';
+import {
+  type CursorPart,
+  type CursorValues,
+  type KeysetCursor,
+  keysetCursor,
+  type Queryable,
+} from '@surety/db';
 import { EndpointNotFoundError, WebhookError } from './errors.js';
+import { assertStorable, assertTimestamp } from './input.js';
 import { type Endpoint, toEndpoint, type Webhooks } from './webhooks.js';
 
 /** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
@@ -57,29 +64,32 @@ export interface EndpointHealth {
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-/** Cursors are opaque to clients; they encode the sort key of the last item. */
-export const encodeCursor = (parts: (string | number)[]) =>
-  Buffer.from(JSON.stringify(parts)).toString('base64url');
+// Cursors are @surety/db's keyset codec, one per sort order; a forged one is a WebhookError
+// SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
+const BY_TIME = keysetCursor('timestamp', 'text');
+const BY_NUMBER = keysetCursor('bigint');
 
-export function decodeCursor(cursor: string, arity: number): (string | number)[] {
+function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P> {
   try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (
-      Array.isArray(v) &&
-      v.length === arity &&
-      v.every((x) => typeof x === 'string' || typeof x === 'number')
-    ) {
-      return v as (string | number)[];
-    }
-  } catch {}
-  throw new WebhookError('SURETY_INVALID_CURSOR', 'the cursor is not one this API returned');
+    return codec.decode(cursor);
+  } catch (error) {
+    throw new WebhookError('SURETY_INVALID_CURSOR', 'the cursor is not one this API returned', {
+      cause: error,
+    });
+  }
 }
 
-function page<T, R>(rows: R[], limit: number, map: (r: R) => T, key: (t: T) => (string | number)[]): Page<T> {
+function page<T, R, P extends readonly CursorPart[]>(
+  rows: R[],
+  limit: number,
+  map: (r: R) => T,
+  codec: KeysetCursor<P>,
+  key: (t: T) => CursorValues<P>,
+): Page<T> {
   const hasMore = rows.length > limit;
   const data = rows.slice(0, limit).map(map);
   const last = data.at(-1);
-  return { data, hasMore, nextCursor: hasMore && last ? encodeCursor(key(last)) : null };
+  return { data, hasMore, nextCursor: hasMore && last ? codec.encode(key(last)) : null };
 }
 
 const ENDPOINT_COLUMNS =
@@ -93,11 +103,12 @@ export async function listEndpoints(
   tenant: string,
   options: { limit?: number; cursor?: string } = {},
 ): Promise<Page<Endpoint>> {
+  assertStorable({ tenant });
   const limit = options.limit ?? 20;
   const params: unknown[] = [tenant, limit + 1];
   let where = 'tenant = $1';
   if (options.cursor) {
-    const [at, id] = decodeCursor(options.cursor, 2);
+    const [at, id] = decode(BY_TIME, options.cursor);
     params.push(at, id);
     where += ' and (created_at, id) < ($3::timestamptz, $4)';
   }
@@ -105,7 +116,7 @@ export async function listEndpoints(
     `select ${ENDPOINT_COLUMNS} from ${w.st.tables.EP} where ${where} order by created_at desc, id desc limit $2`,
     params,
   );
-  return page(rows, limit, toEndpoint, (e) => [e.createdAt, e.id]);
+  return page(rows, limit, toEndpoint, BY_TIME, (e) => [e.createdAt, e.id]);
 }
 
 export async function endpointHealth(
@@ -114,6 +125,7 @@ export async function endpointHealth(
   tenant: string,
   id: string,
 ): Promise<EndpointHealth> {
+  assertStorable({ tenant, id });
   const since = new Date(w.now() - 86_400_000).toISOString();
   const { rows } = await q.query<{
     last_success_at: Date | null;
@@ -170,6 +182,8 @@ export async function listEvents(
   tenant: string,
   options: { limit?: number; cursor?: string; type?: string; since?: Date; resource?: string } = {},
 ): Promise<Page<EventRecord>> {
+  assertStorable({ tenant, type: options.type, resource: options.resource });
+  if (options.since !== undefined) assertTimestamp('since', options.since);
   const limit = options.limit ?? 20;
   const params: unknown[] = [tenant, limit + 1];
   let where = 'tenant = $1';
@@ -181,7 +195,7 @@ export async function listEvents(
   if (options.since) add('created_at >= ?::timestamptz', options.since.toISOString());
   if (options.resource) add('resource = ?', options.resource);
   if (options.cursor) {
-    const [at, id] = decodeCursor(options.cursor, 2);
+    const [at, id] = decode(BY_TIME, options.cursor);
     params.push(at, id);
     where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
   }
@@ -190,7 +204,7 @@ export async function listEvents(
       where ${where} order by created_at desc, id desc limit $2`,
     params,
   );
-  return page(rows, limit, toEvent, (e) => [e.createdAt, e.id]);
+  return page(rows, limit, toEvent, BY_TIME, (e) => [e.createdAt, e.id]);
 }
 
 export async function getEvent(
@@ -199,6 +213,7 @@ export async function getEvent(
   tenant: string,
   id: string,
 ): Promise<EventRecord | undefined> {
+  assertStorable({ tenant, id });
   const { rows } = await q.query<EventRow>(
     `select id, type, api_version, created_at, sequence::text, resource, data from ${w.st.tables.EV} where tenant = $1 and id = $2`,
     [tenant, id],
@@ -245,6 +260,7 @@ export async function listDeliveries(
   tenant: string,
   filter: { endpointId?: string; eventId?: string; status?: string; limit?: number; cursor?: string },
 ): Promise<Page<DeliveryRecord>> {
+  assertStorable({ tenant, endpointId: filter.endpointId, eventId: filter.eventId, status: filter.status });
   const limit = filter.limit ?? 20;
   const params: unknown[] = [tenant, limit + 1];
   let where = 'd.tenant = $1';
@@ -255,7 +271,7 @@ export async function listDeliveries(
   if (filter.endpointId) add('d.endpoint_id = ?', filter.endpointId);
   if (filter.eventId) add('d.event_id = ?', filter.eventId);
   if (filter.status) add('d.status = ?', filter.status);
-  if (filter.cursor) add('d.id < ?::bigint', String(decodeCursor(filter.cursor, 1)[0]));
+  if (filter.cursor) add('d.id < ?::bigint', decode(BY_NUMBER, filter.cursor)[0]);
   const { rows } = await q.query<DeliveryRow>(
     `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
             greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
@@ -264,7 +280,7 @@ export async function listDeliveries(
       where ${where} order by d.id desc limit $2`,
     params,
   );
-  return page(rows, limit, toDelivery, (d) => [d.id.slice(4)]);
+  return page(rows, limit, toDelivery, BY_NUMBER, (d) => [d.id.slice(4)]);
 }
 
 /** The attempts of one delivery, oldest first; undefined when the delivery is not the tenant's. */

@@ -2,6 +2,7 @@ import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
 import { EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
 import { newId } from './ids.js';
+import { assertStorable, assertTimestamp } from './input.js';
 import { migrations } from './migrations.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import type { AllowList } from './ssrf/index.js';
@@ -192,6 +193,7 @@ export class Webhooks {
     if (input.id !== undefined && !EVENT_ID.test(input.id)) {
       throw new InvalidEventError('event id must be 1-255 visible ASCII characters');
     }
+    assertStorable({ ...input }, 'event');
     this.#validate?.(input.type, input.data);
     const data = JSON.stringify(input.data);
     if (data === undefined) throw new InvalidEventError('event data must be JSON');
@@ -253,6 +255,7 @@ export class Webhooks {
     q: Queryable,
     input: CreateEndpointInput,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
+    assertStorable({ ...input });
     const url = this.checkUrl(input.url);
     const secret = generateSecret();
     const now = new Date(this.now()).toISOString();
@@ -278,6 +281,7 @@ export class Webhooks {
   }
 
   async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
+    assertStorable({ tenant, id });
     const { rows } = await q.query<EndpointRow>(
       `select ${ENDPOINT_COLUMNS} from ${this.st.tables.EP} where tenant = $1 and id = $2`,
       [tenant, id],
@@ -302,6 +306,7 @@ export class Webhooks {
       >
     >,
   ): Promise<Endpoint | undefined> {
+    assertStorable({ tenant, id, ...patch });
     const url = patch.url === undefined ? null : this.checkUrl(patch.url);
     const { rows } = await q.query<EndpointRow>(
       `update ${this.st.tables.EP} set
@@ -338,6 +343,7 @@ export class Webhooks {
    * Throws EndpointNotFoundError when it does not exist.
    */
   async deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean> {
+    assertStorable({ tenant, id });
     const { rowCount } = await tx.query(
       `delete from ${this.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)`,
       [tenant, id, expectedVersion ?? null],
@@ -356,6 +362,7 @@ export class Webhooks {
 
   /** Re-enables a disabled endpoint and clears its failure streak. */
   async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
+    assertStorable({ tenant, id });
     const { rows } = await q.query<EndpointRow>(
       `update ${this.st.tables.EP} set status = 'enabled', disabled_reason = null, disabled_at = null,
               failing_since = null, version = version + 1, updated_at = $3
@@ -372,6 +379,7 @@ export class Webhooks {
    * Returns false when it was not enabled.
    */
   async disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean> {
+    assertStorable({ tenant, id, reason });
     const now = new Date(this.now()).toISOString();
     const { rows } = await tx.query<{ url: string; failed: number }>(this.st.disable, [
       tenant,
@@ -399,6 +407,7 @@ export class Webhooks {
     id: string,
     overlapMs = 86_400_000,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
+    assertStorable({ tenant, id });
     const now = this.now();
     const secret = generateSecret();
     const until = new Date(now + overlapMs).toISOString();
@@ -418,6 +427,7 @@ export class Webhooks {
 
   /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */
   async replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number> {
+    assertStorable({ tenant, eventId, endpointId });
     const { D, EP, EV } = this.st.tables;
     const now = new Date(this.now()).toISOString();
     const { rows } = await q.query<{ n: number }>(
@@ -437,6 +447,8 @@ export class Webhooks {
 
   /** Re-queues the endpoint's failed deliveries created since `since`, with a fresh schedule. */
   async recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number> {
+    assertStorable({ tenant, endpointId });
+    assertTimestamp('since', since);
     const now = new Date(this.now()).toISOString();
     const { rows } = await q.query<{ n: number }>(
       `with d as (

@@ -1,8 +1,10 @@
-import { quoteSchema } from '@surety/db';
+import { keysetCursor, quoteSchema } from '@surety/db';
 import { newId } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
-import { decodeCursor, encodeCursor } from '../cursor.js';
 import { notFound } from '../problem.js';
+
+/** Payments are listed newest first, by (created_at, id). */
+const BY_TIME = keysetCursor('timestamp', 'text');
 
 /** ISO 4217 codes known to this Node.js build's ICU. */
 const CURRENCIES = Intl.supportedValuesOf('currency');
@@ -191,8 +193,8 @@ export function paymentRoutes(
         where += ` and customer_id = $${params.length}`;
       }
       if (cursor !== undefined) {
-        const pos = decodeCursor(cursor);
-        params.push(pos.at, pos.id);
+        const [at, id] = BY_TIME.decode(cursor);
+        params.push(at, id);
         where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
       }
       params.push(limit + 1);
@@ -208,7 +210,7 @@ export function paymentRoutes(
         object: 'list',
         data,
         hasMore,
-        nextCursor: hasMore && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
+        nextCursor: hasMore && last ? BY_TIME.encode([last.createdAt, last.id]) : null,
       };
     },
   );

@@ -4,7 +4,9 @@
 // 2xx or a problem+json 4xx (never a 5xx), and a rejected request must write nothing. The write
 // routes are read from the router, so a new one is fuzzed without being listed here (with `{}` as
 // its valid body until it gets one). Requests go through Fastify's whole pipeline with inject();
-// the HTTP parser itself is exercised by limits.test.ts over real sockets.
+// the HTTP parser itself is exercised by limits.test.ts over real sockets. A second part (below)
+// sends what PostgreSQL cannot store to every route and field of the OpenAPI document: strings
+// with NUL or lone surrogates, bodies that are not UTF-8, forged cursors, out-of-range dates.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createRegistry } from '@surety/events';
@@ -132,6 +134,9 @@ const jsonish = fc.oneof(
   fc.constant({ __proto__: { polluted: true } }),
   fc.constant(JSON.parse('{"__proto__":{"polluted":true}}')),
   fc.constant({ constructor: { prototype: { polluted: true } } }),
+  // What PostgreSQL cannot store: NUL (text and jsonb), lone surrogates (jsonb; U+FFFD in text).
+  fc.constantFrom('\u0000', 'x\u0000', '\ud800', 'x\udc00', { 'k\u0000': 'v' }, { k: '\ud800' }),
+  fc.string({ unit: 'binary', maxLength: 8 }),
 );
 
 /** A valid body with one field replaced, removed, or an extra one added. */
@@ -387,5 +392,428 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(({} as { polluted?: boolean }).polluted, undefined, 'no prototype pollution');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// What PostgreSQL cannot store, on every route and every field the API documents: strings with
+// U+0000 or a lone surrogate (text refuses NUL; jsonb refuses \u0000 and unpaired surrogates, and
+// a text column would silently get U+FFFD), forged cursors on every list route, and date-times
+// outside what PostgreSQL and RFC 3339 share. The routes and their fields are read from the
+// OpenAPI document (every /v1 route must be in it), so a new route, field or list is covered
+// without being listed here. Each answer must be a problem+json 4xx with the expected code, and a
+// follow-up read of every table must show nothing changed.
+// ---------------------------------------------------------------------------------------------
+
+interface Schema {
+  type?: string | string[];
+  format?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+}
+interface Operation {
+  method: string;
+  /** The OpenAPI path, `/v1/orders/{id}`. */
+  path: string;
+  query: Record<string, Schema>;
+  pathParams: string[];
+  body: Schema | undefined;
+}
+
+function operations(): Operation[] {
+  const doc = t.app.swagger() as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: { in: string; name: string; schema: Schema }[];
+          requestBody?: { content: Record<string, { schema: Schema }> };
+        }
+      >
+    >;
+  };
+  const ops: Operation[] = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const params = op.parameters ?? [];
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        query: Object.fromEntries(params.filter((p) => p.in === 'query').map((p) => [p.name, p.schema])),
+        pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
+        body: op.requestBody?.content['application/json']?.schema,
+      });
+    }
+  }
+  return ops;
+}
+
+const typesOf = (s: Schema) => ([] as string[]).concat(s.type ?? []);
+
+/**
+ * The route's valid body (VALID) with every optional field the schema documents filled in, so
+ * that each string the API could store is present: `description`, `metadata`, `resource`, … .
+ */
+function fullBody(op: Operation): unknown {
+  const valid = VALID[`${op.method} ${op.path}`]?.() ?? {};
+  const fill = (schema: Schema, value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const out = { ...(value as Record<string, unknown>) };
+    for (const [name, s] of Object.entries(schema.properties ?? {})) {
+      if (name in out || s.format === 'date-time') continue;
+      const types = typesOf(s);
+      if (types.includes('string')) out[name] = 'x';
+      else if (types.includes('object') && typeof s.additionalProperties === 'object') out[name] = { k: 'v' };
+    }
+    return out;
+  };
+  return op.body ? fill(op.body, valid) : valid;
+}
+
+/** Strings PostgreSQL refuses (NUL) or would silently change (lone surrogates become U+FFFD). */
+const UNSTORABLE = ['\u0000', 'a\u0000b', '\ud800', 'x\udbff', '\udc00', '\udc00\ud800'];
+
+/** Every way to put an unstorable string into `value`: each string replaced, each key renamed, a key added. */
+function* poisoned(value: unknown, bad: string): Generator<{ path: string; value: unknown }> {
+  if (typeof value === 'string') {
+    yield { path: '', value: bad };
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      for (const inner of poisoned(value[i], bad)) {
+        const copy = [...value];
+        copy[i] = inner.value;
+        yield { path: `/${i}${inner.path}`, value: copy };
+      }
+    }
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const entries = Object.entries(value);
+  for (const [key, v] of entries) {
+    for (const inner of poisoned(v, bad)) {
+      yield { path: `/${key}${inner.path}`, value: { ...value, [key]: inner.value } };
+    }
+    yield {
+      path: `/${key}${bad}`,
+      value: Object.fromEntries(entries.map(([k, x]) => [k === key ? `${k}${bad}` : k, x])),
+    };
+  }
+  yield { path: `/${bad}`, value: { ...value, [bad]: 'v' } };
+}
+
+/** Percent-encodes any string, lone surrogates too (as the bytes their WTF-8 form would have). */
+const encodeAny = (s: string) =>
+  [...s]
+    .map((ch) => {
+      const code = ch.charCodeAt(0);
+      if (ch.length === 1 && code >= 0xd800 && code <= 0xdfff) {
+        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+          .map((b) => `%${b.toString(16).toUpperCase()}`)
+          .join('');
+      }
+      return encodeURIComponent(ch);
+    })
+    .join('');
+
+function urlFor(op: Operation, query: Record<string, string> = {}, params: Record<string, string> = {}) {
+  const { valid } = pathFor(`${op.method} ${op.path}`);
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? valid);
+  const qs = Object.entries(query)
+    .map(([k, v]) => `${encodeAny(k)}=${encodeAny(v)}`)
+    .join('&');
+  return qs ? `${path}?${qs}` : path;
+}
+
+/** A digest of every row of every table: what a follow-up read would show. */
+async function snapshot(): Promise<Record<string, string>> {
+  const s = `"${t.db.schema}"`;
+  const { rows } = await t.db.sql.query<Record<string, string>>(
+    `select ${TABLES.map(
+      (x) =>
+        `(select count(*)::text || ':' || md5(coalesce(string_agg(r::text, ',' order by r::text), '')) from ${s}.${x} r) as ${x}`,
+    ).join(', ')}`,
+  );
+  return rows[0]!;
+}
+
+interface Probe {
+  method: string;
+  url: string;
+  body?: unknown;
+  /** The codes that may answer; the first is the one the rule gives. */
+  codes: string[];
+}
+
+let probeN = 0;
+async function expectRefused(p: Probe): Promise<void> {
+  const before = await snapshot();
+  // With If-Match: * (and a key where one is required) a request that got past the check would be
+  // carried out, and the snapshot would show it.
+  const headers: Record<string, string> = { ...auth('acme'), 'if-match': '*' };
+  if (p.body !== undefined) headers['content-type'] = 'application/json';
+  if (p.method !== 'GET') headers['idempotency-key'] = `poison-${++probeN}`;
+  const res = await t.app.inject({
+    method: p.method as 'POST',
+    url: p.url,
+    headers,
+    ...(p.body === undefined ? {} : { payload: JSON.stringify(p.body) }),
+  });
+  const where = `${p.method} ${p.url} ${JSON.stringify(p.body) ?? ''} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+  assert.ok(res.statusCode >= 400 && res.statusCode < 500, where);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/, where);
+  const problem = res.json() as { status: number; code: string };
+  assert.equal(problem.status, res.statusCode, where);
+  assert.ok(p.codes.includes(problem.code), `expected ${p.codes.join(' or ')}: ${where}`);
+  assert.deepEqual(await snapshot(), before, `a refused request changed something: ${where}`);
+}
+
+describe('what PostgreSQL cannot store, on every route the API documents', () => {
+  // The fuzzing above may have deleted or disabled the endpoint: the list routes need one.
+  before(async () => {
+    const ep = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: { 'content-type': 'application/json', ...auth('acme') },
+      payload: { url: 'http://127.0.0.1:9/poison', eventTypes: ['*'] },
+    });
+    assert.equal(ep.statusCode, 201, ep.body);
+    ids.endpoint = ep.json().id;
+    etags.endpoint = String(ep.headers.etag);
+  });
+
+  test('every /v1 route of the router is in the OpenAPI document (where its fields are read)', () => {
+    const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
+    const tree = t.app.printRoutes({ commonPrefix: false });
+    const stack: string[] = [];
+    const missing: string[] = [];
+    for (const line of tree.split('\n')) {
+      const m = /^([│ ]*)[├└]── (\S+) \(([A-Z, ]+)\)/.exec(line);
+      if (!m) continue;
+      stack.length = m[1]!.length / 4;
+      stack.push(m[2]!);
+      const path = stack.join('').replace(/:(\w+)/g, '{$1}');
+      if (!path.startsWith('/v1')) continue;
+      for (const method of m[3]!.split(', '))
+        if (method !== 'HEAD' && !documented.has(`${method} ${path}`)) missing.push(`${method} ${path}`);
+    }
+    assert.deepEqual(missing, []);
+    assert.ok(documented.size >= 25, [...documented].join(', '));
+  });
+
+  test('unstorable strings in every body field and key: 400 invalid_character, nothing changed', async () => {
+    let probes = 0;
+    for (const op of operations()) {
+      if (!op.body) continue;
+      const body = fullBody(op);
+      for (const bad of UNSTORABLE) {
+        for (const { value } of poisoned(body, bad)) {
+          await expectRefused({
+            method: op.method,
+            url: urlFor(op),
+            body: value,
+            codes: ['invalid_character'],
+          });
+          probes++;
+        }
+      }
+    }
+    process.stderr.write(`[fuzz] unstorable body strings: ${probes} requests\n`);
+    assert.ok(probes > 300, String(probes));
+  });
+
+  test('unstorable strings in every query parameter and path parameter: a 4xx, nothing changed', async () => {
+    let probes = 0;
+    for (const op of operations()) {
+      for (const bad of UNSTORABLE) {
+        for (const name of [...Object.keys(op.query), `q${bad}`]) {
+          // A lone surrogate can only be sent percent-encoded, as bytes that are not UTF-8: the
+          // query string itself is then refused (invalid_url).
+          await expectRefused({
+            method: op.method,
+            url: urlFor(op, { [name]: bad }),
+            codes: bad.includes('\u0000') ? ['invalid_character'] : ['invalid_url'],
+          });
+          probes++;
+        }
+        for (const name of op.pathParams) {
+          // The router refuses a percent-encoded surrogate in a path itself (invalid_url).
+          await expectRefused({
+            method: op.method,
+            url: urlFor(op, {}, { [name]: encodeAny(bad) }),
+            ...(op.body ? { body: fullBody(op) } : {}),
+            codes: ['invalid_character', 'invalid_url'],
+          });
+          probes++;
+        }
+      }
+      // Percent-encodings that are not UTF-8 would reach the route as something else than was sent.
+      for (const raw of ['%FF', '%C3%28', '%ED%A0%80', '%E0%A4%A', '%']) {
+        await expectRefused({ method: op.method, url: `${urlFor(op)}?q=${raw}`, codes: ['invalid_url'] });
+        probes++;
+      }
+    }
+    process.stderr.write(`[fuzz] unstorable query and path strings: ${probes} requests\n`);
+  });
+
+  test('a body that is not UTF-8 is refused, not decoded with U+FFFD: 400 invalid_json', async () => {
+    // Raw bytes in place of each string of each body: a lone 0xFF, a broken sequence, an encoded
+    // surrogate (CESU-8) and an overlong NUL. Node's decoder would turn each into U+FFFD.
+    const MARK = '\u0001MARK';
+    const BYTES = [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xc0, 0x80]];
+    let probes = 0;
+    for (const op of operations()) {
+      if (!op.body) continue;
+      for (const { value } of poisoned(fullBody(op), MARK)) {
+        const [head, tail] = JSON.stringify(value).split(JSON.stringify(MARK).slice(1, -1));
+        if (tail === undefined) continue;
+        for (const bytes of BYTES) {
+          const before = await snapshot();
+          const res = await t.app.inject({
+            method: op.method as 'POST',
+            url: urlFor(op),
+            headers: {
+              ...auth('acme'),
+              'if-match': '*',
+              'content-type': 'application/json',
+              'idempotency-key': `bytes-${probes}`,
+            },
+            payload: Buffer.concat([Buffer.from(head!), Buffer.from(bytes), Buffer.from(tail)]),
+          });
+          const where = `${op.method} ${op.path} ${head}<${bytes}>${tail} → ${res.statusCode} ${res.body.slice(0, 200)}`;
+          assert.equal(res.statusCode, 400, where);
+          assert.equal((res.json() as { code: string }).code, 'invalid_json', where);
+          assert.deepEqual(await snapshot(), before, where);
+          probes++;
+        }
+      }
+    }
+    assert.ok(probes > 100, String(probes));
+  });
+
+  test('every other route of the router refuses them too (the rule is global, not per schema)', async () => {
+    for (const url of ['/healthz', '/readyz', '/openapi.json', '/asyncapi.json', '/dashboard', '/metrics']) {
+      await expectRefused({ method: 'GET', url: `${url}?q=%00`, codes: ['invalid_character'] });
+    }
+  });
+
+  test('date-times outside what PostgreSQL stores, in every date-time field: 400 date_out_of_range', async () => {
+    const dates = [
+      '0000-01-01T00:00:00Z',
+      '0000-12-31T23:59:59.999Z',
+      '0001-01-01T00:30:00+01:00', // year 0 once in UTC
+      '9999-12-31T23:59:59-00:01', // year 10000 once in UTC
+    ];
+    let fields = 0;
+    for (const op of operations()) {
+      for (const [name, s] of Object.entries(op.query)) {
+        if (s.format !== 'date-time') continue;
+        fields++;
+        for (const d of dates)
+          await expectRefused({
+            method: op.method,
+            url: urlFor(op, { [name]: d }),
+            codes: ['date_out_of_range'],
+          });
+      }
+      for (const [name, s] of Object.entries(op.body?.properties ?? {})) {
+        if (s.format !== 'date-time') continue;
+        fields++;
+        const body = fullBody(op) as Record<string, unknown>;
+        for (const d of dates)
+          await expectRefused({
+            method: op.method,
+            url: urlFor(op),
+            body: { ...body, [name]: d },
+            codes: ['date_out_of_range'],
+          });
+      }
+    }
+    assert.ok(fields >= 2, `date-time fields found: ${fields}`);
+  });
+
+  const b64 = (v: unknown) =>
+    Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+  const FORGED = [
+    '!!!!',
+    '%00',
+    'a',
+    '====',
+    b64('not json'),
+    b64(Buffer.from([0xff, 0xfe, 0x00, 0x01]).toString('latin1')),
+    b64({}),
+    b64('"x"'),
+    b64(1),
+    b64(null),
+    b64([]),
+    b64(['not-a-date', 'x']),
+    b64([123, 'x']),
+    b64(['0', 'x']),
+    b64(['2020', 'x']),
+    b64(['2026-01-01T00:00:00.000Z', 'a\u0000b']),
+    b64(['2026-01-01T00:00:00.000Z', '\ud800']),
+    b64(['2026-01-01T00:00:00.000Z', 7]),
+    b64(['2026-01-01T00:00:00.000Z']),
+    b64(['2026-01-01T00:00:00.000Z', 'x', 'y']),
+    b64(['0000-01-01T00:00:00.000Z', 'x']),
+    b64(['+010000-01-01T00:00:00.000Z', 'x']),
+    b64(['abc']),
+    b64([1e30]),
+    b64([9.5]),
+    b64(['9.5']),
+    b64(['-1']),
+    b64(['0']),
+    b64(['99999999999999999999']),
+    b64(['1\u0000']),
+    b64([null]),
+    b64([['2026-01-01T00:00:00.000Z', 'x']]),
+    `${b64(['1'])}!`,
+    '1e400',
+    b64('[1e400]'),
+  ];
+
+  test('forged cursors of every shape on every list route: 400 invalid_cursor', async () => {
+    const lists = operations().filter((o) => o.method === 'GET' && 'cursor' in o.query);
+    assert.ok(lists.length >= 5, lists.map((o) => o.path).join(', '));
+    for (const op of lists) {
+      for (const cursor of FORGED) {
+        await expectRefused({
+          method: 'GET',
+          url: `${urlFor(op)}?cursor=${encodeURIComponent(cursor)}`,
+          codes: ['invalid_cursor'],
+        });
+      }
+    }
+  });
+
+  test('arbitrary cursors (random JSON and bytes, base64url) on every list route: never a 5xx', async () => {
+    const lists = operations().filter((o) => o.method === 'GET' && 'cursor' in o.query);
+    const cursor = fc.oneof(
+      fc.jsonValue().map(b64),
+      fc
+        .array(fc.oneof(fc.string(), fc.double(), fc.integer(), fc.constant(null)), { maxLength: 3 })
+        .map(b64),
+      fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b).toString('base64url')),
+      fc.string({ maxLength: 40 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...lists), cursor, async (op, c) => {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `${urlFor(op)}?cursor=${encodeAny(c)}`,
+          headers: auth('acme'),
+        });
+        const where = `${op.path} cursor=${JSON.stringify(c)} → ${res.statusCode} ${res.body.slice(0, 200)}`;
+        assert.ok(res.statusCode < 500, where);
+        if (res.statusCode >= 400) {
+          assert.match(String(res.headers['content-type']), /^application\/problem\+json/, where);
+          assert.equal(typeof (res.json() as { code: unknown }).code, 'string', where);
+        }
+      }),
+      { numRuns: NUM_RUNS * 2 },
+    );
   });
 });
