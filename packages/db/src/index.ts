@@ -3,6 +3,8 @@ export {
   DatabaseUnavailableError,
   isConnectionError,
   isDatabaseUnavailableError,
+  isMissingPeerError,
+  MissingPeerError,
   sqlState,
 } from './errors.js';
 export { literal } from './literal.js';
@@ -12,6 +14,6 @@ export type { OpenSqlOptions } from './open.js';
 export { openSql } from './open.js';
 export type { PgSqlOptions } from './pg.js';
 export { createPgSql } from './pg.js';
-export type { PgliteSqlOptions } from './pglite.js';
+export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from './pglite.js';
 export { createPgliteSql } from './pglite.js';
 export type { Queryable, QueryResult, Sql, Statement, Tx } from './types.js';
