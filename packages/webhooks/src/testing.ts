@@ -81,7 +81,7 @@ export function spawnWorkerProcess(options: {
   env?: Record<string, string>;
 }): Promise<ChildProcess> {
   const fixture = fileURLToPath(new URL('../test/fixtures/worker-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
+  const child = spawn(process.execPath, ['--conditions=@surety/source', '--import', 'tsx', fixture], {
     env: { ...process.env, DATABASE_URL: options.databaseUrl, SCHEMA: options.schema, ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
