@@ -44,7 +44,8 @@ export function checkTarballFiles(dir, expected) {
   if (typeof pkg.bin === 'string') pointers.push(['bin', pkg.bin]);
   else for (const [name, path] of Object.entries(pkg.bin ?? {})) pointers.push([`bin → ${name}`, path]);
   for (const [where, target] of pointers) {
-    if (target.includes('*')) problems.push(`${where}: pattern ${target} (this check does not expand patterns)`);
+    if (target.includes('*'))
+      problems.push(`${where}: pattern ${target} (this check does not expand patterns)`);
     else if (!has(target)) problems.push(`${where}: ${target} is not in the tarball`);
   }
 
@@ -68,14 +69,16 @@ export function checkTarballFiles(dir, expected) {
       const root = map.sourceRoot ?? '';
       for (const source of map.sources ?? []) {
         if (/^[a-z]+:/i.test(source)) continue; // a URL: not a file of ours
-        if (!has(join(dirname(file), root, source))) problems.push(`${file}: source ${source} is not in the tarball`);
+        if (!has(join(dirname(file), root, source)))
+          problems.push(`${file}: source ${source} is not in the tarball`);
       }
     }
     if (/\.test\.(ts|js)$/.test(file)) problems.push(`${file}: a test file is published`);
   }
 
   // --- metadata ----------------------------------------------------------------------------------
-  for (const name of ['LICENSE', 'README.md']) if (!files.has(name)) problems.push(`${name} is not in the tarball`);
+  for (const name of ['LICENSE', 'README.md'])
+    if (!files.has(name)) problems.push(`${name} is not in the tarball`);
   if (pkg.license !== 'MIT') problems.push(`license is ${pkg.license}, expected MIT`);
   if (pkg.repository?.directory !== expected.directory) {
     problems.push(`repository.directory is ${pkg.repository?.directory}, expected ${expected.directory}`);
