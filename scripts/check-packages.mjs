@@ -4,15 +4,17 @@
 //   2. per tarball: our own check (every file an export condition, a types field, a sourceMappingURL
 //      or a map's `sources` points at is in it; metadata), publint (no errors or warnings),
 //      attw --profile esm-only (no problems), npm publish --dry-run;
-//   3. the install-from-tarballs smoke test outside the workspace (scripts/packages/smoke.mjs).
+//   3. `changeset version` applies the pending changesets (on a throwaway clone);
+//   4. the install-from-tarballs smoke test outside the workspace (scripts/packages/smoke.mjs).
 // Prints one line per check and a summary; exits 1 when any check failed.
-// Usage: node scripts/check-packages.mjs [--write-readmes] [--keep]
+// Usage: node scripts/check-packages.mjs [--write-readmes] [--keep] [--no-smoke]
 //   DATABASE_URL: PostgreSQL for the pg-only app's examples (skipped, and said so, without it).
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { checkChangesets } from './packages/changesets.mjs';
 import { checkReadmeExample } from './packages/readme-examples.mjs';
 import { smoke } from './packages/smoke.mjs';
 import { checkTarballFiles } from './packages/tarball-files.mjs';
@@ -21,6 +23,7 @@ const run = promisify(execFile);
 const root = realpathSync(new URL('..', import.meta.url).pathname);
 const args = new Set(process.argv.slice(2));
 const started = Date.now();
+const section = (title) => console.log(`== ${title} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 
 const results = [];
 function report(name, ok, detail) {
@@ -58,7 +61,7 @@ const packages = readdirSync(join(root, 'packages'))
 console.log(`== ${packages.length} packages: ${packages.map((p) => p.name).join(', ')}`);
 
 // --- 1. repository hygiene ------------------------------------------------------------------------
-console.log('== repository');
+section('repository');
 const license = readFileSync(join(root, 'LICENSE'), 'utf8');
 for (const p of packages) {
   let copy = '';
@@ -109,7 +112,7 @@ if (!relative(root, work).startsWith('..')) throw new Error(`${work} is inside t
 const tarballDir = join(work, 'tarballs');
 mkdirSync(tarballDir);
 try {
-  console.log(`== build and pack (in ${work})`);
+  section(`build and pack (in ${work})`);
   await sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b']);
   const { stdout: packed } = await sh('npm', [
     'pack',
@@ -129,7 +132,7 @@ try {
     packages.map((p) => `${p.name} ${(p.size / 1024).toFixed(1)} kB`).join(', '),
   );
 
-  console.log('== tarballs: files, publint, attw --profile esm-only, npm publish --dry-run');
+  section('tarballs: files, publint, attw --profile esm-only, npm publish --dry-run');
   await pool(
     2,
     packages.map((p) => async () => {
@@ -157,9 +160,15 @@ try {
     }),
   );
 
-  // --- 3. install the tarballs outside the workspace -----------------------------------------------
-  console.log('== install from the tarballs, outside the workspace');
-  if (results.some((r) => !r.ok)) {
+  await checkChangesets({ root, work, report }).catch((e) =>
+    report('changesets', false, e.stack ?? String(e)),
+  );
+
+  // --- 4. install the tarballs outside the workspace -----------------------------------------------
+  section('install from the tarballs, outside the workspace');
+  if (args.has('--no-smoke')) {
+    console.log('   (skipped: --no-smoke)');
+  } else if (results.some((r) => !r.ok)) {
     report('smoke test', false, 'not run: fix the failures above first');
   } else {
     await smoke({ root, work, packages, databaseUrl: process.env.DATABASE_URL || undefined, report }).catch(

@@ -308,15 +308,15 @@ export async function smoke({ root, work, packages, databaseUrl, report }) {
   const envWithout = { ...process.env };
   delete envWithout.DATABASE_URL;
   if (compiled) {
-    // One at a time: each starts its own PGlite (~1 s of CPU) and servers on 127.0.0.1.
-    for (const e of examples) {
-      await runExample(
-        full,
-        join('out', e.as.replace(/\.ts$/, '.js')),
-        envWithout,
-        `example ${e.pkg} runs (PGlite)`,
-      );
-    }
+    // Two at a time (two cores): each starts its own in-memory PGlite and servers on 127.0.0.1.
+    const queue = [...examples];
+    const next = async () => {
+      for (let e = queue.shift(); e; e = queue.shift()) {
+        const file = join('out', e.as.replace(/\.ts$/, '.js'));
+        await runExample(full, file, envWithout, `example ${e.pkg} runs (PGlite)`);
+      }
+    };
+    await Promise.all([next(), next()]);
   }
 
   // --- pg-only: the db and idempotency examples on PostgreSQL --------------------------------------
