@@ -240,6 +240,17 @@ export async function smoke({ root, work, packages, databaseUrl, report }) {
     );
   }
 
+  // --- the CLI that @surety/events installs -------------------------------------------------------
+  await sh(join(full, 'node_modules', '.bin', 'surety-contracts'), ['--help'], { cwd: full }).then(
+    (r) =>
+      report(
+        'bin: surety-contracts --help from the install',
+        /usage: surety-contracts/.test(r.stdout),
+        r.stdout.split('\n')[0],
+      ),
+    (e) => report('bin: surety-contracts --help from the install', false, e.message),
+  );
+
   // --- types: consumers under each resolution, skipLibCheck false ----------------------------------
   writeFileSync(join(full, 'consumer-main.ts'), CONSUMER_MAIN);
   writeFileSync(join(full, 'consumer-subpaths.ts'), CONSUMER_SUBPATHS);
