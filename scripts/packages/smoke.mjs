@@ -240,16 +240,27 @@ export async function smoke({ root, work, packages, databaseUrl, report }) {
     );
   }
 
-  // --- the CLI that @surety/events installs -------------------------------------------------------
-  await sh(join(full, 'node_modules', '.bin', 'surety-contracts'), ['--help'], { cwd: full }).then(
-    (r) =>
-      report(
-        'bin: surety-contracts --help from the install',
-        /usage: surety-contracts/.test(r.stdout),
-        r.stdout.split('\n')[0],
-      ),
-    (e) => report('bin: surety-contracts --help from the install', false, e.message),
+  // --- the CLI that @surety/events installs: diff a contract built from the install with itself ------
+  writeFileSync(
+    join(full, 'contract.mjs'),
+    "import { buildAsyncApi, createRegistry, toJson } from '@surety/events';\nprocess.stdout.write(toJson(buildAsyncApi(createRegistry())));\n",
   );
+  await sh(process.execPath, ['contract.mjs'], { cwd: full })
+    .then((r) => writeFileSync(join(full, 'contract.json'), r.stdout))
+    .then(() =>
+      sh(join(full, 'node_modules', '.bin', 'surety-contracts'), ['diff', 'contract.json', 'contract.json'], {
+        cwd: full,
+      }),
+    )
+    .then(
+      (r) =>
+        report(
+          'bin: surety-contracts diff runs from the install',
+          /no changes/.test(r.stdout),
+          r.stdout.trim(),
+        ),
+      (e) => report('bin: surety-contracts diff runs from the install', false, e.message),
+    );
 
   // --- types: consumers under each resolution, skipLibCheck false ----------------------------------
   writeFileSync(join(full, 'consumer-main.ts'), CONSUMER_MAIN);
