@@ -141,6 +141,29 @@ for (const s of specs) {
 console.log(JSON.stringify(out));
 `;
 
+/** @surety/webhooks/testing from the install: a worker process started with plain node delivers. */
+const WORKER_PROCESS = `import { createPgSql } from '@surety/db';
+import { Webhooks, parseAllowList } from '@surety/webhooks';
+import { spawnWorkerProcess, startReceiver, stopProcess } from '@surety/webhooks/testing';
+const schema = 'smoke_' + process.pid;
+const sql = createPgSql({ connectionString: process.env.DATABASE_URL });
+const webhooks = new Webhooks({ sql, schema, allowHttp: true, allowList: parseAllowList('127.0.0.1/32') });
+await webhooks.migrate();
+const rx = await startReceiver();
+const child = await spawnWorkerProcess({ databaseUrl: process.env.DATABASE_URL, schema });
+try {
+  await webhooks.createEndpoint(sql, { tenant: 't', url: rx.url, eventTypes: ['*'] });
+  await sql.transaction((tx) => webhooks.publish(tx, { tenant: 't', type: 'order.created', data: {} }));
+  await rx.waitFor(1, 30000);
+  console.log('delivered by a worker process');
+} finally {
+  await stopProcess(child);
+  await rx.close();
+  await sql.query('drop schema if exists "' + schema + '" cascade');
+  await sql.close();
+}
+`;
+
 async function sh(cmd, args, options) {
   try {
     return await run(cmd, args, { maxBuffer: 64 * 1024 * 1024, ...options });
@@ -339,6 +362,24 @@ export async function smoke({ root, work, packages, databaseUrl, report }) {
       }
     };
     await Promise.all([next(), next()]);
+  }
+
+  if (databaseUrl) {
+    writeFileSync(join(full, 'worker-process.mjs'), WORKER_PROCESS);
+    await sh(process.execPath, ['worker-process.mjs'], {
+      cwd: full,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      timeout: 90_000,
+    }).then(
+      (r) =>
+        report(
+          '@surety/webhooks/testing: spawnWorkerProcess from the install delivers',
+          true,
+          r.stdout.trim(),
+        ),
+      (e) =>
+        report('@surety/webhooks/testing: spawnWorkerProcess from the install delivers', false, e.message),
+    );
   }
 
   // --- pg-only: the db and idempotency examples on PostgreSQL --------------------------------------

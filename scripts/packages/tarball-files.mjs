@@ -65,7 +65,9 @@ export function checkTarballFiles(dir, expected) {
         // Files read at run time: `new URL('../sql/', import.meta.url)` (a folder: some file under it).
         for (const m of text.matchAll(/new URL\(\s*['"](\.{1,2}\/[^'"]*)['"]\s*,\s*import\.meta\.url/g)) {
           const target = relative(dir, resolve(dir, dirname(file), m[1]));
-          const found = m[1].endsWith('/') ? [...files].some((f) => f.startsWith(`${target}/`)) : files.has(target);
+          const found = m[1].endsWith('/')
+            ? [...files].some((f) => f.startsWith(`${target}/`))
+            : files.has(target);
           if (!found) problems.push(`${file}: reads ${m[1]} at run time, not in the tarball`);
         }
       }
