@@ -121,7 +121,7 @@ interface Run {
 function runOnce(bench: Bench, i: number): Promise<Run> {
   const loadBefore = loadavg()[0]!;
   const started = performance.now();
-  const execArgs = [...(bench.conditions ? ['--conditions=source'] : []), '--import', 'tsx'];
+  const execArgs = [...(bench.conditions ? ['--conditions=@surety/source'] : []), '--import', 'tsx'];
   const child = spawn(process.execPath, [...execArgs, join(here, bench.file), ...bench.args], {
     cwd: root,
     env: { ...process.env, BENCH_RUN: String(i) },
@@ -379,7 +379,7 @@ for (const bench of benches) {
   lines.push(`## ${bench.title}`, '');
   lines.push(
     `Runs: ${runs.map((r, i) => `#${i + 1} ${r.seconds.toFixed(0)} s, load ${r.loadBefore.toFixed(1)} → ${r.loadAfter.toFixed(1)}`).join('; ')}.`,
-    `Command for one run: \`node ${bench.conditions ? '--conditions=source ' : ''}--import tsx bench/${bench.file} ${bench.args.join(' ')}\`.`,
+    `Command for one run: \`node ${bench.conditions ? '--conditions=@surety/source ' : ''}--import tsx bench/${bench.file} ${bench.args.join(' ')}\`.`,
     '',
   );
   for (const chart of charts[bench.name] ?? []) lines.push(`![${chart}](bench/${chart})`, '');

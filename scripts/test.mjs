@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every test file of the workspace with node's test runner, on the TypeScript sources
-// (the "source" export condition points each @surety/* package at its src/).
+// (the "@surety/source" export condition points each @surety/* package at its src/; docs/decisions.md says why not "source").
 // Usage: node scripts/test.mjs [path-filter ...]
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -35,7 +35,7 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const child = spawn(
   process.execPath,
   [
-    '--conditions=source',
+    '--conditions=@surety/source',
     '--import',
     'tsx',
     '--test',

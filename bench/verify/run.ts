@@ -5,7 +5,7 @@
 // return the parsed event, so ours is followed by JSON.parse too).
 // Nothing here opens a socket: Stripe's client is constructed with a dummy key and never called.
 //
-// Usage: node --conditions=source --import tsx bench/verify/run.ts [--seconds 1] [--rounds 5]
+// Usage: node --conditions=@surety/source --import tsx bench/verify/run.ts [--seconds 1] [--rounds 5]
 import { availableParallelism, cpus } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';

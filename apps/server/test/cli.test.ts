@@ -11,7 +11,7 @@ import { createTestApp, KEYS, type TestApp } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawn(process.execPath, ['--conditions=source', '--import', 'tsx', cli, ...args], {
+  spawn(process.execPath, ['--conditions=@surety/source', '--import', 'tsx', cli, ...args], {
     env: {
       ...process.env,
       SURETY_URL: '',

@@ -19,7 +19,7 @@ export function spawnServer(options: {
   env?: Record<string, string>;
   timeoutMs?: number;
 }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', cli, 'serve'], {
+  const child = spawn(process.execPath, ['--conditions=@surety/source', '--import', 'tsx', cli, 'serve'], {
     env: {
       ...process.env,
       PORT: '0',

@@ -88,3 +88,26 @@ export function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
+
+/**
+ * Raised when a feature needs an optional peer dependency that is not installed: the embedded
+ * database (`openSql` without a URL, `createPgliteSql`) needs `@electric-sql/pglite`.
+ * The message names the package and the command that installs it.
+ */
+export class MissingPeerError extends Error {
+  readonly code = 'SURETY_DB_MISSING_PEER';
+  /** The npm package to install. */
+  readonly packageName: string;
+  constructor(packageName: string, feature: string, options?: { cause?: unknown }) {
+    super(
+      `${feature} needs the optional package ${packageName}, which is not installed: run \`npm install ${packageName}\` (or use PostgreSQL: a databaseUrl or a pg pool)`,
+      options,
+    );
+    this.name = 'MissingPeerError';
+    this.packageName = packageName;
+  }
+}
+
+export function isMissingPeerError(error: unknown): error is MissingPeerError {
+  return error instanceof MissingPeerError;
+}

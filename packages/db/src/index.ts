@@ -7,6 +7,8 @@ export {
   isConnectionError,
   isDatabaseUnavailableError,
   isInvalidCursorError,
+  isMissingPeerError,
+  MissingPeerError,
   sqlState,
 } from './errors.js';
 export { literal } from './literal.js';
@@ -16,7 +18,7 @@ export type { OpenSqlOptions } from './open.js';
 export { openSql } from './open.js';
 export type { PgSqlOptions } from './pg.js';
 export { createPgSql } from './pg.js';
-export type { PgliteSqlOptions } from './pglite.js';
+export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from './pglite.js';
 export { createPgliteSql } from './pglite.js';
 export type { Unstorable, UnstorableReason } from './storable.js';
 export {

@@ -4,7 +4,10 @@ import { createPgliteSql } from './pglite.js';
 import type { Sql } from './types.js';
 
 export interface OpenSqlOptions {
-  /** A PostgreSQL URL; when absent the embedded PGlite is used. */
+  /**
+   * A PostgreSQL URL; when absent the embedded PGlite is used, which needs the optional package
+   * `@electric-sql/pglite` (a MissingPeerError names it when it is not installed).
+   */
   databaseUrl?: string | undefined;
   /** Where PGlite keeps its files; omit for in-memory. */
   dataDir?: string | undefined;

@@ -1,12 +1,18 @@
 import pg from 'pg';
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
+import { ownConnectionSettings } from './own-connection.js';
 import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
 
 export interface PgSqlOptions {
   /** A `postgres://` URL. Ignored when `pool` is given. */
   connectionString?: string;
-  /** Bring your own pool; `close()` then leaves it open. */
+  /**
+   * Bring your own pool; `close()` then leaves it open. Transactions run on it; LISTEN and NOTIFY
+   * each get one connection of their own, opened with this pool's settings (`pool.options`), so a
+   * pool built from host / user / database options listens and notifies as well as one built from
+   * a URL.
+   */
   pool?: pg.Pool;
   /**
    * Pool size.
@@ -120,15 +126,18 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
     client.on('error', () => {});
   });
 
+  // LISTEN and NOTIFY connections open with the same settings as the pool's own clients.
+  const settings: pg.ClientConfig = options.pool
+    ? ownConnectionSettings(options.pool)
+    : { connectionString: options.connectionString };
+  const name = options.applicationName ?? settings.application_name ?? 'surety';
+
   // The connection NOTIFYs go out on (Sql.notify), opened on first use and again after a failure.
   let notifying: Promise<pg.Client> | undefined;
   let closed = false;
   const notifier = (): Promise<pg.Client> => {
     notifying ??= (async () => {
-      const client = new pg.Client({
-        connectionString: options.connectionString,
-        application_name: `${options.applicationName ?? 'surety'}:notify`,
-      });
+      const client = new pg.Client({ ...settings, application_name: `${name}:notify` });
       client.on('error', (error) => {
         options.onError?.(error);
         notifying = undefined;
@@ -236,10 +245,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       }
     },
     async listen(channel, onNotify) {
-      const client = new pg.Client({
-        connectionString: options.connectionString,
-        application_name: `${options.applicationName ?? 'surety'}:listen`,
-      });
+      const client = new pg.Client({ ...settings, application_name: `${name}:listen` });
       client.on('error', (error) => options.onError?.(error));
       client.on('notification', (message) => {
         if (message.channel === channel) onNotify(message.payload ?? '');
@@ -260,11 +266,6 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       // it: the process would never exit.
       if (closed) throw new Error('Sql.notify() after close()');
       try {
-        if (options.connectionString === undefined) {
-          // A pool handed in without a connection string: no way to open a connection of our own.
-          await pool.query('select pg_notify($1, $2)', [channel, payload]);
-          return;
-        }
         const client = await notifier();
         await client.query({
           name: 'surety_notify',

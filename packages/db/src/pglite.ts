@@ -1,18 +1,33 @@
-import { PGlite } from '@electric-sql/pglite';
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
+import { loadPglite } from './load-pglite.js';
 import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
+
+/** What Surety calls on a PGlite connection or transaction. */
+export interface PgliteQueryable {
+  query<R>(query: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+  exec(query: string): Promise<{ rows: unknown[]; affectedRows?: number }[]>;
+}
+
+/**
+ * The part of a `PGlite` instance (from `@electric-sql/pglite`) that Surety uses. Written out here
+ * so that this package's types do not import PGlite's: its declarations need the Emscripten types,
+ * and would break every consumer that type-checks its dependencies (`skipLibCheck: false`) whether
+ * or not it uses the embedded database. A `PGlite` instance satisfies it (a test checks).
+ */
+export interface PgliteInstance extends PgliteQueryable {
+  readonly waitReady: Promise<void>;
+  readonly closed: boolean;
+  transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
 
 export interface PgliteSqlOptions {
   /** A directory for a persistent database; omit for an in-memory one. */
   dataDir?: string;
-  /** Bring your own instance; `close()` then leaves it open. */
-  db?: PGlite;
-}
-
-interface PgliteQueryable {
-  query<R>(query: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
-  exec(query: string): Promise<unknown>;
+  /** Bring your own `PGlite` instance; `close()` then leaves it open. */
+  db?: PgliteInstance;
 }
 
 async function run<R>(
@@ -32,12 +47,14 @@ async function run<R>(
 /**
  * `Sql` over an embedded PGlite (PostgreSQL compiled to WASM, one connection, in this process).
  * PGlite runs one transaction at a time: a query issued while a transaction is open waits for it.
+ * Needs the optional peer dependency `@electric-sql/pglite` (`npm install @electric-sql/pglite`);
+ * without it this rejects with a MissingPeerError (`SURETY_DB_MISSING_PEER`) naming the package.
  * @example
  * const sql = await createPgliteSql({ dataDir: './.surety/db' });
  */
 export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<Sql> {
   const ownsDb = !options.db;
-  const db = options.db ?? new PGlite(options.dataDir);
+  const db = options.db ?? new (await loadPglite())(options.dataDir);
   await db.waitReady;
   return {
     kind: 'pglite',

@@ -27,7 +27,9 @@ export type TransportInit = RequestInit & { dispatcher?: Dispatcher; duplex?: 'h
 export type Transport = (url: string, init: TransportInit) => Promise<Response>;
 
 /** `RequestInit`, plus per-call overrides of the client's policy. */
-export interface SuretyRequestInit extends Omit<RequestInit, 'body'> {
+// `dispatcher` is undici's own type, not the one of the global RequestInit (@types/node's undici-types):
+// the two versions differ, and extending both failed a consumer's type-check (TS2430, skipLibCheck false).
+export interface SuretyRequestInit extends Omit<RequestInit, 'body' | 'dispatcher'> {
   /** The body, as for `fetch`; async iterables are accepted too (send them with `duplex: "half"`). */
   body?: Body | null;
   /**

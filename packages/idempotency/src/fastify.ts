@@ -1,6 +1,5 @@
 import type { Tx } from '@surety/db';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import fp from 'fastify-plugin';
 import type { Idempotency, StoredResponse } from './engine.js';
 import { fingerprint } from './fingerprint.js';
 import {
@@ -144,6 +143,15 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
   });
 };
 
+// What fastify-plugin does, without depending on it (an Express or Hono user would have to install it):
+// the hooks apply to the registering scope rather than an encapsulated child context, Fastify shows the
+// name, and refuses to register the plugin on a major version it was not written for.
+Object.assign(plugin, {
+  [Symbol.for('skip-override')]: true,
+  [Symbol.for('fastify.display-name')]: '@surety/idempotency',
+  [Symbol.for('plugin-meta')]: { name: '@surety/idempotency', fastify: '5.x' },
+});
+
 /**
  * The Fastify plugin. Routes opt in with `config: { idempotency: true }`; their handler gets the
  * transaction as `request.tx` and must return its payload (not call `reply.send`), so the response
@@ -157,5 +165,5 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
  *   return row.rows[0];
  * });
  */
-export const idempotency = fp(plugin, { name: '@surety/idempotency', fastify: '5.x' });
+export const idempotency = plugin;
 export default idempotency;

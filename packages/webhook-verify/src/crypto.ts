@@ -1,4 +1,6 @@
-import type { KeyObject } from 'node:crypto';
+// Web Crypto's types as @types/node declares them: the global `SubtleCrypto` exists only with the DOM
+// lib, which a consumer on Node need not have (`Cannot find name 'SubtleCrypto'` with skipLibCheck false).
+import type { KeyObject, webcrypto } from 'node:crypto';
 import { bodyBytes, concat, constantTimeEqual, fromBase64, utf8 } from './encoding.js';
 import { fail, WebhookErrorCode } from './errors.js';
 import type { Ed25519Key, HmacKey } from './keys.js';
@@ -118,10 +120,10 @@ export function createNodeBackend(crypto: NodeCrypto): CryptoBackend {
 }
 
 /** The backend over Web Crypto (`crypto.subtle`), for runtimes without node:crypto. */
-export function createWebBackend(subtle: SubtleCrypto): CryptoBackend {
-  const hmacKeys = new WeakMap<HmacKey, Promise<CryptoKey>>();
-  const privateKeys = new WeakMap<Ed25519Key, Promise<CryptoKey>>();
-  const publicKeys = new WeakMap<Ed25519Key, Promise<CryptoKey>>();
+export function createWebBackend(subtle: webcrypto.SubtleCrypto): CryptoBackend {
+  const hmacKeys = new WeakMap<HmacKey, Promise<webcrypto.CryptoKey>>();
+  const privateKeys = new WeakMap<Ed25519Key, Promise<webcrypto.CryptoKey>>();
+  const publicKeys = new WeakMap<Ed25519Key, Promise<webcrypto.CryptoKey>>();
   // Copies into a fresh ArrayBuffer of exactly these bytes. Not `bytes.slice().buffer`: a Node
   // Buffer's slice is a view, and its .buffer the whole shared pool.
   const buf = (bytes: Uint8Array): ArrayBuffer => {
@@ -203,7 +205,8 @@ let chosen: CryptoBackend | undefined;
 export function defaultBackend(): CryptoBackend {
   if (chosen) return chosen;
   if (nodeCrypto) chosen = createNodeBackend(nodeCrypto);
-  else if (globalThis.crypto?.subtle) chosen = createWebBackend(globalThis.crypto.subtle);
+  else if (globalThis.crypto?.subtle)
+    chosen = createWebBackend(globalThis.crypto.subtle as webcrypto.SubtleCrypto);
   else throw new Error('@surety/webhook-verify needs node:crypto or Web Crypto (crypto.subtle)');
   return chosen;
 }

@@ -72,7 +72,7 @@ export async function startReceiver(behaviour: Behaviour = (_r, _n, res) => void
 }
 
 /**
- * Starts a DeliveryWorker in its own process (test/fixtures/worker-process.ts, run with tsx) on
+ * Starts a DeliveryWorker in its own process (worker-process.ts beside this module) on
  * `schema` of `databaseUrl`; resolves once it is claiming. env: LEASE_MS, TIMEOUT_MS, SCHEDULE.
  */
 export function spawnWorkerProcess(options: {
@@ -80,8 +80,14 @@ export function spawnWorkerProcess(options: {
   schema: string;
   env?: Record<string, string>;
 }): Promise<ChildProcess> {
-  const fixture = fileURLToPath(new URL('../test/fixtures/worker-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
+  // Beside this module: src/worker-process.ts when the tests run on the sources (then with tsx and the
+  // sources' condition), dist/worker-process.js from the built or published package (plain node).
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = fileURLToPath(
+    new URL(fromSource ? './worker-process.ts' : './worker-process.js', import.meta.url),
+  );
+  const args = fromSource ? ['--conditions=@surety/source', '--import', 'tsx', entry] : [entry];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, DATABASE_URL: options.databaseUrl, SCHEMA: options.schema, ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -38,7 +38,7 @@ const started = Date.now();
 const run = spawnSync(
   process.execPath,
   [
-    '--conditions=source',
+    '--conditions=@surety/source',
     '--import',
     'tsx',
     '--test',
