@@ -1,6 +1,8 @@
 // Fairness and rate limits at the claim: what a rate-limited backlog costs the database (D4 of issue
 // 15), and caps on attempts in flight per endpoint and per tenant across workers (D3).
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
@@ -73,7 +75,7 @@ describe('a rate-limited backlog', () => {
   beforeEach(() => void tenantN++);
   afterEach(cleanup);
 
-  test('costs row updates in proportion to what is sent, not to the backlog', async () => {
+  test('costs row updates in proportion to what is sent, not to the backlog', async (t) => {
     const tenant = `rl${tenantN}`;
     const rx = await startReceiver();
     receivers.push(rx);
@@ -91,6 +93,7 @@ describe('a rate-limited backlog', () => {
     // A delivery is claimed (1 update) and completed (1); a row the bucket refuses at its claim is put
     // back once more. Claiming the whole backlog and putting it back every ~100 ms made this ~150.
     const perDelivery = written / sent;
+    t.diagnostic(`${written} row updates for ${sent} deliveries`);
     assert.ok(
       perDelivery < 4,
       `${written} row updates for ${sent} deliveries (${perDelivery.toFixed(1)} each)`,
@@ -98,5 +101,90 @@ describe('a rate-limited backlog', () => {
   });
 });
 
-// keep the imports used until the D3 scenario below lands
-void needsPostgres;
+/** A receiver that never answers: it holds every request until the sender gives up (or `close`). */
+async function hangingReceiver() {
+  const open = new Map<string, number>();
+  let total = 0;
+  let maxTotal = 0;
+  const maxPerPath = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    open.set(path, (open.get(path) ?? 0) + 1);
+    maxPerPath.set(path, Math.max(maxPerPath.get(path) ?? 0, open.get(path)!));
+    maxTotal = Math.max(maxTotal, ++total);
+    res.on('close', () => {
+      open.set(path, open.get(path)! - 1);
+      total--;
+    });
+    req.resume();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}/${path}`,
+    get open() {
+      return total;
+    },
+    get maxTotal() {
+      return maxTotal;
+    },
+    get maxPerPath() {
+      return Math.max(0, ...maxPerPath.values());
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+describe('attempts in flight', { skip: needsPostgres }, () => {
+  beforeEach(() => void tenantN++);
+  afterEach(cleanup);
+
+  test("a tenant's hanging receivers hold at most its slots, across two workers; another tenant's delivery stays fast", async (t) => {
+    const hostile = `hostile${tenantN}`;
+    const victim = `victim${tenantN}`;
+    const hang = await hangingReceiver();
+    receivers.push(hang);
+    const ok = await startReceiver();
+    receivers.push(ok);
+    // 40 endpoints, 3 events: 120 attempts that each hang until the worker's timeout (5 s).
+    for (let i = 0; i < 40; i++)
+      await webhooks.createEndpoint(db.sql, { tenant: hostile, url: hang.url(`e${i}`), eventTypes: ['*'] });
+    await backlog(hostile, 3);
+    await webhooks.createEndpoint(db.sql, { tenant: victim, url: ok.url, eventTypes: ['*'] });
+    // Two workers on two pools (as two processes would be), 16 slots each: without caps the hostile
+    // tenant's 120 attempts take all 32, and the victim's delivery waits behind them for a timeout.
+    const other = new Webhooks({
+      sql: db.connect(4),
+      schema: db.schema,
+      allowHttp: true,
+      allowList: parseAllowList('127.0.0.1/32'),
+    });
+    const caps = { concurrency: 16, maxInFlightPerTenant: 8, maxInFlightPerEndpoint: 2, timeoutMs: 5000 };
+    const a = worker({ ...caps, pollIntervalMs: 50 });
+    const b = worker({ ...caps, pollIntervalMs: 50, webhooks: other });
+    await Promise.all([a.start(), b.start()]);
+    const deadline = Date.now() + 3000;
+    while (hang.open < 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(hang.open >= 8, 'the hostile tenant fills its slots');
+    const started = Date.now();
+    await db.sql.transaction((tx) =>
+      webhooks.publish(tx, { tenant: victim, type: 'order.created', data: {} }),
+    );
+    await ok.waitFor(1, 10_000);
+    const tookMs = Date.now() - started;
+    t.diagnostic(`the victim's delivery took ${tookMs} ms`);
+    assert.ok(
+      tookMs < 2000,
+      `the victim's delivery took ${tookMs} ms behind hanging receivers (timeout 5 s)`,
+    );
+    // Let the first round time out and the next claims run: the caps held throughout.
+    await new Promise((r) => setTimeout(r, 5500));
+    assert.ok(hang.maxTotal <= 8, `${hang.maxTotal} hostile attempts in flight at once, cap 8`);
+    assert.ok(hang.maxPerPath <= 2, `${hang.maxPerPath} attempts at one endpoint at once, cap 2`);
+    assert.ok(hang.open > 0, 'the hostile tenant still gets its share');
+  });
+});
