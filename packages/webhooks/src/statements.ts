@@ -56,9 +56,9 @@ export function statements(schema: string) {
     // pending row); the only sorts left are of the window's rows. The claimed rows are updated by
     // primary key (`= any (array(…))`), and the event and endpoint fetched per row (LATERAL … LIMIT
     // 1): a generic plan merge-joined the whole primary key for the first (460 ms at a million
-    // pending) and hash-joined every event for the second. Always one row at least: `held` says
-    // whether a cap held rows back (the worker then claims again when one of its attempts ends); a
-    // row with a null id carries it alone when nothing was claimed.
+    // pending) and hash-joined every event for the second. Always one row at least: `held` names the
+    // tenants a cap held rows back for (the worker claims again when one of its attempts for such a
+    // tenant ends, not at the next poll); a row with a null id carries it alone when nothing was claimed.
     claim: st(
       'claim',
       `with mine as (
@@ -100,7 +100,7 @@ export function statements(schema: string) {
            left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
            left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
        ranked as (
-         select c.id, c.next_attempt_at, $7::int - coalesce(tb.n, 0) as room,
+         select c.id, c.tenant, c.next_attempt_at, $7::int - coalesce(tb.n, 0) as room,
                 row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.id) as n
            from cand c left join tbusy tb on tb.tenant = c.tenant
           where c.n <= c.room),
@@ -140,9 +140,9 @@ export function statements(schema: string) {
        select c.id::text as id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
-              (exists (select 1 from busy b where b.n >= $6) or exists (select 1 from tbusy t where t.n >= $7)
-                or exists (select 1 from cand x where x.n > x.room) or exists (select 1 from ranked x where x.n > x.room))
-                as held
+              array(select b.tenant from busy b where b.n >= $6 union select t.tenant from tbusy t where t.n >= $7
+                    union select x.tenant from cand x where x.n > x.room
+                    union select x.tenant from ranked x where x.n > x.room) as held
          from (select 1) one
          left join (claimed c join pick p on p.id = c.id) on true
          left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id limit 1) ev on true

@@ -190,8 +190,8 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #starved = false;
   /** This worker's claimed rows not yet finished, per tenant and endpoint (`tenant\0endpoint`). */
   readonly #slots = new Map<string, number>();
-  /** The last claim held rows back for a cap: claim again when one of our attempts ends. */
-  #held = false;
+  /** Tenants the last claim held rows back for (a cap): claim again when one of their attempts ends. */
+  #held = new Set<string>();
   #unlisten: (() => Promise<void>) | undefined;
   #idle: (() => void)[] = [];
 
@@ -350,7 +350,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     // lock, so the bucket the claim read is the one the tokens come from.
     const { rows, allowed, held } = await this.#w.sql.transaction(
       async (tx) => {
-        const { rows: all } = await tx.query<Claimed & { held: boolean }>(this.#w.st.claim, [
+        const { rows: all } = await tx.query<Claimed & { held: string[] }>(this.#w.st.claim, [
           new Date(now).toISOString(),
           limit,
           new Date(now + this.#o.leaseMs).toISOString(),
@@ -363,11 +363,11 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
           mine.map((m) => m[2]),
         ]);
         const rows = all.filter((r) => r.id !== null);
-        return { rows, allowed: await this.#rateLimit(tx, rows, now), held: all[0]?.held === true };
+        return { rows, allowed: await this.#rateLimit(tx, rows, now), held: all[0]?.held ?? [] };
       },
       { first: this.#w.st.claimSettings },
     );
-    this.#held = held;
+    this.#held = new Set(held);
     if (rows.length === 0) return 0;
     for (const row of rows) {
       const k = `${row.tenant}\0${row.endpoint_id}`;
@@ -409,14 +409,15 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   /**
    * A claimed row is done with (sent, or handed back): its slot is free for the next claim at once
    * (the row itself stays leased until its outcome is written, so no claim can take it meanwhile).
-   * When the last claim held rows back for a cap, claim again now rather than at the next poll.
+   * When the last claim held rows of this tenant back for a cap, claim again now rather than at the
+   * next poll (another tenant's attempt ending frees none of its slots).
    */
   #release(row: Claimed): void {
     const k = `${row.tenant}\0${row.endpoint_id}`;
     const n = (this.#slots.get(k) ?? 1) - 1;
     if (n > 0) this.#slots.set(k, n);
     else this.#slots.delete(k);
-    if (this.#held && this.#running) this.#wakeUp();
+    if (this.#held.has(row.tenant) && this.#running) this.#wakeUp();
   }
 
   /**
