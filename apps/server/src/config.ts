@@ -33,7 +33,7 @@ export interface Config {
   retentionDays: number;
   /**
    * Most webhook attempts in flight for one endpoint, across every worker
-   * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). @default 16
+   * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). @default 32
    */
   webhookMaxInFlightPerEndpoint: number;
   /**
@@ -137,7 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSchedule,
     worker: !/^(0|false|no|off)$/i.test(env.SURETY_WORKER ?? ''),
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
-    webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 16, 1, 100_000),
+    webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
     webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
   };
 }

@@ -30,8 +30,10 @@ export interface DeliveryWorkerOptions {
   batchSize?: number;
   /**
    * Most attempts in flight (claimed and not yet finished) for one endpoint, counted across every
-   * worker on the database: a slow or hanging receiver holds at most this many slots.
-   * @default 16
+   * worker on the database: a slow or hanging receiver holds at most this many slots, and its
+   * tenant's other endpoints keep the rest of the tenant's. It also bounds one endpoint's throughput
+   * to this many attempts per receiver round trip: raise it for a single-tenant deployment.
+   * @default 32
    */
   maxInFlightPerEndpoint?: number;
   /**
@@ -43,9 +45,10 @@ export interface DeliveryWorkerOptions {
   maxInFlightPerTenant?: number;
   /**
    * Most claimable due rows a claim reads to pick from (rows it skips, of full endpoints or tenants,
-   * in flight, or without a token, do not count). Bigger: fairer picks among more tenants, at a
-   * sort of this many rows per claim.
-   * @default 1000
+   * in flight, or without a token, do not count). The picks interleave the tenants seen in it; a
+   * tenant that fills its slots is skipped by the next claim's walk, so a small window is fair over
+   * consecutive claims, and each claim sorts this many rows.
+   * @default 2 × batchSize
    */
   claimWindow?: number;
   /** How often to look for due retries when no NOTIFY arrives. @default 500 */
@@ -135,6 +138,8 @@ interface Completion {
 }
 
 const EXCERPT = 1024;
+/** How long a freed slot of a held-back tenant waits for others before it wakes the claim loop. */
+const HELD_WAKE_MS = 5;
 const USER_AGENT = 'Surety-Webhooks/0.1';
 
 /**
@@ -192,6 +197,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly #slots = new Map<string, number>();
   /** Tenants the last claim held rows back for (a cap): claim again when one of their attempts ends. */
   #held = new Set<string>();
+  #heldWake: NodeJS.Timeout | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   #idle: (() => void)[] = [];
 
@@ -202,9 +208,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     this.#o = {
       concurrency: options.concurrency ?? 64,
       batchSize: options.batchSize ?? 100,
-      maxInFlightPerEndpoint: options.maxInFlightPerEndpoint ?? 16,
+      maxInFlightPerEndpoint: options.maxInFlightPerEndpoint ?? 32,
       maxInFlightPerTenant: options.maxInFlightPerTenant ?? 48,
-      claimWindow: options.claimWindow ?? 1000,
+      claimWindow: options.claimWindow ?? 2 * (options.batchSize ?? 100),
       pollIntervalMs: options.pollIntervalMs ?? 500,
       leaseMs: options.leaseMs ?? 60_000,
       timeoutMs: options.timeoutMs ?? 10_000,
@@ -253,6 +259,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async stop(): Promise<void> {
     if (!this.#running) return;
     this.#running = false;
+    clearTimeout(this.#heldWake);
     this.#wakeUp();
     await this.#loop;
     const now = this.#w.now();
@@ -417,7 +424,13 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     const n = (this.#slots.get(k) ?? 1) - 1;
     if (n > 0) this.#slots.set(k, n);
     else this.#slots.delete(k);
-    if (this.#held.has(row.tenant) && this.#running) this.#wakeUp();
+    if (this.#held.has(row.tenant) && this.#running) {
+      // A few milliseconds' grace lets the attempts that end together share one claim.
+      this.#heldWake ??= setTimeout(() => {
+        this.#heldWake = undefined;
+        this.#wakeUp();
+      }, HELD_WAKE_MS);
+    }
   }
 
   /**

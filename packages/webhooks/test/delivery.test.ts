@@ -561,7 +561,7 @@ describe('claiming', () => {
           `prepare claim_plan(timestamptz, int, timestamptz, text, int, int, int, text[], text[], int[]) as ${webhooks.st.claim.text}`,
         );
         const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
-          `explain execute claim_plan('${new Date(clock).toISOString()}', 100, '${new Date(clock + 60_000).toISOString()}', 'w', 1000, 16, 48, '{}', '{}', '{}')`,
+          `explain execute claim_plan('${new Date(clock).toISOString()}', 100, '${new Date(clock + 60_000).toISOString()}', 'w', 200, 32, 48, '{}', '{}', '{}')`,
         );
         await tx.query('deallocate claim_plan');
         return rows.map((r) => r['QUERY PLAN']).join('\n');
