@@ -101,6 +101,72 @@ describe('a rate-limited backlog', () => {
   });
 });
 
+describe('claims across tenants', () => {
+  beforeEach(() => void tenantN++);
+  afterEach(cleanup);
+
+  test("a claim interleaves tenants: one tenant's burst does not put another's due rows behind it", async () => {
+    const burst = `burst${tenantN}`;
+    const quiet = `quiet${tenantN}`;
+    const a = await webhooks.createEndpoint(db.sql, {
+      tenant: burst,
+      url: 'http://127.0.0.1:9/a',
+      eventTypes: ['*'],
+    });
+    const b = await webhooks.createEndpoint(db.sql, {
+      tenant: burst,
+      url: 'http://127.0.0.1:9/b',
+      eventTypes: ['*'],
+    });
+    await webhooks.createEndpoint(db.sql, { tenant: quiet, url: 'http://127.0.0.1:9/q', eventTypes: ['*'] });
+    await backlog(burst, 150); // 300 deliveries, all due before the quiet tenant's
+    await backlog(quiet, 3);
+    const now = Date.now() + 1000;
+    type Row = { id: string | null; tenant: string; endpoint_id: string };
+    const claim = (o: { window: number; perTenant: number; mine?: Row[] }) =>
+      db.sql.transaction(
+        async (tx) => {
+          const counts = new Map<string, number>();
+          for (const r of o.mine ?? []) counts.set(r.endpoint_id, (counts.get(r.endpoint_id) ?? 0) + 1);
+          const { rows } = await tx.query<Row>(webhooks.st.claim, [
+            new Date(now).toISOString(),
+            8,
+            new Date(now + 60_000).toISOString(),
+            'interleave',
+            o.window,
+            1000,
+            o.perTenant,
+            [...counts.keys()].map(() => burst),
+            [...counts.keys()],
+            [...counts.values()],
+          ]);
+          return rows.filter((r) => r.id !== null);
+        },
+        { first: webhooks.st.claimSettings },
+      );
+    const tenants = (rows: Row[]) => rows.map((r) => (r.tenant === quiet ? 'quiet' : 'burst'));
+    // A window that reaches the quiet tenant's rows: every tenant's first row, then every tenant's
+    // second…, and within the burst tenant its endpoints in turn. First come, first served took the
+    // burst's eight oldest.
+    const wide = await claim({ window: 400, perTenant: 1000 });
+    assert.deepEqual(tenants(wide), ['burst', 'quiet', 'burst', 'quiet', 'burst', 'quiet', 'burst', 'burst']);
+    const endpoints = wide.filter((r) => r.tenant === burst).map((r) => r.endpoint_id);
+    for (let i = 1; i < endpoints.length; i++)
+      assert.notEqual(endpoints[i], endpoints[i - 1], endpoints.join());
+    assert.ok(endpoints.every((e) => e === a.endpoint.id || e === b.endpoint.id));
+    await db.sql.query(
+      `update "${db.schema}".webhook_deliveries set lease_until = null, locked_by = null, attempts = 0
+        where locked_by = 'interleave'`,
+    );
+    // The default window (200 rows) sees only the burst: it gets its 4 slots; the next claim skips the
+    // full tenant and reaches the quiet one's rows behind the rest of the burst.
+    const first = await claim({ window: 200, perTenant: 4 });
+    assert.deepEqual(tenants(first), ['burst', 'burst', 'burst', 'burst']);
+    const next = await claim({ window: 200, perTenant: 4, mine: first });
+    assert.deepEqual(tenants(next), ['quiet', 'quiet', 'quiet']);
+  });
+});
+
 /** A receiver that never answers: it holds every request until the sender gives up (or `close`). */
 async function hangingReceiver() {
   const open = new Map<string, number>();
