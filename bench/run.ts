@@ -100,6 +100,14 @@ const benches: Bench[] = [
     timeoutMs: 900_000,
   },
   {
+    name: 'fairness',
+    title: "Fairness: another tenant's publish→delivery latency while a hostile tenant's 500 attempts hang",
+    file: 'fairness/run.ts',
+    args: q(['--quick'], []),
+    runs: quick ? 1 : 3,
+    timeoutMs: 300_000,
+  },
+  {
     name: 'growth',
     title: 'Growth: claim latency as the tables grow, purge while serving, and the query plans',
     file: 'growth/run.ts',

@@ -6,10 +6,15 @@ import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../../apps/server/bin/surety.js', import.meta.url));
 
-export function spawnSuretyWorker(schema: string): Promise<ChildProcess> {
+/**
+ * `env` adds settings; the throughput benchmarks (one tenant, one endpoint) open the fairness caps
+ * up with `OPEN_CAPS`, as a single-tenant deployment would; bench/fairness runs the defaults.
+ */
+export function spawnSuretyWorker(schema: string, env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, [cli, 'worker'], {
     env: {
       ...process.env,
+      ...env,
       SURETY_SCHEMA: schema,
       SURETY_API_KEYS: 'bench:sk_bench_0123456789abcdef',
       SURETY_WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
@@ -25,3 +30,9 @@ export function spawnSuretyWorker(schema: string): Promise<ChildProcess> {
     child.once('exit', (code) => reject(new Error(`surety worker exited ${code}`)));
   });
 }
+
+/** Caps on attempts in flight as high as the worker's slots: one tenant's throughput, unthrottled. */
+export const OPEN_CAPS = {
+  SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '100000',
+  SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: '100000',
+};

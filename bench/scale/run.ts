@@ -22,7 +22,7 @@ import pg from 'pg';
 import { startReceiver } from '../lib/receiver.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
-import { spawnSuretyWorker } from '../lib/worker.js';
+import { OPEN_CAPS, spawnSuretyWorker } from '../lib/worker.js';
 
 const a = args();
 const duration = a.num('seconds', a.quick ? 3 : 8);
@@ -139,7 +139,7 @@ async function workers(processes: number, receiverDelayMs = 0) {
     eventTypes: ['*'],
   });
   const children = await Promise.all(
-    Array.from({ length: processes }, () => spawnSuretyWorker('bench_scale_wh')),
+    Array.from({ length: processes }, () => spawnSuretyWorker('bench_scale_wh', OPEN_CAPS)),
   );
   await receiver.reset();
   const started = performance.now();

@@ -31,6 +31,16 @@ export interface Config {
   worker: boolean;
   /** Days events and attempts are kept (SURETY_RETENTION_DAYS). @default 30 */
   retentionDays: number;
+  /**
+   * Most webhook attempts in flight for one endpoint, across every worker
+   * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). @default 32
+   */
+  webhookMaxInFlightPerEndpoint: number;
+  /**
+   * Most webhook attempts in flight for one tenant, across every worker
+   * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT). @default 48
+   */
+  webhookMaxInFlightPerTenant: number;
 }
 
 export class ConfigError extends Error {
@@ -127,5 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSchedule,
     worker: !/^(0|false|no|off)$/i.test(env.SURETY_WORKER ?? ''),
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
+    webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
+    webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
   };
 }

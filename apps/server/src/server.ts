@@ -71,6 +71,8 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log): Deliv
   const worker = new DeliveryWorker({
     webhooks,
     schedule: config.webhookSchedule,
+    maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
+    maxInFlightPerTenant: config.webhookMaxInFlightPerTenant,
     guard: { allowList: config.webhookAllowList, allowHttp: config.webhookAllowHttp },
   });
   worker.on('worker:error', (err) => log.warn({ err }, 'delivery worker error'));

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import { quoteSchema, type Statement } from '@surety/db';
+
+/** A 64-bit advisory lock id for a name (signed, as pg_advisory_xact_lock takes it). */
+const lockId = (name: string) => createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
 
 /** The delivery engine's statements for one schema. Every value is a bound parameter. */
 export function statements(schema: string) {
@@ -7,10 +11,11 @@ export function statements(schema: string) {
   const EV = `${s}.webhook_events`;
   const D = `${s}.webhook_deliveries`;
   const A = `${s}.webhook_attempts`;
+  const S = `${s}.webhook_worker_slots`;
   const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
   const st = (name: string, text: string): Statement => ({ name: n(name), text });
   return {
-    tables: { EP, EV, D, A },
+    tables: { EP, EV, D, A, S },
     // The outbox write: the event and one delivery per subscribed enabled endpoint. One round trip.
     // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
     // commit record to the end of COMMIT, so every publishing transaction would commit one at a
@@ -34,39 +39,125 @@ export function statements(schema: string) {
     // counts the attempt, so a crashed worker's rows come back when the lease passes. No index covers
     // lease_until, attempts or locked_by, so the claim is a HOT update where the page has room
     // (fillfactor 80 keeps some): no index entries, where moving next_attempt_at wrote five per row
-    // (migration 000003). Rows in flight stay at the head of the due index; each claim steps over
-    // them (one heap check each).
+    // (migration 000003).
+    // Fairness (issue 15; docs/decisions.md): attempts in flight are capped per endpoint ($6) and per
+    // tenant ($7) across every worker. Each worker's counts per (tenant, endpoint) live in
+    // webhook_worker_slots (its own passed in as $8-$10, rewritten here with what it claims); claims
+    // are serialised by the advisory lock in `claimSettings`, so each one sees every earlier claim.
+    // The walk skips the rows of a full endpoint or tenant, and of a rate-limited endpoint without a
+    // token, without claiming them: a held-back backlog costs a read per row (no write) and does not
+    // count towards the window ($5, the most claimable rows read). From the window, each endpoint
+    // gets at most its room and each tenant its room, and the picks go round-robin across tenants
+    // (every tenant's first row, then every tenant's second…; within a tenant, across its endpoints),
+    // so one tenant's deep backlog or burst never puts another's due rows behind it.
     // The worker runs it under `claimSettings`: planned for its values every time (one plan per
     // batch), with bitmap scans and sorts off, so the due index is walked in order whatever the
     // statistics say (after a backlog they predate, the planner otherwise reads and sorts every
-    // pending row). The claimed rows are updated by primary key (`= any (array(…))`), and the event and
-    // endpoint fetched per row (LATERAL … LIMIT 1): a generic plan merge-joined the whole primary key
-    // for the first (460 ms at a million pending) and hash-joined every event for the second.
+    // pending row); the only sorts left are of the window's rows. The claimed rows are updated by
+    // primary key (`= any (array(…))`), and the event and endpoint fetched per row (LATERAL … LIMIT
+    // 1): a generic plan merge-joined the whole primary key for the first (460 ms at a million
+    // pending) and hash-joined every event for the second. Always one row at least: `held` names the
+    // tenants a cap held rows back for (the worker claims again when one of its attempts for such a
+    // tenant ends, not at the next poll); a row with a null id carries it alone when nothing was claimed.
     claim: st(
       'claim',
-      `with due as (
-         select d.id from ${D} d
+      `with mine as (
+         select * from unnest($8::text[], $9::text[], $10::int[]) as m(tenant, endpoint_id, n)),
+       busy as (
+         select b.tenant, b.endpoint_id, sum(b.n)::int as n from (
+           select m.tenant, m.endpoint_id, m.n from mine m
+           union all
+           select o.tenant, o.endpoint_id, o.n
+             from ${S} w cross join lateral unnest(w.tenants, w.endpoint_ids, w.counts) as o(tenant, endpoint_id, n)
+            where w.worker <> $4 and w.lease_until > $1) b
+          group by b.tenant, b.endpoint_id),
+       tbusy as (select b.tenant, sum(b.n)::int as n from busy b group by b.tenant),
+       tokens as (
+         select e.tenant, e.id as endpoint_id,
+                floor(least(e.rate_limit::float8, coalesce(e.rate_tokens, e.rate_limit::float8)
+                  + greatest(0, extract(epoch from ($1::timestamptz - coalesce(e.rate_at, $1::timestamptz))))
+                    * e.rate_limit))::int as n
+           from ${EP} e where e.rate_limit is not null),
+       blocked as (
+         select b.tenant, b.endpoint_id from busy b where b.n >= $6
+         union all
+         select t.tenant, t.endpoint_id from tokens t where t.n < 1),
+       walk as materialized (
+         select d.id, d.tenant, d.endpoint_id, d.next_attempt_at from ${D} d
           where d.status = 'pending' and d.next_attempt_at <= $1
             and (d.lease_until is null or d.lease_until <= $1)
+            and (d.tenant, d.endpoint_id) not in (select x.tenant, x.endpoint_id from blocked x)
+            and d.tenant not in (select t.tenant from tbusy t where t.n >= $7)
             and (not d.ordered or d.id = (select min(x.id) from ${D} x
                   where x.tenant = d.tenant and x.endpoint_id = d.endpoint_id and x.status = 'pending'))
           order by d.next_attempt_at
-          limit $2
+          limit $5),
+       cand as (
+         select w.id, w.tenant, w.next_attempt_at,
+                least($6::int - coalesce(b.n, 0), coalesce(t.n, $6::int)) as room,
+                row_number() over (partition by w.tenant, w.endpoint_id order by w.next_attempt_at, w.id) as n
+           from walk w
+           left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
+           left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
+       ranked as (
+         select c.id, c.tenant, c.next_attempt_at, $7::int - coalesce(tb.n, 0) as room,
+                row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.id) as n
+           from cand c left join tbusy tb on tb.tenant = c.tenant
+          where c.n <= c.room),
+       pick as (
+         select r.id, row_number() over (order by r.n, r.next_attempt_at, r.id) as ord
+           from ranked r where r.n <= r.room
+          order by r.n, r.next_attempt_at, r.id
+          limit $2),
+       due as (
+         select d.id from ${D} d
+          where d.id = any (array(select p.id from pick p)) and d.status = 'pending'
+            and (d.lease_until is null or d.lease_until <= $1)
           for update skip locked),
        claimed as (
          update ${D} d set lease_until = $3, attempts = d.attempts + 1, locked_by = $4
           where d.id = any (array(select id from due))
-         returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts)
+         returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts),
+       counts as (
+         select k.tenant, k.endpoint_id, sum(k.n)::int as n from (
+           select m.tenant, m.endpoint_id, m.n from mine m where m.n > 0
+           union all
+           select c.tenant, c.endpoint_id, 1 from claimed c) k
+          group by k.tenant, k.endpoint_id),
+       slots as (
+         insert into ${S} as w (worker, lease_until, tenants, endpoint_ids, counts)
+         select $4, $3, coalesce(array_agg(k.tenant order by k.tenant, k.endpoint_id), '{}'),
+                coalesce(array_agg(k.endpoint_id order by k.tenant, k.endpoint_id), '{}'),
+                coalesce(array_agg(k.n order by k.tenant, k.endpoint_id), '{}')
+           from counts k
+         on conflict (worker) do update set lease_until = excluded.lease_until, tenants = excluded.tenants,
+                endpoint_ids = excluded.endpoint_ids, counts = excluded.counts
+          -- unchanged counts are not rewritten until half the lease has passed
+          where w.tenants is distinct from excluded.tenants or w.endpoint_ids is distinct from excluded.endpoint_ids
+             or w.counts is distinct from excluded.counts
+             or w.lease_until < $1::timestamptz + ($3::timestamptz - $1::timestamptz) / 2
+         returning 1)
        select c.id::text as id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
-              ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit
-         from claimed c
+              ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
+              array(select b.tenant from busy b where b.n >= $6 union select t.tenant from tbusy t where t.n >= $7
+                    union select x.tenant from cand x where x.n > x.room
+                    union select x.tenant from ranked x where x.n > x.room) as held
+         from (select 1) one
+         left join (claimed c join pick p on p.id = c.id) on true
          left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id limit 1) ev on true
-         left join lateral (select * from ${EP} e where e.tenant = c.tenant and e.id = c.endpoint_id limit 1) ep on true`,
+         left join lateral (select * from ${EP} e where e.tenant = c.tenant and e.id = c.endpoint_id limit 1) ep on true
+        order by p.ord`,
     ),
-    // Session settings the claim runs under (SET LOCAL, in the claim's transaction).
-    claimSettings:
-      'set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_custom_plan',
+    // Session settings the claim runs under (SET LOCAL, in the claim's transaction), and the lock
+    // that serialises claims of this schema: each claim's snapshot then holds every earlier claim
+    // and its counts, so two workers cannot both fill the same endpoint's or tenant's last slots.
+    // A claim holds it for its own few milliseconds; completions and publishes never take it. JIT off:
+    // the window's sorts carry enable_sort's penalty cost (1e10), far past jit_above_cost, and
+    // compiling the claim took ~5 s (measured on PostgreSQL 15) for a statement that runs in ~2 ms.
+    claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_custom_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
+    // A stopped worker's counts (its claims are all handed back or recorded).
+    releaseSlots: st('release_slots', `delete from ${S} where worker = $1`),
     // Batch completion: one statement for a whole batch of outcomes (unnest), fenced by locked_by,
     // plus the attempt records. Per-delivery statements are not affordable at thousands a second.
     complete: st(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
+import type { Queryable } from '@surety/db';
 import { signSync } from '@surety/webhook-verify';
 import { envelopeJson } from './envelope.js';
 import { type Completion, OutcomeWriter, type UnstorableOutcome } from './outcome-writer.js';
@@ -28,6 +29,29 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Most deliveries claimed per statement. @default 100 */
   batchSize?: number;
+  /**
+   * Most attempts in flight (claimed and not yet finished) for one endpoint, counted across every
+   * worker on the database: a slow or hanging receiver holds at most this many slots, and its
+   * tenant's other endpoints keep the rest of the tenant's. It also bounds one endpoint's throughput
+   * to this many attempts per receiver round trip: raise it for a single-tenant deployment.
+   * @default 32
+   */
+  maxInFlightPerEndpoint?: number;
+  /**
+   * Most attempts in flight for one tenant, across all its endpoints and every worker: one tenant's
+   * hanging receivers or burst never take every slot. Keep it below the total concurrency of the
+   * workers (the default is 3/4 of one default worker's).
+   * @default 48
+   */
+  maxInFlightPerTenant?: number;
+  /**
+   * Most claimable due rows a claim reads to pick from (rows it skips, of full endpoints or tenants,
+   * in flight, or without a token, do not count). The picks interleave the tenants seen in it; a
+   * tenant that fills its slots is skipped by the next claim's walk, so a small window is fair over
+   * consecutive claims, and each claim sorts this many rows.
+   * @default 2 × batchSize
+   */
+  claimWindow?: number;
   /** How often to look for due retries when no NOTIFY arrives. @default 500 */
   pollIntervalMs?: number;
   /** How long a claimed delivery is reserved before another worker may take it. @default 60000 */
@@ -107,6 +131,8 @@ interface Claimed {
   rate_limit: number | null;
 }
 
+/** How long a freed slot of a held-back tenant waits for others before it wakes the claim loop. */
+const HELD_WAKE_MS = 5;
 const USER_AGENT = 'Surety-Webhooks/0.1';
 
 /**
@@ -126,6 +152,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       DeliveryWorkerOptions,
       | 'concurrency'
       | 'batchSize'
+      | 'maxInFlightPerEndpoint'
+      | 'maxInFlightPerTenant'
+      | 'claimWindow'
       | 'pollIntervalMs'
       | 'leaseMs'
       | 'timeoutMs'
@@ -155,6 +184,11 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly #refill: number;
   /** The claim loop sleeps for want of room, and the next finished attempt should wake it. */
   #starved = false;
+  /** This worker's claimed rows not yet finished, per tenant and endpoint (`tenant\0endpoint`). */
+  readonly #slots = new Map<string, number>();
+  /** Tenants the last claim held rows back for (a cap): claim again when one of their attempts ends. */
+  #held = new Set<string>();
+  #heldWake: NodeJS.Timeout | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   #idle: (() => void)[] = [];
 
@@ -165,6 +199,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     this.#o = {
       concurrency: options.concurrency ?? 64,
       batchSize: options.batchSize ?? 100,
+      maxInFlightPerEndpoint: options.maxInFlightPerEndpoint ?? 32,
+      maxInFlightPerTenant: options.maxInFlightPerTenant ?? 48,
+      claimWindow: options.claimWindow ?? 2 * (options.batchSize ?? 100),
       pollIntervalMs: options.pollIntervalMs ?? 500,
       leaseMs: options.leaseMs ?? 60_000,
       timeoutMs: options.timeoutMs ?? 10_000,
@@ -234,12 +271,16 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async stop(): Promise<void> {
     if (!this.#running) return;
     this.#running = false;
+    clearTimeout(this.#heldWake);
     this.#wakeUp();
     await this.#loop;
     const now = this.#w.now();
-    for (const q of this.#queue.splice(0)) this.#complete(this.#defer(q.row, now, 0));
+    for (const q of this.#queue.splice(0)) this.#handBack(q.row, now, 0);
     while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
     await this.#flush();
+    await this.#w.sql.query(this.#w.st.releaseSlots, [this.id]).catch((error: unknown) => {
+      this.emit('worker:error', error as Error); // the row stops counting when its lease passes
+    });
     await this.#unlisten?.();
     await this.#guard?.close();
   }
@@ -328,25 +369,39 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
 
   async #claim(limit: number): Promise<number> {
     const now = this.#w.now();
+    const mine = [...this.#slots].map(([k, n]) => [...(k.split('\0') as [string, string]), n] as const);
     // The planner's guess of how many rows are pending comes from the last ANALYZE; after a sudden
     // backlog (a receiver down for an hour) it is far too low, and it reads and sorts EVERY pending
     // row to return the first hundred. Walking the due index in order is right at any backlog size:
-    // the claim runs under `claimSettings` (bitmap scans and sorts off), set in the round trip of BEGIN.
-    const { rows } = await this.#w.sql.transaction(
-      (tx) =>
-        tx.query<Claimed>(this.#w.st.claim, [
+    // the claim runs under `claimSettings` (bitmap scans and sorts off, and the lock that serialises
+    // claims), set in the round trip of BEGIN. Tokens are taken in the same transaction, under that
+    // lock, so the bucket the claim read is the one the tokens come from.
+    const { rows, allowed, held } = await this.#w.sql.transaction(
+      async (tx) => {
+        const { rows: all } = await tx.query<Claimed & { held: string[] }>(this.#w.st.claim, [
           new Date(now).toISOString(),
           limit,
           new Date(now + this.#o.leaseMs).toISOString(),
           this.id,
-        ]),
+          this.#o.claimWindow,
+          this.#o.maxInFlightPerEndpoint,
+          this.#o.maxInFlightPerTenant,
+          mine.map((m) => m[0]),
+          mine.map((m) => m[1]),
+          mine.map((m) => m[2]),
+        ]);
+        const rows = all.filter((r) => r.id !== null);
+        return { rows, allowed: await this.#rateLimit(tx, rows, now), held: all[0]?.held ?? [] };
+      },
       { first: this.#w.st.claimSettings },
     );
+    this.#held = new Set(held);
     if (rows.length === 0) return 0;
-    const allowed = await this.#rateLimit(rows, now);
     for (const row of rows) {
+      const k = `${row.tenant}\0${row.endpoint_id}`;
+      this.#slots.set(k, (this.#slots.get(k) ?? 0) + 1);
       if (allowed.has(row.id)) this.#queue.push({ row, claimedAt: now });
-      else this.#complete(this.#defer(row, now));
+      else this.#handBack(row, now);
     }
     this.#pump();
     return rows.length;
@@ -360,7 +415,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       // A row that waited here for half its lease (receivers slower than the timeout allows for) goes
       // back untried rather than risk another worker claiming it while it is being sent.
       if (now - claimedAt > this.#o.leaseMs / 2) {
-        this.#complete(this.#defer(row, now, 0));
+        this.#handBack(row, now, 0);
         continue;
       }
       this.#inflight++;
@@ -371,6 +426,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         )
         .finally(() => {
           this.#inflight--;
+          this.#release(row);
           this.#pump();
         });
     }
@@ -378,8 +434,33 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     if (this.#inflight === 0 && this.#queue.length === 0) for (const r of this.#idle.splice(0)) r();
   }
 
-  /** Which claimed rows may be sent now under their endpoints' rate limits (a shared token bucket). */
-  async #rateLimit(rows: Claimed[], now: number): Promise<Set<string>> {
+  /**
+   * A claimed row is done with (sent, or handed back): its slot is free for the next claim at once
+   * (the row itself stays leased until its outcome is written, so no claim can take it meanwhile).
+   * When the last claim held rows of this tenant back for a cap, claim again now rather than at the
+   * next poll (another tenant's attempt ending frees none of its slots).
+   */
+  #release(row: Claimed): void {
+    const k = `${row.tenant}\0${row.endpoint_id}`;
+    const n = (this.#slots.get(k) ?? 1) - 1;
+    if (n > 0) this.#slots.set(k, n);
+    else this.#slots.delete(k);
+    if (this.#held.has(row.tenant) && this.#running) {
+      // A few milliseconds' grace lets the attempts that end together share one claim.
+      this.#heldWake ??= setTimeout(() => {
+        this.#heldWake = undefined;
+        this.#wakeUp();
+      }, HELD_WAKE_MS);
+    }
+  }
+
+  /**
+   * Which claimed rows may be sent now under their endpoints' rate limits (a shared token bucket).
+   * The claim takes no more rows of a limited endpoint than its bucket holds and leaves the rest of
+   * its backlog unclaimed, so this grants them all unless the bucket moved in between (a worker
+   * whose clock runs behind the bucket's): only then is a row put back.
+   */
+  async #rateLimit(tx: Queryable, rows: Claimed[], now: number): Promise<Set<string>> {
     const allowed = new Set(rows.filter((r) => r.rate_limit === null).map((r) => r.id));
     const limited = rows.filter((r) => r.rate_limit !== null);
     if (limited.length === 0) return allowed;
@@ -389,7 +470,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       wanted.set(k, [...(wanted.get(k) ?? []), r]);
     }
     const keys = [...wanted.keys()].map((k) => k.split('\0') as [string, string]);
-    const { rows: grants } = await this.#w.sql.query<{ tenant: string; id: string; granted: number }>(
+    const { rows: grants } = await tx.query<{ tenant: string; id: string; granted: number }>(
       this.#w.st.takeTokens,
       [
         keys.map((k) => k[0]),
@@ -402,6 +483,12 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       for (const r of wanted.get(`${g.tenant}\0${g.id}`)!.slice(0, g.granted)) allowed.add(r.id);
     }
     return allowed;
+  }
+
+  /** Puts a claimed row back unsent (see `#defer`) and frees its slot. */
+  #handBack(row: Claimed, now: number, wait?: number): void {
+    this.#complete(this.#defer(row, now, wait));
+    this.#release(row);
   }
 
   /**
