@@ -1,4 +1,5 @@
 import { quoteSchema } from '@surety/db';
+import { txOf } from '@surety/idempotency/fastify';
 import { newId } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -118,7 +119,7 @@ export function paymentRoutes(
     async (request, reply) => {
       const { amount, currency, customerId } = request.body;
       const id = newId('pay');
-      const { rows } = await request.tx.query<PaymentRow>(insert, [
+      const { rows } = await txOf(request).query<PaymentRow>(insert, [
         request.tenant,
         id,
         amount,
@@ -127,7 +128,7 @@ export function paymentRoutes(
         new Date().toISOString(),
       ]);
       const payment = toPayment(rows[0]!);
-      await app.webhooks.publish(request.tx, {
+      await app.webhooks.publish(txOf(request), {
         tenant: request.tenant,
         type: 'payment.created',
         data: payment,
