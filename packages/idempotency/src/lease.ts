@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isDatabaseUnavailableError } from '@surety/db';
+import { isDatabaseUnavailableError, type Queryable } from '@surety/db';
 import { LeaseLostError, StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { decide, type Row } from './replay.js';
@@ -65,6 +65,13 @@ function makeLease(
   const fenced = (rowCount: number) => {
     if (rowCount === 0) throw new LeaseLostError();
   };
+  // A write that matched nothing is harmless when this owner has completed the key already (a
+  // handler of withLease that completed in its own transaction); anything else was a takeover.
+  const fencedUnlessCompleted = async (rowCount: number, q: Queryable) => {
+    if (rowCount > 0) return;
+    const done = await q.query(st.completedBy, [tenant, key, token, lock]);
+    fenced(done.rowCount);
+  };
   return {
     key,
     token,
@@ -72,8 +79,8 @@ function makeLease(
     async renew() {
       const next = new Date(ctx.now() + ctx.leaseMs);
       const r = await sql.query(st.renew, [tenant, key, token, next.toISOString(), lock]);
-      fenced(r.rowCount);
-      (this as { expiresAt: Date }).expiresAt = next;
+      await fencedUnlessCompleted(r.rowCount, sql);
+      if (r.rowCount > 0) (this as { expiresAt: Date }).expiresAt = next;
     },
     async complete(response, tx) {
       const params = [
@@ -85,8 +92,9 @@ function makeLease(
         response.body,
         lock,
       ];
-      const r = await (tx ?? sql).query(st.leaseComplete, params);
-      fenced(r.rowCount);
+      const q = tx ?? sql;
+      const r = await q.query(st.leaseComplete, params);
+      await fencedUnlessCompleted(r.rowCount, q);
     },
     async release() {
       const r = await sql.query(st.release, [tenant, key, token, lock]);
