@@ -138,7 +138,7 @@ export function idempotency(options: ExpressIdempotencyOptions): ExpressIdempote
   };
   const errors: ErrorRequestHandler = (error, req, _res, next) => {
     const answer = answers.get(req);
-    const stored = answer && errorAnswer(options, error, req);
+    const stored = answer && errorAnswer({ options, error, request: req });
     if (!answer || !stored) return next(error);
     answer(stored);
   };

@@ -91,7 +91,7 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
             try {
               payload = await handler.call(this, request, reply);
             } catch (error) {
-              const stored = errorAnswer(options, error, request);
+              const stored = errorAnswer({ options, error, request });
               if (stored) return stored;
               throw error;
             }

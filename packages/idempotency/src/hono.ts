@@ -78,7 +78,7 @@ export function idempotency(
         // Hono catches handler errors and renders them; roll back rather than store them, unless
         // errorResponse makes an answer to store of the error.
         if (c.error) {
-          const stored = errorAnswer(options, c.error, c);
+          const stored = errorAnswer({ options, error: c.error, request: c });
           if (stored) return stored;
           throw c.error;
         }

@@ -94,12 +94,12 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
  * The answer `errorResponse` gives for a route's error, when it is one to store (a 4xx);
  * undefined when the error must roll back.
  */
-export function errorAnswer<Req>(
-  options: AdapterOptions<Req>,
-  error: unknown,
-  request: Req,
-): StoredResponse | undefined {
-  const stored = options.errorResponse?.(error, request);
+export function errorAnswer<Req>(input: {
+  options: AdapterOptions<Req>;
+  error: unknown;
+  request: Req;
+}): StoredResponse | undefined {
+  const stored = input.options.errorResponse?.(input.error, input.request);
   return stored && stored.status >= 400 && stored.status < 500 ? stored : undefined;
 }
 
