@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Tx } from '@surety/db';
+import { createPgSql, type Sql, type Tx } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import express from 'express';
 import Fastify from 'fastify';
@@ -17,13 +17,30 @@ import { type AdapterOutcome, Idempotency, isIdempotencyError, type StoredRespon
 
 let db: TestDatabase;
 let engine: Idempotency;
+/** An engine whose store cannot be reached (nothing listens on port 1; a closed PGlite). */
+let down: Idempotency;
+let dead: Sql;
 before(async () => {
   db = await createTestDatabase();
   engine = new Idempotency({ sql: db.sql, schema: db.schema });
   await engine.migrate();
   await db.sql.query(`create table "${db.schema}".charges (id serial primary key, note text not null)`);
+  if (db.backend === 'pg') {
+    dead = createPgSql({
+      connectionString: 'postgres://postgres@127.0.0.1:1/none',
+      connectionTimeoutMillis: 500,
+    });
+  } else {
+    const { createPgliteSql } = await import('@surety/db');
+    dead = await createPgliteSql();
+    await dead.close();
+  }
+  down = new Idempotency({ sql: dead, schema: db.schema });
 });
-after(() => db.close());
+after(async () => {
+  await dead.close().catch(() => {});
+  await db.close();
+});
 
 const insert = (tx: Tx, note: string) =>
   tx.query(`insert into "${db.schema}".charges (note) values ($1)`, [note]);
@@ -111,6 +128,14 @@ function scenario(name: string, setup: () => Promise<Setup>) {
       assert.deepEqual(s.outcomes, ['executed', 'replayed', 'mismatch']);
     });
 
+    test('onOutcome: unavailable when the store cannot be reached, answered 503', async () => {
+      s.outcomes.length = 0;
+      const res = await s.send('/down', randomUUID(), { note: 'down' });
+      assert.equal(res.status, 503);
+      assert.equal(JSON.parse(res.body).code, 'idempotency_store_unavailable');
+      assert.deepEqual(s.outcomes, ['unavailable']);
+    });
+
     test('the transaction is there in an idempotent route and a coded error elsewhere', async () => {
       const res = await s.send('/no-layer', undefined, {});
       assert.equal(res.status, 200);
@@ -141,6 +166,14 @@ scenario('Fastify plugin', async () => {
     await insert(txOf(req), req.body.note);
     return { ok: true };
   });
+  // The plugin decorates the request: one registration per app, so the dead store gets an app of its own.
+  const downApp = Fastify();
+  await downApp.register(fastifyIdempotency, {
+    engine: down,
+    onOutcome: (outcome) => outcomes.push(outcome),
+  });
+  downApp.post('/down', opts, async () => ({ ran: true }));
+  await downApp.ready();
   app.post('/no-layer', async (req) => {
     try {
       txOf(req);
@@ -153,7 +186,7 @@ scenario('Fastify plugin', async () => {
   return {
     outcomes,
     async send(path, key, body) {
-      const res = await app.inject({
+      const res = await (path === '/down' ? downApp : app).inject({
         method: 'POST',
         url: path,
         headers: {
@@ -164,7 +197,10 @@ scenario('Fastify plugin', async () => {
       });
       return { status: res.statusCode, headers: res.headers as Record<string, string>, body: res.body };
     },
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      await downApp.close();
+    },
   };
 });
 
@@ -189,6 +225,14 @@ scenario('Express middleware', async () => {
     await insert(expressTxOf(req), req.body.note);
     res.json({ ok: true });
   });
+  app.post(
+    '/down',
+    express.json(),
+    expressIdempotency({ engine: down, onOutcome: (outcome) => outcomes.push(outcome) }),
+    (_req, res) => {
+      res.json({ ran: true });
+    },
+  );
   app.post('/no-layer', (req, res) => {
     try {
       expressTxOf(req);
@@ -249,6 +293,9 @@ scenario('Hono middleware', async () => {
   });
   // Hono types the transaction through the middleware's variables: a route without the middleware
   // has no `tx` variable, so there is nothing to guess. Kept for the shared table.
+  app.post('/down', honoIdempotency({ engine: down, onOutcome: (outcome) => outcomes.push(outcome) }), (c) =>
+    c.json({ ran: true }),
+  );
   app.post('/no-layer', (c) => c.text('SURETY_IDEMPOTENCY_NO_TRANSACTION'));
   app.onError((_error, c) => c.json({ code: 'internal_error' }, 500));
   return {
