@@ -69,7 +69,10 @@ export interface Lease {
   readonly token: string;
   /** When the lease lapses unless renewed. */
   readonly expiresAt: Date;
-  /** Extends the lease; throws LeaseLostError when another request took the key over. */
+  /**
+   * Extends the lease; throws LeaseLostError when another request took the key over. Nothing to do
+   * (and no error) once this owner has completed the key.
+   */
   renew(): Promise<void>;
   /**
    * Stores the response. Pass the transaction of the business write to commit both atomically.
