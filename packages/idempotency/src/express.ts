@@ -1,53 +1,64 @@
 import type { Tx } from '@surety/db';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Idempotency, StoredResponse } from './engine.js';
-import { fingerprint } from './fingerprint.js';
-import {
-  describingHeaders,
-  engineErrorProblem,
-  isProblem,
-  outcomeResponse,
-  PROBLEM_CONTENT_TYPE,
-  type Problem,
-  problemBody,
-  readKey,
-} from './http.js';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { describingHeaders, PROBLEM_CONTENT_TYPE, problemBody } from './http.js';
+import { type AdapterOptions, errorAnswer, type RunResult, requireTx, runIdempotent } from './run.js';
+import type { StoredResponse } from './types.js';
 
 declare global {
   namespace Express {
     interface Request {
-      /** The transaction the idempotency record commits in (set by `idempotency()`). */
+      /** The transaction the idempotency record commits in (set by `idempotency()`); `txOf(req)` types it. */
       tx?: Tx;
       idempotencyKey?: string | undefined;
     }
   }
 }
 
-export interface ExpressIdempotencyOptions {
-  engine: Idempotency;
-  /** @default () => "" */
-  tenant?: (req: Request) => string;
+/** The options of the Express middleware: those of every adapter, and whether the key is required. */
+export interface ExpressIdempotencyOptions extends AdapterOptions<Request> {
   /** @default true */
   required?: boolean;
 }
 
-function send(res: Response, response: StoredResponse | Problem, instance: string): void {
-  if (isProblem(response)) {
+/** The middleware, with the error handler that gives `errorResponse` the route's errors. */
+export interface ExpressIdempotency extends RequestHandler {
+  /**
+   * Express hands a route's error to the error handlers registered after it, never to a middleware
+   * before it: mount this one (`app.use(idem.errors)`) before your own error handler for
+   * `errorResponse` to see them. Errors it does not store go on to the next error handler.
+   */
+  errors: ErrorRequestHandler;
+}
+
+/**
+ * The transaction of a route behind `idempotency()`, typed as present. Throws NoTransactionError
+ * (`SURETY_IDEMPOTENCY_NO_TRANSACTION`) on a route without the middleware.
+ */
+export const txOf = (req: Request): Tx => requireTx(req.tx);
+
+function send(res: Response, result: RunResult, instance: string): void {
+  if (result.kind === 'problem') {
+    const { problem } = result;
     res
-      .status(response.status)
-      .set(response.headers ?? {})
+      .status(problem.status)
+      .set(problem.headers ?? {})
       .type(PROBLEM_CONTENT_TYPE)
-      .end(problemBody(response, instance));
+      .end(problemBody(problem, instance));
     return;
   }
-  res.status(response.status).set(response.headers).end(response.body);
+  res.status(result.response.status).set(result.response.headers).end(result.response.body);
 }
 
 /**
  * Runs the rest of the chain with `res.write` / `res.end` held back: what the route writes is
- * captured, so it can be committed with the key before anything reaches the client.
+ * captured, so it can be committed with the key before anything reaches the client. `answer` ends
+ * the capture with a response of our own (what `errorResponse` made of the route's error).
  */
-function captureResponse(res: Response, next: NextFunction): Promise<StoredResponse> {
+function captureResponse(
+  res: Response,
+  next: NextFunction,
+  onAnswer: (answer: (response: StoredResponse) => void) => void,
+): Promise<StoredResponse> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const write = res.write;
@@ -56,6 +67,10 @@ function captureResponse(res: Response, next: NextFunction): Promise<StoredRespo
       res.write = write;
       res.end = end;
     };
+    onAnswer((response) => {
+      restore();
+      resolve(response);
+    });
     const toBuffer = (chunk: unknown, encoding?: unknown) =>
       Buffer.isBuffer(chunk)
         ? chunk
@@ -88,48 +103,46 @@ function captureResponse(res: Response, next: NextFunction): Promise<StoredRespo
 
 /**
  * Express middleware. Put it on the routes that change state, after `express.json()`; the
- * handler finds the transaction at `req.tx`. The status your handler (or your error middleware)
+ * handler finds the transaction with `txOf(req)`. The status your handler (or your error middleware)
  * answers decides: 2xx/4xx are committed with the key and replayed, 5xx is rolled back.
  * @example
- * app.post('/payments', express.json(), idempotency({ engine }), async (req, res) => {
- *   await req.tx!.query('insert …');
+ * const idem = idempotency({ engine });
+ * app.post('/payments', express.json(), idem, async (req, res) => {
+ *   await txOf(req).query('insert …');
  *   res.status(201).json(payment);
  * });
+ * app.use(idem.errors); // only needed for `errorResponse`
  */
-export function idempotency(options: ExpressIdempotencyOptions): RequestHandler {
-  const { engine } = options;
+export function idempotency(options: ExpressIdempotencyOptions): ExpressIdempotency {
   const required = options.required ?? true;
-  const tenantOf = options.tenant ?? (() => '');
-  return (req, res, next) => {
-    const read = readKey(req.headers['idempotency-key'], required);
-    if ('problem' in read) return send(res, read.problem, req.originalUrl);
-    req.idempotencyKey = read.key;
-    const run = (tx: Tx) => {
-      req.tx = tx;
-      return captureResponse(res, next);
-    };
-    const work =
-      read.key === undefined
-        ? engine.transact(run)
-        : engine
-            .execute(
-              {
-                tenant: tenantOf(req),
-                key: read.key,
-                fingerprint: fingerprint({ method: req.method, url: req.originalUrl, body: req.body }),
-              },
-              run,
-            )
-            .then((outcome) => (outcome.kind === 'executed' ? outcome.response : outcomeResponse(outcome)));
-    work.then(
-      (response) => send(res, response, req.originalUrl),
-      (error: unknown) => {
-        const problem = engineErrorProblem(error);
-        if (problem) send(res, problem, req.originalUrl);
-        else next(error);
+  // The capture in progress of each request, for `errors` to end with a stored answer.
+  const answers = new WeakMap<Request, (response: StoredResponse) => void>();
+  const middleware: RequestHandler = (req, res, next) => {
+    runIdempotent({
+      options,
+      request: req,
+      header: req.headers['idempotency-key'],
+      required,
+      fingerprintInput: () => ({ method: req.method, url: req.originalUrl, body: req.body }),
+      handler: (tx, key) => {
+        req.idempotencyKey = key;
+        req.tx = tx;
+        return captureResponse(res, next, (answer) => answers.set(req, answer)).finally(() =>
+          answers.delete(req),
+        );
       },
+    }).then(
+      (result) => send(res, result, req.originalUrl),
+      (error: unknown) => next(error),
     );
   };
+  const errors: ErrorRequestHandler = (error, req, _res, next) => {
+    const answer = answers.get(req);
+    const stored = answer && errorAnswer({ options, error, request: req });
+    if (!answer || !stored) return next(error);
+    answer(stored);
+  };
+  return Object.assign(middleware, { errors });
 }
 
 export default idempotency;

@@ -1,22 +1,17 @@
 import type { Tx } from '@surety/db';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import type { Idempotency, StoredResponse } from './engine.js';
-import { fingerprint } from './fingerprint.js';
-import {
-  describingHeaders,
-  engineErrorProblem,
-  isProblem,
-  outcomeResponse,
-  PROBLEM_CONTENT_TYPE,
-  type Problem,
-  problemBody,
-  readKey,
-} from './http.js';
+import { describingHeaders, PROBLEM_CONTENT_TYPE, problemBody } from './http.js';
+import { type AdapterOptions, errorAnswer, type RunResult, requireTx, runIdempotent } from './run.js';
+import type { StoredResponse } from './types.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The transaction the idempotency record commits in; do the business write on it. */
-    tx: Tx;
+    /**
+     * The transaction the idempotency record commits in, on routes with `config.idempotency`;
+     * `undefined` on every other route. Inside an idempotent route, `txOf(request)` gives it typed
+     * as present.
+     */
+    tx: Tx | undefined;
     /** The validated Idempotency-Key of this request, if one was sent. */
     idempotencyKey: string | undefined;
   }
@@ -26,36 +21,32 @@ declare module 'fastify' {
   }
 }
 
-export interface FastifyIdempotencyOptions {
-  engine: Idempotency;
-  /** The tenant a request belongs to; keys are scoped by it. @default () => "" */
-  tenant?: (request: FastifyRequest) => string;
-  /**
-   * Turns a thrown error into a response to store, for errors that are a final answer to the
-   * operation (a decline, out of stock): return it with a 4xx status and it is committed with the
-   * key and replayed. Return undefined to roll back and rethrow (the default for every error).
-   */
-  errorResponse?: (error: unknown, request: FastifyRequest) => StoredResponse | undefined;
-  /** Called once per keyed request with what happened (for metrics). */
-  onOutcome?: (
-    outcome: 'executed' | 'replayed' | 'in_flight' | 'mismatch' | 'unavailable',
-    request: FastifyRequest,
-  ) => void;
-}
+/** The options of the Fastify plugin: those of every adapter (`tenant`, `errorResponse`, `onOutcome`). */
+export interface FastifyIdempotencyOptions extends AdapterOptions<FastifyRequest> {}
+
+/**
+ * The transaction of an idempotent route (`config: { idempotency: … }`), typed as present. Throws
+ * NoTransactionError (`SURETY_IDEMPOTENCY_NO_TRANSACTION`) on a route without the layer, where a
+ * write would otherwise run outside the key's transaction.
+ * @example
+ * const { rows } = await txOf(request).query('insert … returning *', [...]);
+ */
+export const txOf = (request: FastifyRequest): Tx => requireTx(request.tx);
 
 /** The reply was sent by someone else (a deadline or timeout hook) while the handler ran. */
 class AnsweredElsewhere extends Error {}
 
-function send(reply: FastifyReply, response: StoredResponse | Problem, instance: string): FastifyReply {
-  if (isProblem(response)) {
+function send(reply: FastifyReply, result: RunResult, instance: string): FastifyReply {
+  if (result.kind === 'problem') {
+    const { problem } = result;
     return reply
-      .code(response.status)
-      .headers(response.headers ?? {})
+      .code(problem.status)
+      .headers(problem.headers ?? {})
       .type(PROBLEM_CONTENT_TYPE)
-      .send(problemBody(response, instance));
+      .send(problemBody(problem, instance));
   }
-  reply.code(response.status).headers(response.headers);
-  return reply.send(response.body);
+  reply.code(result.response.status).headers(result.response.headers);
+  return reply.send(result.response.body);
 }
 
 /** Serialises what a handler returned exactly as Fastify would, so the stored bytes are the sent bytes. */
@@ -76,9 +67,7 @@ function capture(reply: FastifyReply, payload: unknown): StoredResponse {
 }
 
 const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, options) => {
-  const { engine } = options;
-  const tenantOf = options.tenant ?? (() => '');
-  fastify.decorateRequest('tx', null as unknown as Tx);
+  fastify.decorateRequest('tx', undefined);
   fastify.decorateRequest('idempotencyKey', undefined);
 
   fastify.addHook('onRoute', (route) => {
@@ -88,55 +77,33 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
     const handler = route.handler as RouteHandlerMethod;
 
     route.handler = async function idempotentHandler(request, reply) {
-      const read = readKey(request.headers['idempotency-key'], required);
-      if ('problem' in read) return send(reply, read.problem, request.url);
-      request.idempotencyKey = read.key;
-
-      const run = async (tx: Tx): Promise<StoredResponse> => {
-        request.tx = tx;
-        let payload: unknown;
-        try {
-          payload = await handler.call(this, request, reply);
-        } catch (error) {
-          const stored = options.errorResponse?.(error, request);
-          if (stored && stored.status >= 400 && stored.status < 500) {
-            reply.code(stored.status);
-            return stored;
-          }
-          throw error;
-        }
-        // Something else answered while the handler ran (a deadline plugin's 504, a timeout): the
-        // client was told the outcome is unknown, so roll back and store nothing; its retry runs again.
-        if (reply.sent) throw new AnsweredElsewhere();
-        return capture(reply, payload);
-      };
-
       try {
-        if (read.key === undefined) {
-          // Key optional and absent: still one transaction, so the handler code is the same.
-          return send(reply, await engine.transact(run), request.url);
-        }
-        const outcome = await engine.execute(
-          {
-            tenant: tenantOf(request),
-            key: read.key,
-            fingerprint: fingerprint({ method: request.method, url: request.url, body: request.body }),
+        const result = await runIdempotent({
+          options,
+          request,
+          header: request.headers['idempotency-key'],
+          required,
+          fingerprintInput: () => ({ method: request.method, url: request.url, body: request.body }),
+          handler: async (tx, key) => {
+            request.idempotencyKey = key;
+            request.tx = tx;
+            let payload: unknown;
+            try {
+              payload = await handler.call(this, request, reply);
+            } catch (error) {
+              const stored = errorAnswer({ options, error, request });
+              if (stored) return stored;
+              throw error;
+            }
+            // Something else answered while the handler ran (a deadline plugin's 504, a timeout): the
+            // client was told the outcome is unknown, so roll back and store nothing; its retry runs again.
+            if (reply.sent) throw new AnsweredElsewhere();
+            return capture(reply, payload);
           },
-          run,
-        );
-        options.onOutcome?.(outcome.kind, request);
-        return send(
-          reply,
-          outcome.kind === 'executed' ? outcome.response : outcomeResponse(outcome),
-          request.url,
-        );
+        });
+        return send(reply, result, request.url);
       } catch (error) {
         if (error instanceof AnsweredElsewhere) return reply;
-        const problem = engineErrorProblem(error);
-        if (problem) {
-          options.onOutcome?.('unavailable', request);
-          return send(reply, problem, request.url);
-        }
         throw error;
       }
     };
@@ -154,13 +121,13 @@ Object.assign(plugin, {
 
 /**
  * The Fastify plugin. Routes opt in with `config: { idempotency: true }`; their handler gets the
- * transaction as `request.tx` and must return its payload (not call `reply.send`), so the response
- * can be stored and committed before a byte is sent. If something else answers while the handler
- * runs (a deadline plugin's 504), the transaction is rolled back and nothing is stored.
+ * transaction with `txOf(request)` and must return its payload (not call `reply.send`), so the
+ * response can be stored and committed before a byte is sent. If something else answers while the
+ * handler runs (a deadline plugin's 504), the transaction is rolled back and nothing is stored.
  * @example
  * await app.register(idempotency, { engine, tenant: (req) => req.tenant });
  * app.post('/v1/payments', { config: { idempotency: true } }, async (req, reply) => {
- *   const row = await req.tx.query('insert … returning *', [...]);
+ *   const row = await txOf(req).query('insert … returning *', [...]);
  *   reply.code(201);
  *   return row.rows[0];
  * });

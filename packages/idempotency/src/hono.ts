@@ -1,36 +1,30 @@
 import type { Tx } from '@surety/db';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Idempotency, StoredResponse } from './engine.js';
-import { fingerprint } from './fingerprint.js';
-import {
-  describingHeaders,
-  engineErrorProblem,
-  isProblem,
-  outcomeResponse,
-  PROBLEM_CONTENT_TYPE,
-  type Problem,
-  problemBody,
-  readKey,
-} from './http.js';
+import { describingHeaders, PROBLEM_CONTENT_TYPE, problemBody } from './http.js';
+import { type AdapterOptions, errorAnswer, type RunResult, runIdempotent } from './run.js';
+import type { StoredResponse } from './types.js';
 
-export interface HonoIdempotencyOptions {
-  engine: Idempotency;
-  /** @default () => "" */
-  tenant?: (c: Context) => string;
+/** The options of the Hono middleware: those of every adapter, and whether the key is required. */
+export interface HonoIdempotencyOptions extends AdapterOptions<Context> {
   /** @default true */
   required?: boolean;
 }
 
-/** Variables this middleware sets: `c.get('tx')`. */
+/**
+ * Variables this middleware sets: `c.get('tx')`. Hono types them on the routes behind the
+ * middleware only, so the transaction is typed as present exactly where it is.
+ */
 export type IdempotencyVariables = { tx: Tx; idempotencyKey: string | undefined };
 
-function toResponse(response: StoredResponse | Problem, instance: string): Response {
-  if (isProblem(response)) {
-    return new Response(problemBody(response, instance), {
-      status: response.status,
-      headers: { ...response.headers, 'content-type': PROBLEM_CONTENT_TYPE },
+function toResponse(result: RunResult, instance: string): Response {
+  if (result.kind === 'problem') {
+    const { problem } = result;
+    return new Response(problemBody(problem, instance), {
+      status: problem.status,
+      headers: { ...problem.headers, 'content-type': PROBLEM_CONTENT_TYPE },
     });
   }
+  const { response } = result;
   return new Response(response.body === '' ? null : response.body, {
     status: response.status,
     headers: response.headers,
@@ -53,7 +47,8 @@ async function readBody(c: Context): Promise<unknown> {
 
 /**
  * Hono middleware. The handler finds the transaction with `c.get('tx')`. A handler that throws is
- * rolled back; a returned 2xx/4xx is committed with the key and replayed; a 5xx is rolled back.
+ * rolled back (unless `errorResponse` stores it); a returned 2xx/4xx is committed with the key and
+ * replayed; a 5xx is rolled back.
  * @example
  * app.post('/payments', idempotency({ engine }), async (c) => {
  *   await c.get('tx').query('insert …');
@@ -63,53 +58,38 @@ async function readBody(c: Context): Promise<unknown> {
 export function idempotency(
   options: HonoIdempotencyOptions,
 ): MiddlewareHandler<{ Variables: IdempotencyVariables }> {
-  const { engine } = options;
   const required = options.required ?? true;
-  const tenantOf = options.tenant ?? (() => '');
   return async (c, next) => {
-    const instance = new URL(c.req.url).pathname;
-    const read = readKey(c.req.header('idempotency-key'), required);
-    if ('problem' in read) {
-      c.res = toResponse(read.problem, instance);
-      return;
-    }
-    c.set('idempotencyKey', read.key);
-    const run = async (tx: Tx): Promise<StoredResponse> => {
-      c.set('tx', tx);
-      await next();
-      // Hono catches handler errors and renders them; roll back rather than store them.
-      if (c.error) throw c.error;
-      const res = c.res;
-      return { status: res.status, headers: describingHeaders(res.headers), body: await res.text() };
-    };
-    try {
-      let response: StoredResponse | Problem;
-      if (read.key === undefined) {
-        response = await engine.transact(run);
-      } else {
-        const url = new URL(c.req.url);
-        const outcome = await engine.execute(
-          {
-            tenant: tenantOf(c),
-            key: read.key,
-            fingerprint: fingerprint({
-              method: c.req.method,
-              url: url.pathname + url.search,
-              body: await readBody(c),
-            }),
-          },
-          run,
-        );
-        response = outcome.kind === 'executed' ? outcome.response : outcomeResponse(outcome);
-      }
-      c.res = undefined;
-      c.res = toResponse(response, instance);
-    } catch (error) {
-      const problem = engineErrorProblem(error);
-      if (!problem) throw error;
-      c.res = undefined;
-      c.res = toResponse(problem, instance);
-    }
+    const url = new URL(c.req.url);
+    const result = await runIdempotent({
+      options,
+      request: c,
+      header: c.req.header('idempotency-key'),
+      required,
+      fingerprintInput: async () => ({
+        method: c.req.method,
+        url: url.pathname + url.search,
+        body: await readBody(c),
+      }),
+      handler: async (tx, key): Promise<StoredResponse> => {
+        c.set('idempotencyKey', key);
+        c.set('tx', tx);
+        await next();
+        // Hono catches handler errors and renders them; roll back rather than store them, unless
+        // errorResponse makes an answer to store of the error.
+        if (c.error) {
+          const stored = errorAnswer({ options, error: c.error, request: c });
+          if (stored) return stored;
+          throw c.error;
+        }
+        const res = c.res;
+        return { status: res.status, headers: describingHeaders(res.headers), body: await res.text() };
+      },
+    });
+    // Replaced, not merged, once the route may have run: Hono would otherwise keep the handler's
+    // headers on our answer. A refused key is merged as before (headers set by outer middleware stay).
+    if (result.kind === 'response' || result.source !== 'key') c.res = undefined;
+    c.res = toResponse(result, url.pathname);
   };
 }
 

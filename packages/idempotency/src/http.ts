@@ -1,6 +1,6 @@
-import type { Outcome, StoredResponse } from './engine.js';
-import { StoreUnavailableError } from './errors.js';
+import { isStoreUnavailableError } from './errors.js';
 import { checkKey } from './key.js';
+import type { Seen, StoredResponse } from './types.js';
 
 /**
  * Headers stored with a response and replayed: the ones that describe the representation.
@@ -58,15 +58,17 @@ export function describingHeaders(
 export function readKey(
   value: string | readonly string[] | undefined,
   required: boolean,
-): { key: string | undefined } | { problem: Problem } {
+): { kind: 'key'; key: string | undefined } | { kind: 'problem'; problem: Problem } {
   const checked = checkKey(value);
   if (!checked.ok) {
     return {
+      kind: 'problem',
       problem: { status: 400, code: checked.code, title: 'Invalid Idempotency-Key', detail: checked.detail },
     };
   }
   if (checked.key === undefined && required) {
     return {
+      kind: 'problem',
       problem: {
         status: 400,
         code: 'idempotency_key_missing',
@@ -77,11 +79,11 @@ export function readKey(
       },
     };
   }
-  return { key: checked.key };
+  return { kind: 'key', key: checked.key };
 }
 
 /** The response for an outcome other than a fresh execution. */
-export function outcomeResponse(outcome: Exclude<Outcome, { kind: 'executed' }>): StoredResponse | Problem {
+export function outcomeResponse(outcome: Seen): StoredResponse | Problem {
   switch (outcome.kind) {
     case 'replayed':
       return { ...outcome.response, headers: { ...outcome.response.headers, [REPLAYED_HEADER]: 'true' } };
@@ -116,7 +118,5 @@ export const storeUnavailableProblem: Problem = {
 
 /** The Problem for an error thrown by the engine, or undefined when it is not the engine's. */
 export function engineErrorProblem(error: unknown): Problem | undefined {
-  return error instanceof StoreUnavailableError ? storeUnavailableProblem : undefined;
+  return isStoreUnavailableError(error) ? storeUnavailableProblem : undefined;
 }
-
-export const isProblem = (r: StoredResponse | Problem): r is Problem => 'code' in r;

@@ -1,19 +1,16 @@
-export type {
-  AcquireResult,
-  IdempotencyOptions,
-  IdempotencyRequest,
-  Lease,
-  Outcome,
-  StoredResponse,
-} from './engine.js';
-export { createIdempotency, Idempotency, isFinalStatus } from './engine.js';
+export { createIdempotency, Idempotency } from './engine.js';
+export type { IdempotencyErrorCode } from './errors.js';
 export {
   IdempotencyError,
+  isIdempotencyError,
   isLeaseLostError,
+  isNoTransactionError,
   isStoreUnavailableError,
   LeaseLostError,
+  NoTransactionError,
   StoreUnavailableError,
 } from './errors.js';
+export { isFinalStatus } from './final.js';
 export type { FingerprintInput } from './fingerprint.js';
 export { canonicalJson, fingerprint } from './fingerprint.js';
 export type { Problem } from './http.js';
@@ -29,3 +26,14 @@ export {
 export type { KeyCheck } from './key.js';
 export { checkKey, deriveKey, MAX_KEY_LENGTH } from './key.js';
 export { migrations } from './migrations.js';
+export type { PurgeOptions } from './purge.js';
+export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from './run.js';
+export { errorAnswer, runIdempotent } from './run.js';
+export type {
+  AcquireResult,
+  IdempotencyOptions,
+  IdempotencyRequest,
+  Lease,
+  Outcome,
+  StoredResponse,
+} from './types.js';

@@ -5,23 +5,34 @@ export const MAX_KEY_LENGTH = 255;
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
 export type KeyCheck =
-  | { ok: true; key: string | undefined }
-  | { ok: false; code: 'idempotency_key_invalid'; detail: string };
+  | { kind: 'valid'; ok: true; key: string | undefined }
+  | { kind: 'invalid'; ok: false; code: 'idempotency_key_invalid'; detail: string };
 
 /**
  * Validates an `Idempotency-Key` header value: 1–255 visible ASCII characters. `undefined` means
  * the header was not sent (the caller decides whether that is allowed).
  */
 export function checkKey(value: string | readonly string[] | undefined): KeyCheck {
-  if (value === undefined) return { ok: true, key: undefined };
+  if (value === undefined) return { kind: 'valid', ok: true, key: undefined };
   if (typeof value !== 'string') {
-    return { ok: false, code: 'idempotency_key_invalid', detail: 'send exactly one Idempotency-Key header' };
+    return {
+      kind: 'invalid',
+      ok: false,
+      code: 'idempotency_key_invalid',
+      detail: 'send exactly one Idempotency-Key header',
+    };
   }
   if (value.length === 0) {
-    return { ok: false, code: 'idempotency_key_invalid', detail: 'the Idempotency-Key header is empty' };
+    return {
+      kind: 'invalid',
+      ok: false,
+      code: 'idempotency_key_invalid',
+      detail: 'the Idempotency-Key header is empty',
+    };
   }
   if (value.length > MAX_KEY_LENGTH) {
     return {
+      kind: 'invalid',
       ok: false,
       code: 'idempotency_key_invalid',
       detail: `the Idempotency-Key is ${value.length} characters long; at most ${MAX_KEY_LENGTH} are allowed`,
@@ -29,13 +40,14 @@ export function checkKey(value: string | readonly string[] | undefined): KeyChec
   }
   if (!VISIBLE_ASCII.test(value)) {
     return {
+      kind: 'invalid',
       ok: false,
       code: 'idempotency_key_invalid',
       detail:
         'the Idempotency-Key may contain only visible ASCII characters (no spaces or control characters)',
     };
   }
-  return { ok: true, key: value };
+  return { kind: 'valid', ok: true, key: value };
 }
 
 /**

@@ -9,6 +9,7 @@ export interface Statements {
   acquire: Statement;
   read: Statement;
   leaseComplete: Statement;
+  completedBy: Statement;
   renew: Statement;
   release: Statement;
   purge: Statement;
@@ -97,12 +98,20 @@ export function statements(schema: string): Statements {
                     lease_expires_at <= $3::timestamptz as lease_expired
                from ${t} where lock_id = $4::int8 and tenant = $1 and key = $2`,
     },
-    // Fencing: only the owner token may complete, renew or release.
+    // Fencing: only the owner token may complete, renew or release. The token stays on the completed
+    // row, so that a second complete by the same owner (a withLease handler that completed in its own
+    // business transaction) is told apart from a takeover (completedBy) and is harmless.
     leaseComplete: {
       name: n('lease_complete'),
       text: `update ${t} set state = 'completed', status = $4, headers = $5::jsonb, body = $6,
-                    owner = null, lease_expires_at = null
+                    lease_expires_at = null
               where lock_id = $7::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
+    },
+    // Read only when a complete or renew matched nothing: did this owner complete the key already?
+    completedBy: {
+      name: n('completed_by'),
+      text: `select 1 from ${t}
+              where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'completed'`,
     },
     renew: {
       name: n('renew'),

@@ -10,7 +10,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { idempotency as expressIdempotency } from '../src/express.js';
-import { idempotency as fastifyIdempotency } from '../src/fastify.js';
+import { idempotency as fastifyIdempotency, txOf } from '../src/fastify.js';
 import { idempotency as honoIdempotency, type IdempotencyVariables } from '../src/hono.js';
 import { Idempotency } from '../src/index.js';
 
@@ -126,21 +126,21 @@ scenario('Fastify plugin', async () => {
   await app.register(fastifyIdempotency, { engine, tenant: () => 'acme' });
   const opts = { config: { idempotency: true } };
   app.post<{ Body: { note: string } }>('/charges', opts, async (req, reply) => {
-    const id = await insert(req.tx, req.body.note);
+    const id = await insert(txOf(req), req.body.note);
     reply.code(201).header('location', `/charges/${id}`);
     return { id, note: req.body.note };
   });
   app.post<{ Body: { note: string } }>('/decline', opts, async (req, reply) => {
-    await insert(req.tx, req.body.note);
+    await insert(txOf(req), req.body.note);
     reply.code(402);
     return { code: 'card_declined' };
   });
   app.post<{ Body: { note: string } }>('/throw', opts, async (req) => {
-    await insert(req.tx, req.body.note);
+    await insert(txOf(req), req.body.note);
     throw new Error('boom');
   });
   app.post<{ Body: { note: string } }>('/unavailable', opts, async (req, reply) => {
-    await insert(req.tx, req.body.note);
+    await insert(txOf(req), req.body.note);
     reply.code(503);
     return { code: 'downstream_unavailable' };
   });

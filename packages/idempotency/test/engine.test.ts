@@ -309,6 +309,42 @@ describe('lease mode', () => {
     assert.equal(await effects(k), 1);
   });
 
+  test('withLease: the handler may complete in its own business transaction (issue 18)', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    // Calling lease.complete(response, tx) in the handler's transaction used to throw LeaseLostError
+    // after the business row and the key had committed: withLease completed a second time itself.
+    const done = await engine.withLease(req, (lease) =>
+      db.sql.transaction(async (tx) => {
+        await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+        await lease.complete(ok('{"in":"tx"}'), tx);
+        return ok('{"in":"tx"}');
+      }),
+    );
+    assert.deepEqual(done, { kind: 'executed', response: ok('{"in":"tx"}'), stored: true });
+    assert.equal(await effects(k), 1);
+    assert.deepEqual(await engine.withLease(req, async () => ok('{}')), {
+      kind: 'replayed',
+      response: ok('{"in":"tx"}'),
+    });
+  });
+
+  test('a second complete by the same owner is harmless; another owner is still fenced off', async () => {
+    const k = key();
+    const req = { tenant: 't', key: k, fingerprint: 'fp' };
+    const acquired = await engine.acquire(req);
+    if (acquired.kind !== 'acquired') throw new Error('not acquired');
+    await acquired.lease.complete(ok('{"first":true}'));
+    await acquired.lease.complete(ok('{"second":true}'));
+    assert.deepEqual(await engine.acquire(req), { kind: 'replayed', response: ok('{"first":true}') });
+    clock += 61_000; // past the 60 s ttl: the key is new again, and a new owner takes it
+    const next = await engine.acquire(req);
+    if (next.kind !== 'acquired') throw new Error('not acquired');
+    await assert.rejects(acquired.lease.complete(ok('{"stale":true}')), LeaseLostError);
+    await next.lease.complete(ok('{"owner":2}'));
+    await assert.rejects(acquired.lease.complete(ok('{"stale":true}')), LeaseLostError);
+  });
+
   test('withLease releases on failure so the retry runs again, and stores on success', async () => {
     const k = key();
     const req = { tenant: 't', key: k, fingerprint: 'fp' };

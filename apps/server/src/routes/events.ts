@@ -1,3 +1,4 @@
+import { txOf } from '@surety/idempotency/fastify';
 import { getEvent, listDeliveries, listEvents } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../problem.js';
@@ -30,7 +31,7 @@ export function eventRoutes(app: FastifyInstance): void {
     },
     async (request, reply) => {
       const { type, data, resource } = request.body;
-      const published = await w.publish(request.tx, {
+      const published = await w.publish(txOf(request), {
         tenant: request.tenant,
         type,
         data,
@@ -132,10 +133,10 @@ export function eventRoutes(app: FastifyInstance): void {
       },
     },
     async (request, reply) => {
-      if (!(await getEvent(w, request.tx, request.tenant, request.params.id))) throw notFound('event');
+      if (!(await getEvent(w, txOf(request), request.tenant, request.params.id))) throw notFound('event');
       const endpointId = request.body?.endpointId;
-      if (endpointId) await w.getEndpoint(request.tx, request.tenant, endpointId);
-      const queued = await w.replayEvent(request.tx, request.tenant, request.params.id, endpointId);
+      if (endpointId) await w.getEndpoint(txOf(request), request.tenant, endpointId);
+      const queued = await w.replayEvent(txOf(request), request.tenant, request.params.id, endpointId);
       reply.code(202);
       return { object: 'replay', eventId: request.params.id, queued };
     },

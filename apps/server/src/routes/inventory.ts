@@ -1,6 +1,7 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { checkPreconditions } from '@surety/conditional/fastify';
 import { type Queryable, quoteSchema } from '@surety/db';
+import { txOf } from '@surety/idempotency/fastify';
 import { newId } from '@surety/webhooks';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
@@ -93,12 +94,12 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
     async (request, reply) => {
       const { tenant } = request;
       const { sku } = request.params;
-      const row = await read(request.tx, tenant, sku);
+      const row = await read(txOf(request), tenant, sku);
       const check = checkPreconditions(request, reply, current(row), { require: row !== undefined });
       if (!check.proceed) return check.payload;
       const now = new Date().toISOString();
       if (row) {
-        const { rows } = await request.tx.query<StockRow>(
+        const { rows } = await txOf(request).query<StockRow>(
           `update ${t} set quantity = $3, version = version + 1, updated_at = $4
             where tenant = $1 and sku = $2 and version = $5 returning sku, quantity::text, version, updated_at`,
           [tenant, sku, request.body.quantity, now, row.version],
@@ -107,7 +108,7 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
         validators(reply, rows[0]!);
         return toStock(rows[0]!);
       }
-      const { rows } = await request.tx.query<StockRow>(
+      const { rows } = await txOf(request).query<StockRow>(
         `insert into ${t} (tenant, sku, quantity, version, updated_at) values ($1, $2, $3, 1, $4)
          on conflict (tenant, sku) do nothing returning sku, quantity::text, version, updated_at`,
         [tenant, sku, request.body.quantity, now],
@@ -148,7 +149,7 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
       const { sku } = request.params;
       const { quantity } = request.body;
       // One conditional decrement: never a read-then-write, so concurrent reservations cannot oversell.
-      const { rows } = await request.tx.query<{ quantity: string }>(
+      const { rows } = await txOf(request).query<{ quantity: string }>(
         {
           name: `surety_reserve_${schema}`,
           text: `update ${t} set quantity = quantity - $3, version = version + 1, updated_at = $4
@@ -157,7 +158,7 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
         [tenant, sku, quantity, new Date().toISOString()],
       );
       if (rows.length === 0) {
-        const exists = await read(request.tx, tenant, sku);
+        const exists = await read(txOf(request), tenant, sku);
         if (!exists) throw notFound('SKU');
         throw new HttpProblem(
           409,
@@ -169,12 +170,12 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
       }
       const id = newId('res');
       const createdAt = new Date().toISOString();
-      await request.tx.query(
+      await txOf(request).query(
         `insert into ${r} (tenant, id, sku, quantity, created_at) values ($1, $2, $3, $4, $5)`,
         [tenant, id, sku, quantity, createdAt],
       );
       const remaining = Number(rows[0]!.quantity);
-      await app.webhooks.publish(request.tx, {
+      await app.webhooks.publish(txOf(request), {
         tenant,
         type: 'inventory.reserved',
         data: { reservationId: id, sku, quantity, remaining, createdAt },

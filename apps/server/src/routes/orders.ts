@@ -1,6 +1,7 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { checkPreconditions } from '@surety/conditional/fastify';
 import { type Queryable, quoteSchema } from '@surety/db';
+import { txOf } from '@surety/idempotency/fastify';
 import { Ajv } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mergePatch } from '../merge-patch.js';
@@ -143,7 +144,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
 
   /** Publishes the order's event in the write's own transaction (the outbox) and returns the order. */
   async function publish(request: FastifyRequest, type: string, order: ReturnType<typeof toOrder>) {
-    await app.webhooks.publish(request.tx, {
+    await app.webhooks.publish(txOf(request), {
       tenant: request.tenant,
       type,
       data: order,
@@ -154,7 +155,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
 
   /** The conditional write: `… WHERE version = $n`; 0 rows means someone else wrote first. */
   async function update(request: FastifyRequest, row: OrderRow, fields: OrderFields, conditional: boolean) {
-    const { rows } = await request.tx.query<OrderRow>(
+    const { rows } = await txOf(request).query<OrderRow>(
       `update ${t} set customer_id = $3, items = $4::jsonb, shipping_address = $5, metadata = $6::jsonb,
               version = version + 1, updated_at = $7
         where tenant = $1 and id = $2 and version = $8
@@ -191,7 +192,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
     async (request, reply) => {
       const { tenant } = request;
       const { id } = request.params;
-      const row = await read(request.tx, tenant, id);
+      const row = await read(txOf(request), tenant, id);
       const check = checkPreconditions(request, reply, current(row), { require: row !== undefined });
       if (!check.proceed) return check.payload;
       const conditional = check.result.conditional;
@@ -201,7 +202,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
         return publish(request, 'order.updated', toOrder(updated));
       }
       const now = new Date().toISOString();
-      const { rows } = await request.tx.query<OrderRow>(
+      const { rows } = await txOf(request).query<OrderRow>(
         `insert into ${t} (tenant, id, version, status, customer_id, items, shipping_address, metadata, created_at, updated_at)
          values ($1, $2, 1, 'open', $3, $4::jsonb, $5, $6::jsonb, $7, $7)
          on conflict (tenant, id) do nothing
@@ -249,7 +250,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
       },
     },
     async (request, reply) => {
-      const row = await read(request.tx, request.tenant, request.params.id);
+      const row = await read(txOf(request), request.tenant, request.params.id);
       if (!row) throw notFound('order');
       const check = checkPreconditions(request, reply, current(row), { require: true });
       if (!check.proceed) return check.payload;
@@ -294,7 +295,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
       },
     },
     async (request, reply) => {
-      const row = await read(request.tx, request.tenant, request.params.id);
+      const row = await read(txOf(request), request.tenant, request.params.id);
       if (!row) throw notFound('order');
       const check = checkPreconditions(request, reply, current(row), { require: true });
       if (!check.proceed) return check.payload;
@@ -307,7 +308,7 @@ export function orderRoutes(app: FastifyInstance, schema: string): void {
         );
       }
       const now = new Date().toISOString();
-      const { rows } = await request.tx.query<OrderRow>(
+      const { rows } = await txOf(request).query<OrderRow>(
         `update ${t} set status = 'shipped', shipped_at = $3, updated_at = $3, version = version + 1
           where tenant = $1 and id = $2 and version = $4 and status = 'open'
           returning ${COLUMNS}`,

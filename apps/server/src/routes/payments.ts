@@ -1,4 +1,5 @@
 import { keysetCursor, quoteSchema } from '@surety/db';
+import { txOf } from '@surety/idempotency/fastify';
 import { newId } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../problem.js';
@@ -120,7 +121,7 @@ export function paymentRoutes(
     async (request, reply) => {
       const { amount, currency, customerId } = request.body;
       const id = newId('pay');
-      const { rows } = await request.tx.query<PaymentRow>(insert, [
+      const { rows } = await txOf(request).query<PaymentRow>(insert, [
         request.tenant,
         id,
         amount,
@@ -129,7 +130,7 @@ export function paymentRoutes(
         new Date().toISOString(),
       ]);
       const payment = toPayment(rows[0]!);
-      await app.webhooks.publish(request.tx, {
+      await app.webhooks.publish(txOf(request), {
         tenant: request.tenant,
         type: 'payment.created',
         data: payment,

@@ -1,5 +1,7 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { checkPreconditions } from '@surety/conditional/fastify';
+import type { Queryable } from '@surety/db';
+import { txOf } from '@surety/idempotency/fastify';
 import { type Endpoint, endpointHealth, listAttempts, listDeliveries, listEndpoints } from '@surety/webhooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
@@ -84,8 +86,12 @@ const present = (e: Endpoint, extra: Record<string, unknown> = {}) => ({
 export function webhookRoutes(app: FastifyInstance): void {
   const w = app.webhooks;
   const params = { params: idParam(ENDPOINT_ID) };
-  const load = async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
-    const endpoint = await w.getEndpoint(request.tx ?? app.sql, request.tenant, request.params.id);
+  const load = async (
+    q: Queryable,
+    request: FastifyRequest<{ Params: { id: string } }>,
+    reply: FastifyReply,
+  ) => {
+    const endpoint = await w.getEndpoint(q, request.tenant, request.params.id);
     reply.header('etag', versionETag(endpoint.version));
     return endpoint;
   };
@@ -107,7 +113,7 @@ export function webhookRoutes(app: FastifyInstance): void {
       },
     },
     async (request, reply) => {
-      const { endpoint, secret } = await w.createEndpoint(request.tx, {
+      const { endpoint, secret } = await w.createEndpoint(txOf(request), {
         tenant: request.tenant,
         ...request.body,
       });
@@ -146,7 +152,7 @@ export function webhookRoutes(app: FastifyInstance): void {
       },
     },
     async (request, reply) => {
-      const endpoint = await load(request, reply);
+      const endpoint = await load(app.sql, request, reply);
       const check = checkPreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
       return present(endpoint, { health: await endpointHealth(w, app.sql, request.tenant, endpoint.id) });
@@ -166,7 +172,7 @@ export function webhookRoutes(app: FastifyInstance): void {
       },
     },
     async (request, reply) => {
-      const endpoint = await load(request, reply);
+      const endpoint = await load(txOf(request), request, reply);
       const check = checkPreconditions(
         request,
         reply,
@@ -175,7 +181,7 @@ export function webhookRoutes(app: FastifyInstance): void {
       );
       if (!check.proceed) return check.payload;
       const updated = await w.updateEndpoint(
-        request.tx,
+        txOf(request),
         request.tenant,
         endpoint.id,
         endpoint.version,
@@ -224,7 +230,7 @@ export function webhookRoutes(app: FastifyInstance): void {
     async (request) => {
       const overlap = (request.body?.overlapSeconds ?? 86_400) * 1000;
       const { endpoint, secret } = await w.rotateSecret(
-        request.tx,
+        txOf(request),
         request.tenant,
         request.params.id,
         overlap,
@@ -244,7 +250,7 @@ export function webhookRoutes(app: FastifyInstance): void {
         response: { 200: endpointSchema },
       },
     },
-    async (request) => present(await w.enableEndpoint(request.tx, request.tenant, request.params.id)),
+    async (request) => present(await w.enableEndpoint(txOf(request), request.tenant, request.params.id)),
   );
 
   app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
@@ -270,12 +276,12 @@ export function webhookRoutes(app: FastifyInstance): void {
       // Changes nothing when the endpoint is disabled already, or is not the tenant's (then `load`
       // answers 404); `load` reads the endpoint as it now is and sets its ETag.
       await w.disableEndpoint(
-        request.tx,
+        txOf(request),
         request.tenant,
         request.params.id,
         reason ? `by an operator: ${reason}` : 'by an operator',
       );
-      return present(await load(request, reply));
+      return present(await load(txOf(request), request, reply));
     },
   );
 
@@ -286,7 +292,7 @@ export function webhookRoutes(app: FastifyInstance): void {
       schema: { summary: 'Send a webhook.test event to this endpoint', tags: ['webhooks'], ...params },
     },
     async (request, reply) => {
-      const endpoint = await w.getEndpoint(request.tx, request.tenant, request.params.id);
+      const endpoint = await w.getEndpoint(txOf(request), request.tenant, request.params.id);
       if (endpoint.status !== 'enabled') {
         throw new HttpProblem(
           409,
@@ -295,7 +301,7 @@ export function webhookRoutes(app: FastifyInstance): void {
           'Enable the endpoint before testing it.',
         );
       }
-      const event = await w.publish(request.tx, {
+      const event = await w.publish(txOf(request), {
         tenant: request.tenant,
         type: 'webhook.test',
         data: { message: 'This is a test event from Surety.', endpointId: endpoint.id },
@@ -325,8 +331,8 @@ export function webhookRoutes(app: FastifyInstance): void {
     async (request, reply) => {
       // Checked by the schema, within what PostgreSQL can be sent (400 date_out_of_range).
       const since = new Date(request.body.since);
-      await w.getEndpoint(request.tx, request.tenant, request.params.id);
-      const requeued = await w.recoverEndpoint(request.tx, request.tenant, request.params.id, since);
+      await w.getEndpoint(txOf(request), request.tenant, request.params.id);
+      const requeued = await w.recoverEndpoint(txOf(request), request.tenant, request.params.id, since);
       reply.code(202);
       return { object: 'recovery', endpointId: request.params.id, requeued };
     },

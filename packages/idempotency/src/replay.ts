@@ -1,0 +1,58 @@
+import type { Seen } from './types.js';
+
+/** A stored row as the decision reads it (expiry already compared with the engine's clock). */
+export interface Row {
+  fingerprint: string | null;
+  state: 'in_progress' | 'completed' | null;
+  status: number | null;
+  headers: Record<string, string> | null;
+  body: string | null;
+  expired: boolean | null;
+  lease_expired: boolean | null;
+}
+
+/** A row as the claim returns it (timestamps compared with the engine's clock in JS). */
+export interface ClaimRow {
+  tenant: string | null;
+  key: string | null;
+  fingerprint: string | null;
+  state: 'in_progress' | 'completed' | null;
+  status: number | null;
+  headers: Record<string, string> | null;
+  body: string | null;
+  expires_at: Date | string | null;
+  lease_expires_at: Date | string | null;
+}
+
+export const toRow = (r: ClaimRow, nowMs: number): Row => ({
+  fingerprint: r.fingerprint,
+  state: r.state,
+  status: r.status,
+  headers: r.headers,
+  body: r.body,
+  expired: r.expires_at === null ? null : new Date(r.expires_at).getTime() <= nowMs,
+  lease_expired: r.lease_expires_at === null ? null : new Date(r.lease_expires_at).getTime() <= nowMs,
+});
+
+/**
+ * What a stored row means for this request: a replay, a mismatch, or in flight; undefined when the
+ * request may run (no row, an expired one, or the lapsed lease of a crashed owner). Pure.
+ */
+export function decide(input: {
+  row: Row;
+  fingerprint: string;
+  retryAfterSeconds: number;
+}): Seen | undefined {
+  const { row, fingerprint, retryAfterSeconds } = input;
+  if (row.state === null || row.expired) return undefined;
+  if (row.state === 'in_progress') {
+    if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (row.lease_expired) return undefined;
+    return { kind: 'in_flight', retryAfterSeconds };
+  }
+  if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  return {
+    kind: 'replayed',
+    response: { status: row.status!, headers: row.headers ?? {}, body: row.body ?? '' },
+  };
+}

@@ -1,0 +1,100 @@
+import type { Sql, Tx } from '@surety/db';
+import type { Statements } from './statements.js';
+
+/** A response as stored and replayed: status, the headers that describe the body, and the body. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /**
+   * Overrides `isFinal` for this one answer: `false` rolls it back and stores nothing (a lost race
+   * the client should re-read and retry), `true` stores it whatever its status. Not stored itself.
+   */
+  final?: boolean;
+}
+
+export interface IdempotencyRequest {
+  /** Keys are scoped per tenant: the same key in two tenants is two operations. */
+  tenant: string;
+  key: string;
+  /** From `fingerprint()`: a different fingerprint under the same key is a client bug (422). */
+  fingerprint: string;
+}
+
+export type Outcome =
+  /** The handler ran. `stored` is false for a 5xx (or another non-final status), which was rolled back. */
+  | { kind: 'executed'; response: StoredResponse; stored: boolean }
+  /** The original completed: replay its response with `Idempotent-Replayed: true`. */
+  | { kind: 'replayed'; response: StoredResponse }
+  /** The original is still running: answer 409 with Retry-After. */
+  | { kind: 'in_flight'; retryAfterSeconds: number }
+  /** The key was used with another request: answer 422. */
+  | { kind: 'mismatch' };
+
+/** What a stored row tells a request that did not run: every outcome but `executed`. */
+export type Seen = Exclude<Outcome, { kind: 'executed' }>;
+
+export interface IdempotencyOptions {
+  sql: Sql;
+  /** @default "surety" */
+  schema?: string;
+  /**
+   * How long a completed key is remembered; after that the same key is a new operation.
+   * @default 86_400_000 (24 h)
+   */
+  ttlMs?: number;
+  /**
+   * Lease mode: how long an in-progress key is reserved for its owner before a retry may take over.
+   * @default 30_000
+   */
+  leaseMs?: number;
+  /** Sent as `Retry-After` with a 409 while the original is in flight. @default 1 */
+  retryAfterSeconds?: number;
+  /** Injected clock (ms since the epoch), for tests. @default Date.now */
+  now?: () => number;
+  /**
+   * Which answers are final and stored with the key. The others are rolled back and not stored,
+   * so a retry with the same key runs again.
+   * @default status < 500, except 400, 401, 403, 404, 405, 408, 412, 413, 415, 425, 428 and 429:
+   * answers that say the request was not carried out (bad input, no such resource, a failed or
+   * missing precondition, "try later"). A decline (402), a conflict such as out of stock (409) or
+   * 422 are outcomes and are stored.
+   */
+  isFinal?: (status: number) => boolean;
+}
+
+/** An acquired lease-mode key. Only this owner may renew, complete or release it. */
+export interface Lease {
+  readonly key: string;
+  readonly token: string;
+  /** When the lease lapses unless renewed. */
+  readonly expiresAt: Date;
+  /**
+   * Extends the lease; throws LeaseLostError when another request took the key over. Nothing to do
+   * (and no error) once this owner has completed the key.
+   */
+  renew(): Promise<void>;
+  /**
+   * Stores the response. Pass the transaction of the business write to commit both atomically.
+   * A second call by this owner once the key is completed is harmless (it stores nothing more),
+   * so a `withLease` handler may complete inside its own transaction. Throws LeaseLostError when
+   * fenced off.
+   */
+  complete(response: StoredResponse, tx?: Tx): Promise<void>;
+  /** Deletes the in-progress row so a retry runs again (the operation failed without effect). */
+  release(): Promise<void>;
+}
+
+export type AcquireResult = { kind: 'acquired'; lease: Lease } | Seen;
+
+/** What the engine's parts share: its settings, resolved once, and its statements. Internal. */
+export interface EngineContext {
+  readonly sql: Sql;
+  readonly st: Statements;
+  readonly ttlMs: number;
+  readonly leaseMs: number;
+  readonly retryAfterSeconds: number;
+  readonly now: () => number;
+  /** `response.final`, else the `isFinal` option. */
+  readonly final: (response: StoredResponse) => boolean;
+}
