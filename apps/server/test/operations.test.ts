@@ -50,6 +50,42 @@ test('/docs renders the OpenAPI document without an API key', async () => {
   assert.match(res.body, /swagger/i);
 });
 
+test('/docs is served with a strict CSP, no framing and nosniff, and loads nothing the CSP refuses (issue 15, D7)', async () => {
+  // Swagger UI shares its origin with the dashboard (which holds an API key): a script injected into
+  // /docs, or /docs framed by another site, would reach it.
+  for (const url of [
+    '/docs/',
+    '/docs/static/swagger-ui-bundle.js',
+    '/docs/static/swagger-initializer.js',
+    '/docs/json',
+  ]) {
+    const res = await t.app.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 200, url);
+    const csp = String(res.headers['content-security-policy'] ?? '');
+    assert.match(csp, /(^|; )script-src 'self'(;|$)/, `${url}: ${csp}`);
+    assert.match(csp, /(^|; )style-src 'self'(;|$)/, url);
+    assert.match(csp, /(^|; )frame-ancestors 'none'(;|$)/, url);
+    assert.match(csp, /(^|; )object-src 'none'(;|$)/, url);
+    assert.match(csp, /(^|; )base-uri 'none'(;|$)/, url);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https:|\*/, url);
+    assert.equal(res.headers['x-frame-options'], 'DENY', url);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+    assert.equal(res.headers['referrer-policy'], 'no-referrer', url);
+  }
+  // What the page loads, the CSP allows: same-origin scripts and styles only, nothing inline.
+  const page = (await t.app.inject({ method: 'GET', url: '/docs/' })).body;
+  assert.doesNotMatch(page, /<script(?![^>]*\bsrc=)[^>]*>/i, 'no inline script');
+  assert.doesNotMatch(page, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
+  for (const [, src] of page.matchAll(/(?:src|href)="([^"]+)"/g)) {
+    assert.ok(src!.startsWith('./'), `loads ${src} from elsewhere`);
+    const res = await t.app.inject({ method: 'GET', url: new URL(src!, 'http://x/docs/').pathname });
+    assert.equal(res.statusCode, 200, src);
+  }
+  // The UI asks no outside validator (validator.swagger.io would be refused by connect-src/img-src).
+  const init = (await t.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })).body;
+  assert.match(init, /"validatorUrl":null/);
+});
+
 test('/metrics counts requests by route and status, and idempotency outcomes', async () => {
   const key = newKey();
   await postPayment(t.app, PAYMENT, { 'idempotency-key': key });
