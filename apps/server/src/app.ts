@@ -47,7 +47,7 @@ declare module 'fastify' {
 export interface AppOptions {
   sql: Sql;
   config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'> &
-    Partial<Pick<Config, 'webhookAllowList' | 'webhookAllowHttp'>>;
+    Partial<Pick<Config, 'webhookAllowList' | 'webhookAllowHttp' | 'webhookMaxEndpointsPerTenant'>>;
   /** The webhook engine; built from `config` when absent. */
   webhooks?: Webhooks;
   /** Prometheus metrics; a fresh registry when absent. */
@@ -155,6 +155,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       allowHttp: config.webhookAllowHttp ?? false,
       allowList: config.webhookAllowList ?? [],
       validate: eventValidator(events),
+      ...(config.webhookMaxEndpointsPerTenant
+        ? { maxEndpointsPerTenant: config.webhookMaxEndpointsPerTenant }
+        : {}),
     });
   app.decorate('sql', sql);
   app.decorate('idempotency', engine);

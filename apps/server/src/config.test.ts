@@ -108,3 +108,17 @@ describe('NODE_ENV', () => {
     refuses({ NODE_ENV: 'production' }, /SURETY_API_KEYS is not set; refusing to start without API keys/);
   });
 });
+
+describe('limits', () => {
+  test('SURETY_MAX_ENDPOINTS_PER_TENANT: 10,000 by default, an integer from 1', () => {
+    assert.equal(load({ SURETY_API_KEYS: `acme:${KEY_A}` }).webhookMaxEndpointsPerTenant, 10_000);
+    const set = load({ SURETY_API_KEYS: `acme:${KEY_A}`, SURETY_MAX_ENDPOINTS_PER_TENANT: '25' });
+    assert.equal(set.webhookMaxEndpointsPerTenant, 25);
+    for (const bad of ['0', '-1', '1.5', 'many']) {
+      refuses(
+        { SURETY_API_KEYS: `acme:${KEY_A}`, SURETY_MAX_ENDPOINTS_PER_TENANT: bad },
+        /SURETY_MAX_ENDPOINTS_PER_TENANT must be an integer/,
+      );
+    }
+  });
+});

@@ -31,6 +31,8 @@ export interface Config {
   worker: boolean;
   /** Days events and attempts are kept (SURETY_RETENTION_DAYS). @default 30 */
   retentionDays: number;
+  /** Most webhook endpoints per tenant (SURETY_MAX_ENDPOINTS_PER_TENANT). @default 10000 */
+  webhookMaxEndpointsPerTenant: number;
 }
 
 export class ConfigError extends Error {
@@ -166,5 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSchedule,
     worker: !/^(0|false|no|off)$/i.test(env.SURETY_WORKER ?? ''),
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
+    webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),
   };
 }

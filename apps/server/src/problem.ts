@@ -1,6 +1,6 @@
 import { isDatabaseUnavailableError } from '@surety/db';
 import { PROBLEM_CONTENT_TYPE, problemBody, type StoredResponse } from '@surety/idempotency';
-import { EndpointNotFoundError, InvalidEventError, WebhookError } from '@surety/webhooks';
+import { EndpointLimitError, EndpointNotFoundError, InvalidEventError, WebhookError } from '@surety/webhooks';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -91,6 +91,15 @@ export function toProblem(error: FastifyError): HttpProblem {
     return validationProblem(error as FastifyError & { validation: AjvError[] });
   }
   if (error instanceof EndpointNotFoundError) return notFound('webhook endpoint');
+  if (error instanceof EndpointLimitError) {
+    return new HttpProblem(
+      409,
+      'endpoint_limit_reached',
+      'Endpoint limit reached',
+      `This tenant already has ${error.limit} webhook endpoints, the most allowed; delete one first.`,
+      { limit: error.limit },
+    );
+  }
   if (error instanceof InvalidEventError) {
     return new HttpProblem(422, 'invalid_event', 'Invalid event', error.message, { errors: error.errors });
   }

@@ -2,8 +2,10 @@
 export type { Envelope } from './envelope.js';
 export { envelopeJson } from './envelope.js';
 export {
+  EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
+  isEndpointLimitError,
   isEndpointNotFoundError,
   isInvalidEventError,
   WebhookError,

@@ -7,10 +7,11 @@ export function statements(schema: string) {
   const EV = `${s}.webhook_events`;
   const D = `${s}.webhook_deliveries`;
   const A = `${s}.webhook_attempts`;
+  const T = `${s}.webhook_tenants`;
   const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
   const st = (name: string, text: string): Statement => ({ name: n(name), text });
   return {
-    tables: { EP, EV, D, A },
+    tables: { EP, EV, D, A, T },
     // The outbox write: the event and one delivery per subscribed enabled endpoint. One round trip.
     // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
     // commit record to the end of COMMIT, so every publishing transaction would commit one at a

@@ -1,6 +1,6 @@
 import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
-import { EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
+import { EndpointLimitError, EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
 import { newId } from './ids.js';
 import { migrations } from './migrations.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
@@ -28,6 +28,12 @@ export interface WebhooksOptions {
   validate?: (type: string, data: unknown) => void;
   /** Injected clock. @default Date.now */
   now?: () => number;
+  /**
+   * Most endpoints one tenant may have; a create beyond it throws EndpointLimitError. Generous: a
+   * platform tenant may have an endpoint per customer of its own.
+   * @default 10000
+   */
+  maxEndpointsPerTenant?: number;
 }
 
 export interface PublishInput {
@@ -161,6 +167,7 @@ export class Webhooks {
   readonly channel: string;
   readonly st: Statements;
   readonly now: () => number;
+  readonly maxEndpointsPerTenant: number;
   readonly #validate: ((type: string, data: unknown) => void) | undefined;
 
   constructor(options: WebhooksOptions) {
@@ -172,6 +179,7 @@ export class Webhooks {
     this.channel = notifyChannel(this.schema);
     this.st = statements(this.schema);
     this.now = options.now ?? Date.now;
+    this.maxEndpointsPerTenant = options.maxEndpointsPerTenant ?? 10_000;
     this.#validate = options.validate;
   }
 
@@ -248,7 +256,11 @@ export class Webhooks {
     return checked.url.href;
   }
 
-  /** Creates an endpoint. The secret is returned here once; store it on the receiving side. */
+  /**
+   * Creates an endpoint. The secret is returned here once; store it on the receiving side. Throws
+   * EndpointLimitError when the tenant already has `maxEndpointsPerTenant` (exact under concurrent
+   * creates: the tenant's count row is taken in the same statement as the insert).
+   */
   async createEndpoint(
     q: Queryable,
     input: CreateEndpointInput,
@@ -256,10 +268,18 @@ export class Webhooks {
     const url = this.checkUrl(input.url);
     const secret = generateSecret();
     const now = new Date(this.now()).toISOString();
+    const { EP, T } = this.st.tables;
     const { rows } = await q.query<EndpointRow>(
-      `insert into ${this.st.tables.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
+      `with slot as (
+         insert into ${T} as t (tenant, endpoints) values ($1, 1)
+         on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
+         returning 1)
+       insert into ${EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
               rate_limit, ordered, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $11) returning ${ENDPOINT_COLUMNS}`,
+       select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
+              $10::bool, $11::timestamptz, $11::timestamptz
+        where exists (select 1 from slot)
+       returning ${ENDPOINT_COLUMNS}`,
       [
         input.tenant,
         newId('we'),
@@ -272,8 +292,10 @@ export class Webhooks {
         input.rateLimit ?? null,
         input.ordered ?? false,
         now,
+        this.maxEndpointsPerTenant,
       ],
     );
+    if (rows.length === 0) throw new EndpointLimitError(this.maxEndpointsPerTenant);
     return { endpoint: toEndpoint(rows[0]!), secret };
   }
 
@@ -338,11 +360,19 @@ export class Webhooks {
    * Throws EndpointNotFoundError when it does not exist.
    */
   async deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean> {
-    const { rowCount } = await tx.query(
-      `delete from ${this.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)`,
+    // The tenant's endpoint count goes down in the statement that deletes (createEndpoint's limit).
+    const { rows } = await tx.query<{ deleted: number }>(
+      `with d as (
+         delete from ${this.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)
+         returning tenant),
+       c as (
+         update ${this.st.tables.T} t set endpoints = t.endpoints - 1 from d
+          where t.tenant = d.tenant and t.endpoints > 0
+         returning 1)
+       select (select count(*) from d)::int as deleted, (select count(*) from c)::int as counted`,
       [tenant, id, expectedVersion ?? null],
     );
-    if (rowCount === 0) {
+    if (rows[0]!.deleted === 0) {
       await this.getEndpoint(tx, tenant, id); // throws when it does not exist
       return false;
     }
