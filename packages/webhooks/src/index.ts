@@ -27,6 +27,7 @@ export {
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
 export * from './ssrf/index.js';
 export type {
+  CircuitState,
   CreateEndpointInput,
   Endpoint,
   PublishedEvent,

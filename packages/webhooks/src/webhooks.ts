@@ -81,6 +81,24 @@ export interface Endpoint {
   lastSuccessAt: string | null;
   lastFailureAt: string | null;
   failingSince: string | null;
+  /** The endpoint's circuit breaker (docs/webhooks.md). */
+  circuit: CircuitState;
+}
+
+/**
+ * An endpoint's circuit breaker. `closed`: deliveries go out on their own schedules. `open`: after
+ * `consecutiveFailures` failed attempts in a row, every pending delivery waits behind one probe
+ * attempt at `nextProbeAt`. `half_open`: the probe is due or in flight; its success closes the
+ * breaker (the held deliveries go out), its failure sets a later `nextProbeAt`.
+ */
+export interface CircuitState {
+  state: 'closed' | 'open' | 'half_open';
+  /** Failed attempts since the last success. */
+  consecutiveFailures: number;
+  /** When the breaker opened; null while closed. */
+  openedAt: string | null;
+  /** When the probe attempt is due; null while closed. */
+  nextProbeAt: string | null;
 }
 
 export interface CreateEndpointInput {
@@ -120,11 +138,15 @@ interface EndpointRow {
   last_success_at: Date | null;
   last_failure_at: Date | null;
   failing_since: Date | null;
+  circuit_failures: number;
+  circuit_opened_at: Date | null;
+  circuit_probe_at: Date | null;
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-export const toEndpoint = (r: EndpointRow): Endpoint => ({
+/** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
+export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint => ({
   id: r.id,
   url: r.url,
   description: r.description,
@@ -142,11 +164,23 @@ export const toEndpoint = (r: EndpointRow): Endpoint => ({
   lastSuccessAt: iso(r.last_success_at),
   lastFailureAt: iso(r.last_failure_at),
   failingSince: iso(r.failing_since),
+  circuit: {
+    state:
+      r.circuit_opened_at === null
+        ? 'closed'
+        : r.circuit_probe_at !== null && new Date(r.circuit_probe_at).getTime() > nowMs
+          ? 'open'
+          : 'half_open',
+    consecutiveFailures: r.circuit_failures,
+    openedAt: iso(r.circuit_opened_at),
+    nextProbeAt: iso(r.circuit_probe_at),
+  },
 });
 
 const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
-  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since';
+  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
+  'circuit_failures, circuit_opened_at, circuit_probe_at';
 
 /**
  * The webhook engine on one schema: the transactional outbox (`publish`), endpoints, replay and
@@ -296,7 +330,7 @@ export class Webhooks {
       ],
     );
     if (rows.length === 0) throw new EndpointLimitError(this.maxEndpointsPerTenant);
-    return { endpoint: toEndpoint(rows[0]!), secret };
+    return { endpoint: toEndpoint(rows[0]!, this.now()), secret };
   }
 
   async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
@@ -305,7 +339,7 @@ export class Webhooks {
       [tenant, id],
     );
     if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!);
+    return toEndpoint(rows[0]!, this.now());
   }
 
   /**
@@ -349,7 +383,7 @@ export class Webhooks {
         new Date(this.now()).toISOString(),
       ],
     );
-    if (rows.length > 0) return toEndpoint(rows[0]!);
+    if (rows.length > 0) return toEndpoint(rows[0]!, this.now());
     await this.getEndpoint(q, tenant, id); // throws when it does not exist
     return undefined;
   }
@@ -393,7 +427,7 @@ export class Webhooks {
       [tenant, id, new Date(this.now()).toISOString()],
     );
     if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!);
+    return toEndpoint(rows[0]!, this.now());
   }
 
   /**
@@ -443,7 +477,7 @@ export class Webhooks {
       [tenant, id, secret, until, new Date(now).toISOString()],
     );
     if (rows.length === 0) throw new EndpointNotFoundError();
-    return { endpoint: toEndpoint(rows[0]!), secret };
+    return { endpoint: toEndpoint(rows[0]!, this.now()), secret };
   }
 
   /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */

@@ -39,6 +39,15 @@ export interface DeliveryWorkerOptions {
   disableAfterMs?: number;
   /** Longest receiver `Retry-After` honoured. @default 3600 */
   maxRetryAfterSeconds?: number;
+  /**
+   * Consecutive failed attempts to an endpoint that open its circuit breaker: its deliveries then
+   * wait behind a single probe attempt (docs/webhooks.md). @default 10
+   */
+  circuitThreshold?: number;
+  /** Wait before the first probe of an open breaker; doubles after each failed probe. @default 5000 */
+  circuitProbeMs?: number;
+  /** Longest wait between two probes. @default 300000 (5 minutes) */
+  circuitMaxProbeMs?: number;
   /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
   guard?: GuardOptions;
   /** Replace the HTTP transport (tests inject a recorder). */
@@ -75,6 +84,11 @@ export interface AttemptEvent {
 export interface WorkerEventMap {
   'attempt:finished': [AttemptEvent];
   'endpoint:disabled': [{ tenant: string; endpointId: string; reason: string }];
+  /** An endpoint's breaker opened (or a probe failed: `held` deliveries moved behind the next one). */
+  'circuit:opened': [{ tenant: string; endpointId: string; held: number }];
+  'circuit:probe_failed': [{ tenant: string; endpointId: string; held: number }];
+  /** A probe succeeded: the breaker closed and `released` held deliveries are due. */
+  'circuit:closed': [{ tenant: string; endpointId: string; released: number }];
   'worker:error': [Error];
 }
 
@@ -139,6 +153,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       | 'schedule'
       | 'disableAfterMs'
       | 'maxRetryAfterSeconds'
+      | 'circuitThreshold'
+      | 'circuitProbeMs'
+      | 'circuitMaxProbeMs'
       | 'listen'
       | 'random'
       | 'flushIntervalMs'
@@ -180,6 +197,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       schedule: options.schedule ?? DEFAULT_SCHEDULE,
       disableAfterMs: options.disableAfterMs ?? 5 * 86_400_000,
       maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 3600,
+      circuitThreshold: options.circuitThreshold ?? 10,
+      circuitProbeMs: options.circuitProbeMs ?? 5000,
+      circuitMaxProbeMs: options.circuitMaxProbeMs ?? 300_000,
       listen: options.listen ?? true,
       random: options.random ?? Math.random,
       flushIntervalMs: options.flushIntervalMs ?? 20,
@@ -573,19 +593,36 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     await this.#health(attempts, now);
   }
 
-  /** Endpoint health: last success/failure, the failure streak, and disabling (410, or failing too long). */
+  /**
+   * Endpoint health: last success/failure, the failure streak, the circuit breaker, and disabling
+   * (410, or failing too long).
+   */
   async #health(attempts: Completion[], now: string): Promise<void> {
     if (attempts.length === 0) return;
     const per = new Map<
       string,
-      { tenant: string; id: string; ok: string | null; fail: string | null; gone: boolean }
+      { tenant: string; id: string; ok: string | null; fail: string | null; gone: boolean; failures: number }
     >();
-    for (const c of attempts) {
+    // In start order, so that `failures` counts the failed attempts after the batch's last success.
+    for (const c of [...attempts].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1))) {
       if (c.errorCode === 'endpoint_disabled' || c.errorCode === 'endpoint_deleted') continue;
       const k = `${c.tenant}\0${c.endpointId}`;
-      const h = per.get(k) ?? { tenant: c.tenant, id: c.endpointId, ok: null, fail: null, gone: false };
-      if (c.outcome === 'delivered') h.ok = c.startedAt > (h.ok ?? '') ? c.startedAt : h.ok;
-      else h.fail = c.startedAt > (h.fail ?? '') ? c.startedAt : h.fail;
+      const h = per.get(k) ?? {
+        tenant: c.tenant,
+        id: c.endpointId,
+        ok: null,
+        fail: null,
+        gone: false,
+        failures: 0,
+      };
+      if (c.outcome === 'delivered') {
+        h.ok = c.startedAt > (h.ok ?? '') ? c.startedAt : h.ok;
+        h.failures = 0;
+      } else {
+        h.fail = c.startedAt > (h.fail ?? '') ? c.startedAt : h.fail;
+        // A deleted event sent nothing: not the receiver's failure.
+        if (c.errorCode !== 'event_deleted') h.failures++;
+      }
       h.gone ||= c.gone;
       per.set(k, h);
     }
@@ -604,13 +641,30 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       status: string;
       failing_since: Date | null;
       gone: boolean;
+      action: 'open' | 'close' | 'probe_failed' | 'hold' | null;
+      held: number;
+      released: number;
     }>(this.#w.st.health, [
       hs.map((h) => h.tenant),
       hs.map((h) => h.id),
       hs.map((h) => h.ok),
       hs.map((h) => h.fail),
       hs.map((h) => h.gone),
+      hs.map((h) => h.failures),
+      now,
+      this.#o.circuitThreshold,
+      this.#o.circuitProbeMs,
+      this.#o.circuitMaxProbeMs,
+      // Held deliveries come due once the probe's outcome is surely recorded (its timeout, a flush,
+      // a second's margin); they are moved back behind the next probe, or released, before that.
+      this.#o.timeoutMs + this.#o.flushIntervalMs + 1000,
     ]);
+    for (const r of rows) {
+      const e = { tenant: r.tenant, endpointId: r.id };
+      if (r.action === 'open') this.emit('circuit:opened', { ...e, held: r.held });
+      else if (r.action === 'probe_failed') this.emit('circuit:probe_failed', { ...e, held: r.held });
+      else if (r.action === 'close') this.emit('circuit:closed', { ...e, released: r.released });
+    }
     // Healthy now: a success with no failure in this batch, and no failure streak recorded (a row
     // that was not rewritten had nothing to change, so it had no streak either).
     const streak = new Set(rows.filter((r) => r.failing_since !== null).map((r) => `${r.tenant}\0${r.id}`));
