@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createRegistry } from '@surety/events';
+import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
+import { startReceiver } from '@surety/webhooks/testing';
 import { auth, createTestApp, newKey, PAYMENT, postPayment, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -84,6 +87,53 @@ test('/docs is served with a strict CSP, no framing and nosniff, and loads nothi
   // The UI asks no outside validator (validator.swagger.io would be refused by connect-src/img-src).
   const init = (await t.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })).body;
   assert.match(init, /"validatorUrl":null/);
+});
+
+test('/metrics shows open circuit breakers, their transitions and the deliveries they hold', async () => {
+  const rx = await startReceiver((_r, _n, res) => void res.writeHead(500).end());
+  try {
+    const ep = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: { ...auth('globex'), 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: rx.url, eventTypes: ['*'] }),
+    });
+    assert.equal(ep.statusCode, 201);
+    const worker = new DeliveryWorker({
+      webhooks: t.app.webhooks,
+      listen: false,
+      concurrency: 1,
+      batchSize: 1,
+      circuitThreshold: 2,
+      circuitProbeMs: 600_000,
+      guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+    });
+    t.app.metrics.observeWorker(worker);
+    for (let i = 0; i < 5; i++) {
+      await t.db.sql.transaction((tx) =>
+        t.app.webhooks.publish(tx, {
+          tenant: 'globex',
+          type: 'inventory.reserved',
+          data: createRegistry().get('inventory.reserved')!.sample,
+          endpointId: ep.json().id,
+        }),
+      );
+    }
+    await worker.drain();
+    assert.equal(rx.received.length, 2);
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(text, /surety_webhook_circuits\{state="open"\} 1\b/);
+    assert.match(text, /surety_webhook_circuits\{state="half_open"\} 0\b/);
+    assert.match(text, /surety_webhook_circuit_transitions_total\{transition="opened"\} 1\b/);
+    // the two failed and the three never sent: all five wait behind the probe
+    assert.match(text, /surety_webhook_circuit_held_total 5\b/);
+  } finally {
+    await rx.close();
+    // the held deliveries would count in the next test's backlog
+    await t.db.sql.query(
+      `update "${t.db.schema}".webhook_deliveries set status = 'failed' where tenant = 'globex' and status = 'pending'`,
+    );
+  }
 });
 
 test('/metrics counts requests by route and status, and idempotency outcomes', async () => {
