@@ -100,11 +100,12 @@ export function statements(schema: string) {
     // The same statement runs the endpoint's circuit breaker (docs/decisions.md): $6 is each
     // endpoint's failed attempts after the batch's last success; at $8 consecutive ones the breaker
     // opens. Its pending, unleased deliveries are then moved, in this statement, behind one probe:
-    // the first (the head, for an ordered endpoint) to the probe time, the others to `hold_until`
-    // (the probe time plus $11 ms, when the probe's outcome is recorded). A failed probe moves them
-    // again behind the next one ($9 ms × 2^probes, at most $10 ms); a success closes the breaker and
-    // makes them due at once. Attempts are not counted: the claim counts them, and held rows are not
-    // claimed. Rows are rewritten once per open, failed probe and close, never per poll.
+    // the first (the head, for an ordered endpoint) to the probe time, the others to `hold_until`,
+    // $11 ms (the hold horizon) after it. A failed probe moves only the next probe's row (the
+    // wait doubles from $9 ms up to $10 ms); the held rows are moved again only when the next probe
+    // would come within $12 ms (one attempt's duration) of hold_until, so an outage rewrites them
+    // once per horizon. A success closes the breaker and makes them due at once. Attempts are not
+    // counted: the claim counts them, and held rows are not claimed. Never a write per poll.
     health: st(
       'health',
       `with h as (
@@ -147,7 +148,10 @@ export function statements(schema: string) {
            from s),
        t as (
          select n.*,
-                case when n.action in ('open', 'probe_failed') then n.probe_at + $11 * interval '1 millisecond'
+                case when n.action = 'open'
+                       or (n.action = 'probe_failed'
+                           and n.circuit_hold_until < n.probe_at + $12 * interval '1 millisecond')
+                       then n.probe_at + $11 * interval '1 millisecond'
                      when n.action = 'close' then null
                      else n.circuit_hold_until end as hold_until
            from n),

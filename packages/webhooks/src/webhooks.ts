@@ -418,11 +418,19 @@ export class Webhooks {
     return true;
   }
 
-  /** Re-enables a disabled endpoint and clears its failure streak. */
+  /**
+   * Re-enables a disabled endpoint and clears its failure streak and, when it was disabled, its
+   * circuit breaker (disabling failed the deliveries it held; recovered ones go out at once).
+   */
   async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
     const { rows } = await q.query<EndpointRow>(
       `update ${this.st.tables.EP} set status = 'enabled', disabled_reason = null, disabled_at = null,
-              failing_since = null, version = version + 1, updated_at = $3
+              failing_since = null, version = version + 1, updated_at = $3,
+              circuit_failures = case when status = 'disabled' then 0 else circuit_failures end,
+              circuit_opened_at = case when status = 'disabled' then null else circuit_opened_at end,
+              circuit_probe_at = case when status = 'disabled' then null else circuit_probe_at end,
+              circuit_probes = case when status = 'disabled' then 0 else circuit_probes end,
+              circuit_hold_until = case when status = 'disabled' then null else circuit_hold_until end
         where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
       [tenant, id, new Date(this.now()).toISOString()],
     );

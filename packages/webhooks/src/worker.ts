@@ -46,7 +46,11 @@ export interface DeliveryWorkerOptions {
   circuitThreshold?: number;
   /** Wait before the first probe of an open breaker; doubles after each failed probe. @default 5000 */
   circuitProbeMs?: number;
-  /** Longest wait between two probes. @default 300000 (5 minutes) */
+  /**
+   * Longest wait between two probes. Held deliveries are due 12 times this after the probe unless a
+   * probe's success releases them first (1 hour by default): a long outage moves them once an hour.
+   * @default 300000 (5 minutes)
+   */
   circuitMaxProbeMs?: number;
   /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
   guard?: GuardOptions;
@@ -128,6 +132,8 @@ interface Completion {
 }
 
 const EXCERPT = 1024;
+/** Held deliveries wait this many longest probe intervals past the probe (1 hour by default). */
+const HOLD_PROBES = 12;
 const USER_AGENT = 'Surety-Webhooks/0.1';
 
 /**
@@ -655,8 +661,11 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       this.#o.circuitThreshold,
       this.#o.circuitProbeMs,
       this.#o.circuitMaxProbeMs,
-      // Held deliveries come due once the probe's outcome is surely recorded (its timeout, a flush,
-      // a second's margin); they are moved back behind the next probe, or released, before that.
+      // The hold horizon: held deliveries are due this long after the probe (released sooner by its
+      // success), so a long outage moves them once per horizon, not once per probe.
+      HOLD_PROBES * this.#o.circuitMaxProbeMs,
+      // Held rows are moved again before a probe whose outcome (its timeout, a flush, a second's
+      // margin) could land after they come due.
       this.#o.timeoutMs + this.#o.flushIntervalMs + 1000,
     ]);
     for (const r of rows) {

@@ -130,9 +130,17 @@ describe('circuit breaker per endpoint', () => {
     ] as const) {
       clock = probeAt;
       const before = await attemptsSum();
+      const dueBefore = new Map(
+        (await deliveries(endpoint.id)).map((d) => [d.id, d.next_attempt_at.getTime()]),
+      );
       await w.drain();
       assert.equal(rx.received.length, THRESHOLD + n, `probe ${n} is a single request`);
       assert.equal(await attemptsSum(), before + 1, 'held deliveries spent no attempt');
+      // Only the failed probe and the next probe's row moved: the held rows are not rewritten.
+      const moved = (await deliveries(endpoint.id)).filter(
+        (d) => d.next_attempt_at.getTime() !== dueBefore.get(d.id),
+      );
+      assert.ok(moved.length <= 2, `${moved.length} rows moved by a failed probe`);
       ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
       probeAt = clock + delay;
       assert.equal(ep.circuit.state, 'open');
@@ -213,5 +221,17 @@ describe('circuit breaker per endpoint', () => {
     assert.equal(ep.status, 'disabled');
     assert.match(ep.disabledReason ?? '', new RegExp(`no successful delivery since ${iso(failedAt)}`));
     assert.ok(clock - failedAt > 60_000 && clock - failedAt <= 60_000 + MAX_PROBE_MS);
+    // Re-enabled: a fresh start, the breaker closed; recovered deliveries go out at once.
+    answer = 200;
+    ep = await webhooks.enableEndpoint(db.sql, tenant, endpoint.id);
+    assert.deepEqual(ep.circuit, {
+      state: 'closed',
+      consecutiveFailures: 0,
+      openedAt: null,
+      nextProbeAt: null,
+    });
+    assert.ok((await webhooks.recoverEndpoint(db.sql, tenant, endpoint.id, new Date(0))) > 0);
+    await w.drain();
+    assert.ok((await deliveries(endpoint.id)).every((d) => d.status === 'delivered'));
   });
 });
