@@ -116,7 +116,8 @@ export function statements(schema: string) {
                 e.circuit_hold_until
            from ${EP} e join h on e.tenant = h.tenant and e.id = h.endpoint_id
           where h.failed_at is not null or e.failing_since is not null or e.last_success_at is null
-             or e.last_success_at < h.succeeded_at - interval '1 second' or e.circuit_opened_at is not null
+             or e.last_success_at < h.succeeded_at - interval '1 second' or e.circuit_failures > 0
+             or e.circuit_opened_at is not null
           order by e.tenant, e.id for update of e),
        c as (
          select l.*, h.succeeded_at, h.failed_at, h.gone,
