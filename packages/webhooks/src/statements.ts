@@ -180,15 +180,16 @@ export function statements(schema: string) {
          update ${D} d set next_attempt_at = cand.due from cand
           where d.id = cand.id and cand.due <> cand.next_attempt_at
             and d.status = 'pending' and (d.lease_until is null or d.lease_until <= $7)
-         returning 1),
+         returning d.tenant, d.endpoint_id),
        released as (
          update ${D} d set next_attempt_at = $7 from t
           where t.action = 'close' and d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'
             and (d.lease_until is null or d.lease_until <= $7)
             and d.next_attempt_at > $7 and d.next_attempt_at <= t.circuit_hold_until
-         returning 1)
+         returning d.tenant, d.endpoint_id)
        select u.tenant, u.id, u.status, u.failing_since, u.gone, u.action,
-              (select count(*) from held)::int as held, (select count(*) from released)::int as released
+              (select count(*) from held x where x.tenant = u.tenant and x.endpoint_id = u.id)::int as held,
+              (select count(*) from released x where x.tenant = u.tenant and x.endpoint_id = u.id)::int as released
          from upd u`,
     ),
     disable: st(

@@ -88,8 +88,9 @@ export interface AttemptEvent {
 export interface WorkerEventMap {
   'attempt:finished': [AttemptEvent];
   'endpoint:disabled': [{ tenant: string; endpointId: string; reason: string }];
-  /** An endpoint's breaker opened (or a probe failed: `held` deliveries moved behind the next one). */
+  /** An endpoint's breaker opened: `held` deliveries were moved behind its probe. */
   'circuit:opened': [{ tenant: string; endpointId: string; held: number }];
+  /** Its probe failed: the next is later; `held` deliveries moved again (0 until the hold horizon nears). */
   'circuit:probe_failed': [{ tenant: string; endpointId: string; held: number }];
   /** A probe succeeded: the breaker closed and `released` held deliveries are due. */
   'circuit:closed': [{ tenant: string; endpointId: string; released: number }];

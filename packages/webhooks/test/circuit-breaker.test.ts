@@ -99,7 +99,7 @@ describe('circuit breaker per endpoint', () => {
 
     await w.drain();
     assert.equal(rx.received.length, THRESHOLD, 'the breaker opened after exactly N attempts');
-    assert.equal(opened.length, 1);
+    assert.deepEqual(opened, [{ tenant, endpointId: endpoint.id, held: 8 }], 'all 8 pending moved');
     let ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
     assert.deepEqual(ep.circuit, {
       state: 'open',
@@ -182,6 +182,34 @@ describe('circuit breaker per endpoint', () => {
       nextProbeAt: null,
     });
     assert.equal(ep.failingSince, null);
+  });
+
+  test('two endpoints opening in one batch: each holds its own deliveries and reports its own count', async () => {
+    const rx = await startReceiver((_r, _n, res) => void res.writeHead(500).end());
+    receivers.push(rx);
+    const a = (await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['a.x'] })).endpoint;
+    const b = (await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['b.x'] })).endpoint;
+    for (let i = 0; i < THRESHOLD; i++) {
+      await db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type: 'a.x', data: {} }));
+    }
+    for (let i = 0; i < THRESHOLD + 2; i++) {
+      await db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type: 'b.x', data: {} }));
+    }
+    const w = worker({ batchSize: 100, concurrency: 20 });
+    const opened: { endpointId: string; held: number }[] = [];
+    w.on('circuit:opened', (e) => opened.push(e));
+    await w.drain();
+    assert.equal(rx.received.length, 2 * THRESHOLD + 2, 'one batch: every delivery was sent once');
+    assert.deepEqual(
+      opened.map((e) => [e.endpointId, e.held]).sort(),
+      [
+        [a.id, THRESHOLD],
+        [b.id, THRESHOLD + 2],
+      ].sort(),
+    );
+    for (const ep of [a, b]) {
+      assert.equal((await webhooks.getEndpoint(db.sql, tenant, ep.id)).circuit.state, 'open');
+    }
   });
 
   test('a success before N resets the count; the endpoint is still disabled when its window passes while open', async () => {
