@@ -25,6 +25,27 @@ const eventTypeList = (text) =>
 
 const statusBadge = (e) => (e.status === 'enabled' ? badge('Enabled', 'ok') : badge('Disabled', 'bad'));
 
+/** The circuit breaker, when it is not closed: open (waiting for its probe) or half open (probing). */
+const circuitBadge = (e) =>
+  !e.circuit || e.circuit.state === 'closed'
+    ? null
+    : badge(e.circuit.state === 'open' ? 'Circuit open' : 'Probing', 'warn');
+
+/** What an open breaker means for the endpoint's deliveries, in words. */
+function circuitCallout(e) {
+  if (!e.circuit || e.circuit.state === 'closed') return null;
+  const c = e.circuit;
+  return h(
+    'div',
+    { class: 'callout callout-warn', dataset: { circuit: c.state } },
+    h('strong', {}, 'Circuit breaker open'),
+    c.openedAt ? ` ${ago(c.openedAt)}` : '',
+    ` after ${plural(c.consecutiveFailures, 'failed attempt')} in a row. Pending deliveries wait for one probe attempt (`,
+    c.state === 'open' ? h('span', {}, 'next ', when(c.nextProbeAt)) : 'in progress',
+    '); when it succeeds they all go out. Waiting spends none of their attempts.',
+  );
+}
+
 /** Success rate as a badge with its tone; the word carries the meaning, not the colour. */
 const rateBadge = (health) => badge(rate(health?.successRate24h), rateTone(health?.successRate24h));
 
@@ -41,6 +62,7 @@ function endpointCard(e) {
         e.description || e.url,
       ),
       statusBadge(e),
+      circuitBadge(e),
     ),
     e.description ? h('p', { class: 'muted url' }, e.url) : null,
     e.status === 'disabled'
@@ -213,7 +235,7 @@ export async function endpointView({ id }, ctx) {
             e.disabledAt ? ` ${ago(e.disabledAt)}` : '',
             `: ${e.disabledReason || 'by an operator'}. No deliveries are attempted until it is re-enabled.`,
           )
-        : null,
+        : circuitCallout(e),
       h(
         'div',
         { class: 'stats' },

@@ -19,10 +19,12 @@ import Fastify, {
   type FastifyInstance,
   type FastifySchemaCompiler,
   type FastifyServerOptions,
+  type onRequestHookHandler,
 } from 'fastify';
 import { registerAuth } from './auth.js';
+import { clientErrorHandler } from './client-error.js';
 import type { Config } from './config.js';
-import { registerDashboard } from './dashboard/index.js';
+import { DOCS_CSP, registerDashboard } from './dashboard/index.js';
 import { registerInputCheck, registerJsonParsers } from './input.js';
 import { Metrics, registerMetrics } from './metrics.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
@@ -46,7 +48,7 @@ declare module 'fastify' {
 export interface AppOptions {
   sql: Sql;
   config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'> &
-    Partial<Pick<Config, 'webhookAllowList' | 'webhookAllowHttp'>>;
+    Partial<Pick<Config, 'webhookAllowList' | 'webhookAllowHttp' | 'webhookMaxEndpointsPerTenant'>>;
   /** The webhook engine; built from `config` when absent. */
   webhooks?: Webhooks;
   /** Prometheus metrics; a fresh registry when absent. */
@@ -124,6 +126,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Errors the router raises before any route runs (a malformed percent-encoding, a path
     // parameter over 100 characters) otherwise leave as Fastify's own JSON, not problem+json.
     frameworkErrors: (error, request, reply) => sendProblem(reply, toProblem(error), request.url),
+    // Heads Node's parser refuses (oversized: 431; too slow: 408; malformed: 400), as problem+json.
+    clientErrorHandler,
   });
   // Before any route exists, so every route gets it: strings PostgreSQL cannot store are refused
   // (400 invalid_character) in the body, query, path parameters and headers of every request.
@@ -152,6 +156,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       allowHttp: config.webhookAllowHttp ?? false,
       allowList: config.webhookAllowList ?? [],
       validate: eventValidator(events),
+      ...(config.webhookMaxEndpointsPerTenant
+        ? { maxEndpointsPerTenant: config.webhookMaxEndpointsPerTenant }
+        : {}),
     });
   app.decorate('sql', sql);
   app.decorate('idempotency', engine);
@@ -173,6 +180,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) {
       route.config = { ...route.config, public: true };
+      // Every /docs route, the static files too (the plugin's own hooks skip those).
+      route.onRequest = [...([] as onRequestHookHandler[]).concat(route.onRequest ?? []), docsHeaders];
       return;
     }
     if (!route.url.startsWith('/v1') || !route.schema) return;
@@ -227,7 +236,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // validatorUrl null: the UI would otherwise fetch a badge from validator.swagger.io.
+    uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+    // Swagger UI shares the dashboard's origin (and so its sessionStorage API key): the same strict
+    // policy, with data: images (its stylesheet draws icons as data: SVGs). It needs no inline script,
+    // no eval and nothing from another origin (checked in test/operations.test.ts).
+    staticCSP: DOCS_CSP,
     // the UI's own routes answer without an API key
     uiHooks: {},
   });
@@ -274,6 +288,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerDashboard(app);
   return app;
 }
+
+/** Frame protection and nosniff for Swagger UI (its CSP is the plugin's `staticCSP`). */
+const docsHeaders: onRequestHookHandler = async (_request, reply) => {
+  reply
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer');
+};
 
 function makeValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = new Ajv({

@@ -173,6 +173,12 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
         allowList: config.webhookAllowList,
         validate: eventValidator(createRegistry()),
       });
+      if (config.devMode) {
+        log.warn(
+          {},
+          'DEV MODE: SURETY_API_KEYS is not set; webhook URLs may use http:// and reach 127.0.0.1',
+        );
+      }
       const worker = startWorker(webhooks, config, log);
       await worker.start();
       log.info({ worker: worker.id }, 'delivery worker started');

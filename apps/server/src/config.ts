@@ -41,34 +41,64 @@ export interface Config {
    * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT). @default 48
    */
   webhookMaxInFlightPerTenant: number;
+  /** Most webhook endpoints per tenant (SURETY_MAX_ENDPOINTS_PER_TENANT). @default 10000 */
+  webhookMaxEndpointsPerTenant: number;
 }
 
 export class ConfigError extends Error {
   readonly code = 'SURETY_CONFIG';
 }
 
-/** Parses `tenant:key,tenant:key`. */
+/**
+ * Parses `tenant:key,tenant:key`. Refuses, naming the entry (never the key), a blank list, an empty
+ * entry, a key that could never authenticate (shorter than 16 characters, or anything but visible
+ * ASCII: the bearer header is matched as `\S+` and compared byte for byte) and a key listed twice
+ * (it would belong to the last tenant only).
+ */
 export function parseApiKeys(value: string): Map<string, string> {
   const map = new Map<string, string>();
-  for (const pair of value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  const entries = value.split(',').map((s) => s.trim());
+  if (entries.every((e) => e === '')) {
+    throw new ConfigError(
+      'SURETY_API_KEYS is set but has no tenant:key pair; set "tenant:key,..." or unset it for dev mode',
+    );
+  }
+  const seen = new Map<string, { entry: number; tenant: string }>();
+  entries.forEach((pair, index) => {
+    const entry = index + 1;
+    if (pair === '')
+      throw new ConfigError(`SURETY_API_KEYS entry ${entry} is empty (two commas, or a comma at an end)`);
     const i = pair.indexOf(':');
+    if (i < 0) throw new ConfigError(`SURETY_API_KEYS entry ${entry} is not "tenant:key"`);
     const tenant = pair.slice(0, i).trim();
     const key = pair.slice(i + 1).trim();
-    if (i <= 0 || !/^[A-Za-z0-9_.-]{1,64}$/.test(tenant) || key.length < 16) {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(tenant)) {
+      throw new ConfigError(`SURETY_API_KEYS entry ${entry}: the tenant name must be 1-64 of [A-Za-z0-9_.-]`);
+    }
+    const where = `SURETY_API_KEYS entry ${entry} (tenant "${tenant}")`;
+    if (!/^[\x21-\x7e]*$/.test(key)) {
       throw new ConfigError(
-        'SURETY_API_KEYS must be "tenant:key" pairs separated by commas; tenant names are 1-64 of ' +
-          '[A-Za-z0-9_.-] and keys at least 16 characters',
+        `${where}: the key may only contain visible ASCII (no spaces, tabs or other characters): it could never authenticate`,
       );
     }
-    map.set(hashKey(key), tenant);
-  }
+    if (key.length < 16) throw new ConfigError(`${where}: the key must be at least 16 characters`);
+    const hash = hashKey(key);
+    const first = seen.get(hash);
+    if (first) {
+      throw new ConfigError(
+        `SURETY_API_KEYS entries ${first.entry} (tenant "${first.tenant}") and ${entry} (tenant "${tenant}") ` +
+          'have the same key; every key must be listed once',
+      );
+    }
+    seen.set(hash, { entry, tenant });
+    map.set(hash, tenant);
+  });
   return map;
 }
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+const NODE_ENVS = ['', 'production', 'development', 'test'];
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -83,16 +113,27 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 /**
  * Reads the configuration. Without SURETY_API_KEYS the service does not run open: outside
  * production it generates a development key (kept in the data directory) and says so loudly;
- * with NODE_ENV=production it refuses to start.
+ * with NODE_ENV=production it refuses to start. Dev mode is chosen only when SURETY_API_KEYS is not
+ * set at all; a blank or malformed value, or a NODE_ENV other than production/development/test,
+ * throws a ConfigError that names the mistake.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.SURETY_DATA_DIR || './.surety');
   const databaseUrl = env.DATABASE_URL || undefined;
-  let apiKeys = env.SURETY_API_KEYS ? parseApiKeys(env.SURETY_API_KEYS) : new Map<string, string>();
+  const nodeEnv = env.NODE_ENV ?? '';
+  // A typo here ("Production", "prod") used to mean "not production": dev mode without keys.
+  if (!NODE_ENVS.includes(nodeEnv)) {
+    throw new ConfigError(
+      `NODE_ENV must be "production", "development" or "test" (or unset), got ${JSON.stringify(nodeEnv)}`,
+    );
+  }
+  // Dev mode only when SURETY_API_KEYS is absent: a value that is set but blank is a mistake.
+  let apiKeys =
+    env.SURETY_API_KEYS === undefined ? new Map<string, string>() : parseApiKeys(env.SURETY_API_KEYS);
   let devMode = false;
   let devKey: string | undefined;
-  if (apiKeys.size === 0) {
-    if (env.NODE_ENV === 'production') {
+  if (env.SURETY_API_KEYS === undefined) {
+    if (nodeEnv === 'production') {
       throw new ConfigError('SURETY_API_KEYS is not set; refusing to start without API keys in production');
     }
     devMode = true;
@@ -139,5 +180,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
     webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
     webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
+    webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),
   };
 }

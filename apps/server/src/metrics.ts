@@ -54,6 +54,17 @@ export class Metrics {
     labelNames: ['handled'] as const,
     registers: [this.registry],
   });
+  readonly circuitTransitions = new Counter({
+    name: 'surety_webhook_circuit_transitions_total',
+    help: 'Endpoint circuit breakers: opened, probe_failed (held deliveries moved behind the next probe), closed',
+    labelNames: ['transition'] as const,
+    registers: [this.registry],
+  });
+  readonly circuitHeld = new Counter({
+    name: 'surety_webhook_circuit_held_total',
+    help: 'Deliveries moved behind a circuit breaker probe (rows rewritten when a breaker opens or a probe fails)',
+    registers: [this.registry],
+  });
 
   constructor(options: { defaults?: boolean } = {}) {
     if (options.defaults ?? true)
@@ -69,12 +80,21 @@ export class Metrics {
     });
     worker.on('endpoint:disabled', () => this.endpointsDisabled.inc());
     worker.on('outcome:unstorable', (o) => this.unstorableOutcomes.inc({ handled: o.handled }));
+    worker.on('circuit:opened', (e) => {
+      this.circuitTransitions.inc({ transition: 'opened' });
+      this.circuitHeld.inc(e.held);
+    });
+    worker.on('circuit:probe_failed', (e) => {
+      this.circuitTransitions.inc({ transition: 'probe_failed' });
+      this.circuitHeld.inc(e.held);
+    });
+    worker.on('circuit:closed', () => this.circuitTransitions.inc({ transition: 'closed' }));
   }
 }
 
 /** `/metrics`, HTTP metrics on every route, and the delivery backlog read from the database at scrape time. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const { D } = app.webhooks.st.tables;
+  const { D, EP } = app.webhooks.st.tables;
   const backlog = new Gauge({
     name: 'surety_webhook_backlog',
     help: 'Pending deliveries: due now, scheduled for later, and in flight (claimed, lease not passed)',
@@ -84,6 +104,12 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   const oldestDue = new Gauge({
     name: 'surety_webhook_oldest_due_seconds',
     help: 'How long the oldest due delivery has been waiting (0 when none): the alert for stuck or too few workers',
+    registers: [metrics.registry],
+  });
+  const circuits = new Gauge({
+    name: 'surety_webhook_circuits',
+    help: 'Endpoints whose circuit breaker is open (waiting for its probe) or half_open (probe due or in flight)',
+    labelNames: ['state'] as const,
     registers: [metrics.registry],
   });
   let cached: Promise<void> | undefined;
@@ -99,7 +125,15 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
            from (select next_attempt_at, coalesce(lease_until > now(), false) as in_flight
                    from ${D} where status = 'pending') d`,
       )
-      .then(({ rows }) => {
+      .then(async ({ rows }) => {
+        // Open breakers only (a partial index holds them): a handful of rows, whatever the endpoint count.
+        const open = await app.sql.query<{ open: number; half_open: number }>(
+          `select count(*) filter (where circuit_probe_at > now())::int as open,
+                  count(*) filter (where circuit_probe_at <= now())::int as half_open
+             from ${EP} where circuit_opened_at is not null`,
+        );
+        circuits.set({ state: 'open' }, open.rows[0]!.open);
+        circuits.set({ state: 'half_open' }, open.rows[0]!.half_open);
         backlog.set({ state: 'due' }, rows[0]!.due);
         backlog.set({ state: 'scheduled' }, rows[0]!.later);
         backlog.set({ state: 'in_flight' }, rows[0]!.in_flight);

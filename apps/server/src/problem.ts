@@ -1,6 +1,12 @@
 import { isDatabaseUnavailableError, isInvalidCursorError } from '@surety/db';
 import { PROBLEM_CONTENT_TYPE, problemBody, type StoredResponse } from '@surety/idempotency';
-import { EndpointNotFoundError, InvalidEventError, InvalidInputError, WebhookError } from '@surety/webhooks';
+import {
+  EndpointLimitError,
+  EndpointNotFoundError,
+  InvalidEventError,
+  InvalidInputError,
+  WebhookError,
+} from '@surety/webhooks';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -106,6 +112,15 @@ export function toProblem(error: FastifyError): HttpProblem {
     return new HttpProblem(400, 'validation_failed', 'Invalid request', error.message, {
       errors: error.errors,
     });
+  }
+  if (error instanceof EndpointLimitError) {
+    return new HttpProblem(
+      409,
+      'endpoint_limit_reached',
+      'Endpoint limit reached',
+      `This tenant already has ${error.limit} webhook endpoints, the most allowed; delete one first.`,
+      { limit: error.limit },
+    );
   }
   if (error instanceof InvalidEventError) {
     return new HttpProblem(422, 'invalid_event', 'Invalid event', error.message, { errors: error.errors });

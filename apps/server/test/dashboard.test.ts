@@ -252,6 +252,32 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('an endpoint whose circuit breaker is open says so on its card and its page', async () => {
+    const breaker = (set: string) =>
+      t.db.sql.query(
+        `update "${t.db.schema}".webhook_endpoints set ${set}
+          where tenant = 'acme' and description = 'Analytics pipeline'`,
+      );
+    await breaker(
+      "circuit_failures = 12, circuit_opened_at = now() - interval '1 minute', circuit_probe_at = now() + interval '2 minutes'",
+    );
+    try {
+      const page = await context.newPage();
+      await signIn(page);
+      const card = page.locator('li.endpoint-card', { hasText: 'Analytics pipeline' });
+      await card.getByText('Circuit open').waitFor();
+      await card.getByRole('link').click();
+      await page.getByRole('heading', { level: 1, name: 'Analytics pipeline' }).waitFor();
+      await page
+        .locator('.callout[data-circuit="open"]')
+        .getByText(/12 failed attempts in a row/)
+        .waitFor();
+      await page.close();
+    } finally {
+      await breaker('circuit_failures = 0, circuit_opened_at = null, circuit_probe_at = null');
+    }
+  });
+
   test('settings: saved with If-Match; a change made elsewhere is not overwritten; delete asks first', async () => {
     const healthy = receivers[1]!;
     const { id } = await endpoint(healthy.url, 'Warehouse sync', ['order.created']);

@@ -28,6 +28,8 @@ export interface TestAppOptions {
   ttlMs?: number;
   /** Registers more routes (the dashboard) before the app is made ready. */
   setup?: (app: FastifyInstance) => void | Promise<void>;
+  /** The engine's limit on endpoints per tenant. @default the engine's */
+  maxEndpointsPerTenant?: number;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -41,6 +43,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     allowList: parseAllowList('127.0.0.1/32'),
     now: () => clock.now,
     validate: eventValidator(createRegistry()),
+    ...(options.maxEndpointsPerTenant ? { maxEndpointsPerTenant: options.maxEndpointsPerTenant } : {}),
   });
   const app = await buildApp({
     webhooks,

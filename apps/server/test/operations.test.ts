@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createRegistry } from '@surety/events';
+import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
+import { startReceiver } from '@surety/webhooks/testing';
 import { auth, createTestApp, newKey, PAYMENT, postPayment, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -48,6 +51,89 @@ test('/docs renders the OpenAPI document without an API key', async () => {
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /text\/html/);
   assert.match(res.body, /swagger/i);
+});
+
+test('/docs is served with a strict CSP, no framing and nosniff, and loads nothing the CSP refuses (issue 15, D7)', async () => {
+  // Swagger UI shares its origin with the dashboard (which holds an API key): a script injected into
+  // /docs, or /docs framed by another site, would reach it.
+  for (const url of [
+    '/docs/',
+    '/docs/static/swagger-ui-bundle.js',
+    '/docs/static/swagger-initializer.js',
+    '/docs/json',
+  ]) {
+    const res = await t.app.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 200, url);
+    const csp = String(res.headers['content-security-policy'] ?? '');
+    assert.match(csp, /(^|; )script-src 'self'(;|$)/, `${url}: ${csp}`);
+    assert.match(csp, /(^|; )style-src 'self'(;|$)/, url);
+    assert.match(csp, /(^|; )frame-ancestors 'none'(;|$)/, url);
+    assert.match(csp, /(^|; )object-src 'none'(;|$)/, url);
+    assert.match(csp, /(^|; )base-uri 'none'(;|$)/, url);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https:|\*/, url);
+    assert.equal(res.headers['x-frame-options'], 'DENY', url);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+    assert.equal(res.headers['referrer-policy'], 'no-referrer', url);
+  }
+  // What the page loads, the CSP allows: same-origin scripts and styles only, nothing inline.
+  const page = (await t.app.inject({ method: 'GET', url: '/docs/' })).body;
+  assert.doesNotMatch(page, /<script(?![^>]*\bsrc=)[^>]*>/i, 'no inline script');
+  assert.doesNotMatch(page, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
+  for (const [, src] of page.matchAll(/(?:src|href)="([^"]+)"/g)) {
+    assert.ok(src!.startsWith('./'), `loads ${src} from elsewhere`);
+    const res = await t.app.inject({ method: 'GET', url: new URL(src!, 'http://x/docs/').pathname });
+    assert.equal(res.statusCode, 200, src);
+  }
+  // The UI asks no outside validator (validator.swagger.io would be refused by connect-src/img-src).
+  const init = (await t.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })).body;
+  assert.match(init, /"validatorUrl":null/);
+});
+
+test('/metrics shows open circuit breakers, their transitions and the deliveries they hold', async () => {
+  const rx = await startReceiver((_r, _n, res) => void res.writeHead(500).end());
+  try {
+    const ep = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: { ...auth('globex'), 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: rx.url, eventTypes: ['*'] }),
+    });
+    assert.equal(ep.statusCode, 201);
+    const worker = new DeliveryWorker({
+      webhooks: t.app.webhooks,
+      listen: false,
+      concurrency: 1,
+      batchSize: 1,
+      circuitThreshold: 2,
+      circuitProbeMs: 600_000,
+      guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+    });
+    t.app.metrics.observeWorker(worker);
+    for (let i = 0; i < 5; i++) {
+      await t.db.sql.transaction((tx) =>
+        t.app.webhooks.publish(tx, {
+          tenant: 'globex',
+          type: 'inventory.reserved',
+          data: createRegistry().get('inventory.reserved')!.sample,
+          endpointId: ep.json().id,
+        }),
+      );
+    }
+    await worker.drain();
+    assert.equal(rx.received.length, 2);
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(text, /surety_webhook_circuits\{state="open"\} 1\b/);
+    assert.match(text, /surety_webhook_circuits\{state="half_open"\} 0\b/);
+    assert.match(text, /surety_webhook_circuit_transitions_total\{transition="opened"\} 1\b/);
+    // the two failed and the three never sent: all five wait behind the probe
+    assert.match(text, /surety_webhook_circuit_held_total 5\b/);
+  } finally {
+    await rx.close();
+    // the held deliveries would count in the next test's backlog
+    await t.db.sql.query(
+      `update "${t.db.schema}".webhook_deliveries set status = 'failed' where tenant = 'globex' and status = 'pending'`,
+    );
+  }
 });
 
 test('/metrics counts requests by route and status, and idempotency outcomes', async () => {

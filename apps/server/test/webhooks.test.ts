@@ -101,6 +101,55 @@ describe('webhook endpoints API', () => {
     assert.ok(list.json().data.every((e: { secret?: string }) => e.secret === undefined));
   });
 
+  test('the circuit breaker is on the endpoint: closed, then open after failures, with its probe time', async () => {
+    const rx = await receiver((_r, _n, res) => void res.writeHead(503).end());
+    const created = (
+      await call(t.app, 'POST', '/v1/webhook-endpoints', { url: rx.url, eventTypes: ['*'] })
+    ).json();
+    const get = async () => (await call(t.app, 'GET', `/v1/webhook-endpoints/${created.id}`)).json();
+    assert.deepEqual(created.circuit, {
+      state: 'closed',
+      consecutiveFailures: 0,
+      openedAt: null,
+      nextProbeAt: null,
+    });
+    const breaking = new DeliveryWorker({
+      webhooks: t.app.webhooks,
+      listen: false,
+      random: () => 0,
+      concurrency: 1,
+      batchSize: 1,
+      circuitThreshold: 2,
+      circuitProbeMs: 30_000,
+      guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+    });
+    for (let i = 0; i < 4; i++) {
+      await t.db.sql.transaction((tx) =>
+        t.app.webhooks.publish(tx, { tenant: 'acme', type: 'order.created', data: sample('order.created') }),
+      );
+    }
+    await breaking.drain();
+    assert.equal(rx.received.length, 2, 'two attempts, then the breaker held the rest');
+    const at = new Date(t.clock.now).toISOString();
+    assert.deepEqual((await get()).circuit, {
+      state: 'open',
+      consecutiveFailures: 2,
+      openedAt: at,
+      nextProbeAt: new Date(t.clock.now + 30_000).toISOString(),
+    });
+    const listed = (await call(t.app, 'GET', '/v1/webhook-endpoints?limit=100')).json();
+    assert.equal(listed.data.find((e: { id: string }) => e.id === created.id).circuit.state, 'open');
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const schema =
+      doc.paths['/v1/webhook-endpoints/{id}'].get.responses['200'].content['application/json'].schema;
+    assert.deepEqual(Object.keys(schema.properties.circuit.properties).sort(), [
+      'consecutiveFailures',
+      'nextProbeAt',
+      'openedAt',
+      'state',
+    ]);
+  });
+
   test('create: bad input is a 400 with a stable code; unsafe URLs are refused', async () => {
     const cases: [unknown, string][] = [
       [{ eventTypes: ['*'] }, 'validation_failed'],

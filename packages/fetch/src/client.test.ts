@@ -140,6 +140,14 @@ test('step table: response → retried or not, the waits, the outcome', async ()
       503,
       'retry-after',
     ],
+    [
+      'Retry-After of 400 digits: past the deadline, not ignored (issue 15, D7)',
+      [{ status: 503, headers: { 'retry-after': '9'.repeat(400) } }, 200],
+      1,
+      [],
+      503,
+      'retry-after',
+    ],
   ];
   for (const [name, steps, attempts, waits, outcome, reason] of table) {
     const { fetch, sent, retries, giveUps } = setup(steps);

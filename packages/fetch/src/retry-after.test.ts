@@ -22,3 +22,12 @@ test('Retry-After: delta-seconds and HTTP-dates; invalid values are ignored', ()
   ];
   for (const [value, expected] of cases) assert.equal(parseRetryAfter(value, now), expected, String(value));
 });
+
+test('a huge delay-seconds is capped at a finite maximum, never Infinity or ignored (issue 15, D7)', () => {
+  for (const value of ['99999999999', '9'.repeat(30), '9'.repeat(400)]) {
+    const ms = parseRetryAfter(value, now);
+    assert.ok(ms !== undefined && Number.isFinite(ms), `${value.slice(0, 20)}: ${ms}`);
+    assert.ok(ms >= 99_999_999_999_000 || ms === Number.MAX_SAFE_INTEGER, `${value.slice(0, 20)}: ${ms}`);
+    assert.ok(ms <= Number.MAX_SAFE_INTEGER);
+  }
+});

@@ -44,6 +44,15 @@ export class EndpointNotFoundError extends WebhookError {
   }
 }
 
+/** The tenant already has the most endpoints allowed (`maxEndpointsPerTenant`). */
+export class EndpointLimitError extends WebhookError {
+  constructor(readonly limit: number) {
+    super('SURETY_ENDPOINT_LIMIT', `a tenant may have at most ${limit} webhook endpoints`);
+    this.name = 'EndpointLimitError';
+  }
+}
+
+export const isEndpointLimitError = (e: unknown): e is EndpointLimitError => e instanceof EndpointLimitError;
 export const isInvalidEventError = (e: unknown): e is InvalidEventError => e instanceof InvalidEventError;
 export const isInvalidInputError = (e: unknown): e is InvalidInputError => e instanceof InvalidInputError;
 export const isEndpointNotFoundError = (e: unknown): e is EndpointNotFoundError =>

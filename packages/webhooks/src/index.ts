@@ -2,9 +2,11 @@
 export type { Envelope } from './envelope.js';
 export { envelopeJson } from './envelope.js';
 export {
+  EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
   InvalidInputError,
+  isEndpointLimitError,
   isEndpointNotFoundError,
   isInvalidEventError,
   isInvalidInputError,
@@ -27,6 +29,7 @@ export {
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
 export * from './ssrf/index.js';
 export type {
+  CircuitState,
   CreateEndpointInput,
   Endpoint,
   PublishedEvent,

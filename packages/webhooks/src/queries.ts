@@ -94,7 +94,8 @@ function page<T, R, P extends readonly CursorPart[]>(
 
 const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
-  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since';
+  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
+  'circuit_failures, circuit_opened_at, circuit_probe_at';
 
 /** The endpoints of a tenant, newest first. */
 export async function listEndpoints(
@@ -116,7 +117,14 @@ export async function listEndpoints(
     `select ${ENDPOINT_COLUMNS} from ${w.st.tables.EP} where ${where} order by created_at desc, id desc limit $2`,
     params,
   );
-  return page(rows, limit, toEndpoint, BY_TIME, (e) => [e.createdAt, e.id]);
+  const nowMs = w.now();
+  return page(
+    rows,
+    limit,
+    (r) => toEndpoint(r, nowMs),
+    BY_TIME,
+    (e) => [e.createdAt, e.id],
+  );
 }
 
 export async function endpointHealth(

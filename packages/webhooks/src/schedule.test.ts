@@ -33,3 +33,19 @@ test('Retry-After lengthens a delay within bounds, never shortens it', () => {
   assert.equal(parseRetryAfter('soon', now), undefined);
   assert.equal(parseRetryAfter(undefined, now), undefined);
 });
+
+test('a Retry-After longer than 10 digits is capped at the longest honoured, not ignored (issue 15, D7)', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  for (const value of ['99999999999', '12345678901234567890', '9'.repeat(400), ' 00000000000000000120 ']) {
+    const seconds = parseRetryAfter(value, now);
+    assert.ok(seconds !== undefined && Number.isFinite(seconds), `${value.slice(0, 30)}: ${seconds}`);
+    const delay = nextDelay([5], 1, {
+      random: () => 0,
+      retryAfterSeconds: seconds,
+      maxRetryAfterSeconds: 3600,
+    });
+    assert.equal(delay, value.trim() === '00000000000000000120' ? 120_000 : 3_600_000, value.slice(0, 30));
+  }
+  // Not a date either: digits with a sign or a point are not delay-seconds (Date.parse would read them).
+  for (const value of ['-1', '1.5', '+5']) assert.equal(parseRetryAfter(value, now), undefined, value);
+});

@@ -52,11 +52,17 @@ export function nextDelay(
   return Math.round(seconds * 1000);
 }
 
-/** `Retry-After` as seconds (delta-seconds or HTTP-date), or undefined when absent or invalid. */
+/**
+ * `Retry-After` as seconds (delta-seconds or HTTP-date, RFC 9110 §10.2.3), or undefined when absent or
+ * invalid. Delay-seconds of any length count: a value longer than anyone honours is capped (at
+ * `Number.MAX_SAFE_INTEGER`; `nextDelay` then caps it at `maxRetryAfterSeconds`), not ignored.
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (v === undefined) return undefined;
-  if (/^\d{1,10}$/.test(v.trim())) return Number(v.trim());
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (v === undefined || v === '') return undefined;
+  if (/^\d+$/.test(v)) return Math.min(Number(v), Number.MAX_SAFE_INTEGER);
+  // Date.parse is lenient ("1.5", "-1" read as dates); every HTTP-date form names its month.
+  if (!/[a-z]/i.test(v)) return undefined;
   const date = Date.parse(v);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, (date - now) / 1000);

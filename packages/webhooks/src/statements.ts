@@ -12,11 +12,13 @@ export function statements(schema: string) {
   const D = `${s}.webhook_deliveries`;
   const A = `${s}.webhook_attempts`;
   const S = `${s}.webhook_worker_slots`;
+  const T = `${s}.webhook_tenants`;
   const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
   const st = (name: string, text: string): Statement => ({ name: n(name), text });
   return {
-    tables: { EP, EV, D, A, S },
+    tables: { EP, EV, D, A, S, T },
     // The outbox write: the event and one delivery per subscribed enabled endpoint. One round trip.
+    // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
     // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
     // commit record to the end of COMMIT, so every publishing transaction would commit one at a
     // time (measured: half the publish rate). Webhooks wakes workers after COMMIT instead.
@@ -28,7 +30,7 @@ export function statements(schema: string) {
          returning sequence),
        d as (
          insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
-         select $1, e.id, $2, 'pending', e.ordered, $7, $7 from ${EP} e
+         select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7 from ${EP} e
           where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', $3]::text[]
             and ($8::text is null or e.id = $8)
          returning 1)
@@ -186,25 +188,100 @@ export function statements(schema: string) {
     ),
     // Endpoint health for a batch, rows locked in key order (no deadlock between workers). Skips the
     // write when nothing would change, so a healthy hot endpoint is not rewritten on every batch.
+    // The same statement runs the endpoint's circuit breaker (docs/decisions.md): $6 is each
+    // endpoint's failed attempts after the batch's last success; at $8 consecutive ones the breaker
+    // opens. Its pending, unleased deliveries are then moved, in this statement, behind one probe:
+    // the first (the head, for an ordered endpoint) to the probe time, the others to `hold_until`,
+    // $11 ms (the hold horizon) after it. A failed probe moves only the next probe's row (the
+    // wait doubles from $9 ms up to $10 ms); the held rows are moved again only when the next probe
+    // would come within $12 ms (one attempt's duration) of hold_until, so an outage rewrites them
+    // once per horizon. A success closes the breaker and makes them due at once. Attempts are not
+    // counted: the claim counts them, and held rows are not claimed. Never a write per poll.
     health: st(
       'health',
       `with h as (
-         select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bool[])
-           as h(tenant, endpoint_id, succeeded_at, failed_at, gone)),
+         select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bool[], $6::int[])
+           as h(tenant, endpoint_id, succeeded_at, failed_at, gone, failures)),
        locked as (
-         select e.tenant, e.id from ${EP} e join h on e.tenant = h.tenant and e.id = h.endpoint_id
+         select e.tenant, e.id, e.circuit_failures, e.circuit_opened_at, e.circuit_probe_at, e.circuit_probes,
+                e.circuit_hold_until
+           from ${EP} e join h on e.tenant = h.tenant and e.id = h.endpoint_id
           where h.failed_at is not null or e.failing_since is not null or e.last_success_at is null
-             or e.last_success_at < h.succeeded_at - interval '1 second'
-          order by e.tenant, e.id for update of e)
-       update ${EP} e set
-         last_success_at = coalesce(greatest(e.last_success_at, h.succeeded_at), e.last_success_at),
-         last_failure_at = coalesce(greatest(e.last_failure_at, h.failed_at), e.last_failure_at),
-         failing_since = case when h.succeeded_at is not null then null
-                              when h.failed_at is not null then coalesce(e.failing_since, h.failed_at)
-                              else e.failing_since end
-         from h, locked
-        where e.tenant = h.tenant and e.id = h.endpoint_id and locked.tenant = e.tenant and locked.id = e.id
-        returning e.tenant, e.id, e.status, e.failing_since, h.gone`,
+             or e.last_success_at < h.succeeded_at - interval '1 second' or e.circuit_failures > 0
+             or e.circuit_opened_at is not null
+          order by e.tenant, e.id for update of e),
+       c as (
+         select l.*, h.succeeded_at, h.failed_at, h.gone,
+                case when h.succeeded_at is not null then h.failures
+                     else l.circuit_failures + h.failures end as failures
+           from locked l join h on h.tenant = l.tenant and h.endpoint_id = l.id),
+       s as (
+         select c.*, case
+             when c.failures >= $8 and (c.circuit_opened_at is null or c.succeeded_at is not null) then 'open'
+             when c.circuit_opened_at is not null and c.succeeded_at is not null then 'close'
+             when c.circuit_opened_at is not null and c.failures > c.circuit_failures
+                  and $7::timestamptz >= c.circuit_probe_at then 'probe_failed'
+             when c.circuit_opened_at is not null and c.failures > c.circuit_failures then 'hold'
+             end as action
+           from c),
+       n as (
+         select s.*,
+                case when s.action in ('open', 'close') then 0
+                     when s.action = 'probe_failed' then s.circuit_probes + 1
+                     else s.circuit_probes end as probes,
+                case when s.action = 'open' then $7::timestamptz + $9 * interval '1 millisecond'
+                     when s.action = 'probe_failed' then $7::timestamptz
+                          + least($10::float8, $9 * power(2, s.circuit_probes + 1)) * interval '1 millisecond'
+                     when s.action = 'close' then null
+                     else s.circuit_probe_at end as probe_at,
+                case when s.action = 'open' then $7::timestamptz
+                     when s.action = 'close' then null
+                     else s.circuit_opened_at end as opened_at
+           from s),
+       t as (
+         select n.*,
+                case when n.action = 'open'
+                       or (n.action = 'probe_failed'
+                           and n.circuit_hold_until < n.probe_at + $12 * interval '1 millisecond')
+                       then n.probe_at + $11 * interval '1 millisecond'
+                     when n.action = 'close' then null
+                     else n.circuit_hold_until end as hold_until
+           from n),
+       upd as (
+         update ${EP} e set
+           last_success_at = coalesce(greatest(e.last_success_at, t.succeeded_at), e.last_success_at),
+           last_failure_at = coalesce(greatest(e.last_failure_at, t.failed_at), e.last_failure_at),
+           failing_since = case when t.succeeded_at is not null then null
+                                when t.failed_at is not null then coalesce(e.failing_since, t.failed_at)
+                                else e.failing_since end,
+           circuit_failures = t.failures, circuit_opened_at = t.opened_at, circuit_probe_at = t.probe_at,
+           circuit_probes = t.probes, circuit_hold_until = t.hold_until
+           from t
+          where e.tenant = t.tenant and e.id = t.id
+          returning e.tenant, e.id, e.status, e.failing_since, t.gone, t.action),
+       cand as (
+         select d.id, case when row_number() over (partition by d.tenant, d.endpoint_id
+                                 order by case when d.ordered then d.id end, d.next_attempt_at, d.id) = 1
+                           then greatest(d.next_attempt_at, t.probe_at) else t.hold_until end as due,
+                d.next_attempt_at
+           from t join ${D} d on d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'
+          where t.action in ('open', 'probe_failed', 'hold')
+            and (d.lease_until is null or d.lease_until <= $7) and d.next_attempt_at < t.hold_until),
+       held as (
+         update ${D} d set next_attempt_at = cand.due from cand
+          where d.id = cand.id and cand.due <> cand.next_attempt_at
+            and d.status = 'pending' and (d.lease_until is null or d.lease_until <= $7)
+         returning d.tenant, d.endpoint_id),
+       released as (
+         update ${D} d set next_attempt_at = $7 from t
+          where t.action = 'close' and d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'
+            and (d.lease_until is null or d.lease_until <= $7)
+            and d.next_attempt_at > $7 and d.next_attempt_at <= t.circuit_hold_until
+         returning d.tenant, d.endpoint_id)
+       select u.tenant, u.id, u.status, u.failing_since, u.gone, u.action,
+              (select count(*) from held x where x.tenant = u.tenant and x.endpoint_id = u.id)::int as held,
+              (select count(*) from released x where x.tenant = u.tenant and x.endpoint_id = u.id)::int as released
+         from upd u`,
     ),
     disable: st(
       'disable',

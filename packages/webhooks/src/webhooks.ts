@@ -1,6 +1,6 @@
 import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
-import { EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
+import { EndpointLimitError, EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
 import { newId } from './ids.js';
 import { assertStorable, assertTimestamp } from './input.js';
 import { migrations } from './migrations.js';
@@ -29,6 +29,12 @@ export interface WebhooksOptions {
   validate?: (type: string, data: unknown) => void;
   /** Injected clock. @default Date.now */
   now?: () => number;
+  /**
+   * Most endpoints one tenant may have; a create beyond it throws EndpointLimitError. Generous: a
+   * platform tenant may have an endpoint per customer of its own.
+   * @default 10000
+   */
+  maxEndpointsPerTenant?: number;
 }
 
 export interface PublishInput {
@@ -76,6 +82,24 @@ export interface Endpoint {
   lastSuccessAt: string | null;
   lastFailureAt: string | null;
   failingSince: string | null;
+  /** The endpoint's circuit breaker (docs/webhooks.md). */
+  circuit: CircuitState;
+}
+
+/**
+ * An endpoint's circuit breaker. `closed`: deliveries go out on their own schedules. `open`: after
+ * `consecutiveFailures` failed attempts in a row, every pending delivery waits behind one probe
+ * attempt at `nextProbeAt`. `half_open`: the probe is due or in flight; its success closes the
+ * breaker (the held deliveries go out), its failure sets a later `nextProbeAt`.
+ */
+export interface CircuitState {
+  state: 'closed' | 'open' | 'half_open';
+  /** Failed attempts since the last success. */
+  consecutiveFailures: number;
+  /** When the breaker opened; null while closed. */
+  openedAt: string | null;
+  /** When the probe attempt is due; null while closed. */
+  nextProbeAt: string | null;
 }
 
 export interface CreateEndpointInput {
@@ -115,11 +139,15 @@ interface EndpointRow {
   last_success_at: Date | null;
   last_failure_at: Date | null;
   failing_since: Date | null;
+  circuit_failures: number;
+  circuit_opened_at: Date | null;
+  circuit_probe_at: Date | null;
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-export const toEndpoint = (r: EndpointRow): Endpoint => ({
+/** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
+export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint => ({
   id: r.id,
   url: r.url,
   description: r.description,
@@ -137,11 +165,23 @@ export const toEndpoint = (r: EndpointRow): Endpoint => ({
   lastSuccessAt: iso(r.last_success_at),
   lastFailureAt: iso(r.last_failure_at),
   failingSince: iso(r.failing_since),
+  circuit: {
+    state:
+      r.circuit_opened_at === null
+        ? 'closed'
+        : r.circuit_probe_at !== null && new Date(r.circuit_probe_at).getTime() > nowMs
+          ? 'open'
+          : 'half_open',
+    consecutiveFailures: r.circuit_failures,
+    openedAt: iso(r.circuit_opened_at),
+    nextProbeAt: iso(r.circuit_probe_at),
+  },
 });
 
 const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
-  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since';
+  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
+  'circuit_failures, circuit_opened_at, circuit_probe_at';
 
 /**
  * The webhook engine on one schema: the transactional outbox (`publish`), endpoints, replay and
@@ -162,6 +202,7 @@ export class Webhooks {
   readonly channel: string;
   readonly st: Statements;
   readonly now: () => number;
+  readonly maxEndpointsPerTenant: number;
   readonly #validate: ((type: string, data: unknown) => void) | undefined;
 
   constructor(options: WebhooksOptions) {
@@ -173,6 +214,7 @@ export class Webhooks {
     this.channel = notifyChannel(this.schema);
     this.st = statements(this.schema);
     this.now = options.now ?? Date.now;
+    this.maxEndpointsPerTenant = options.maxEndpointsPerTenant ?? 10_000;
     this.#validate = options.validate;
   }
 
@@ -250,7 +292,11 @@ export class Webhooks {
     return checked.url.href;
   }
 
-  /** Creates an endpoint. The secret is returned here once; store it on the receiving side. */
+  /**
+   * Creates an endpoint. The secret is returned here once; store it on the receiving side. Throws
+   * EndpointLimitError when the tenant already has `maxEndpointsPerTenant` (exact under concurrent
+   * creates: the tenant's count row is taken in the same statement as the insert).
+   */
   async createEndpoint(
     q: Queryable,
     input: CreateEndpointInput,
@@ -259,10 +305,18 @@ export class Webhooks {
     const url = this.checkUrl(input.url);
     const secret = generateSecret();
     const now = new Date(this.now()).toISOString();
+    const { EP, T } = this.st.tables;
     const { rows } = await q.query<EndpointRow>(
-      `insert into ${this.st.tables.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
+      `with slot as (
+         insert into ${T} as t (tenant, endpoints) values ($1, 1)
+         on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
+         returning 1)
+       insert into ${EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
               rate_limit, ordered, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $11) returning ${ENDPOINT_COLUMNS}`,
+       select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
+              $10::bool, $11::timestamptz, $11::timestamptz
+        where exists (select 1 from slot)
+       returning ${ENDPOINT_COLUMNS}`,
       [
         input.tenant,
         newId('we'),
@@ -275,9 +329,11 @@ export class Webhooks {
         input.rateLimit ?? null,
         input.ordered ?? false,
         now,
+        this.maxEndpointsPerTenant,
       ],
     );
-    return { endpoint: toEndpoint(rows[0]!), secret };
+    if (rows.length === 0) throw new EndpointLimitError(this.maxEndpointsPerTenant);
+    return { endpoint: toEndpoint(rows[0]!, this.now()), secret };
   }
 
   async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
@@ -287,7 +343,7 @@ export class Webhooks {
       [tenant, id],
     );
     if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!);
+    return toEndpoint(rows[0]!, this.now());
   }
 
   /**
@@ -332,7 +388,7 @@ export class Webhooks {
         new Date(this.now()).toISOString(),
       ],
     );
-    if (rows.length > 0) return toEndpoint(rows[0]!);
+    if (rows.length > 0) return toEndpoint(rows[0]!, this.now());
     await this.getEndpoint(q, tenant, id); // throws when it does not exist
     return undefined;
   }
@@ -344,11 +400,19 @@ export class Webhooks {
    */
   async deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean> {
     assertStorable({ tenant, id });
-    const { rowCount } = await tx.query(
-      `delete from ${this.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)`,
+    // The tenant's endpoint count goes down in the statement that deletes (createEndpoint's limit).
+    const { rows } = await tx.query<{ deleted: number }>(
+      `with d as (
+         delete from ${this.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)
+         returning tenant),
+       c as (
+         update ${this.st.tables.T} t set endpoints = t.endpoints - 1 from d
+          where t.tenant = d.tenant and t.endpoints > 0
+         returning 1)
+       select (select count(*) from d)::int as deleted, (select count(*) from c)::int as counted`,
       [tenant, id, expectedVersion ?? null],
     );
-    if (rowCount === 0) {
+    if (rows[0]!.deleted === 0) {
       await this.getEndpoint(tx, tenant, id); // throws when it does not exist
       return false;
     }
@@ -360,17 +424,25 @@ export class Webhooks {
     return true;
   }
 
-  /** Re-enables a disabled endpoint and clears its failure streak. */
+  /**
+   * Re-enables a disabled endpoint and clears its failure streak and, when it was disabled, its
+   * circuit breaker (disabling failed the deliveries it held; recovered ones go out at once).
+   */
   async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
     assertStorable({ tenant, id });
     const { rows } = await q.query<EndpointRow>(
       `update ${this.st.tables.EP} set status = 'enabled', disabled_reason = null, disabled_at = null,
-              failing_since = null, version = version + 1, updated_at = $3
+              failing_since = null, version = version + 1, updated_at = $3,
+              circuit_failures = case when status = 'disabled' then 0 else circuit_failures end,
+              circuit_opened_at = case when status = 'disabled' then null else circuit_opened_at end,
+              circuit_probe_at = case when status = 'disabled' then null else circuit_probe_at end,
+              circuit_probes = case when status = 'disabled' then 0 else circuit_probes end,
+              circuit_hold_until = case when status = 'disabled' then null else circuit_hold_until end
         where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
       [tenant, id, new Date(this.now()).toISOString()],
     );
     if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!);
+    return toEndpoint(rows[0]!, this.now());
   }
 
   /**
@@ -422,7 +494,7 @@ export class Webhooks {
       [tenant, id, secret, until, new Date(now).toISOString()],
     );
     if (rows.length === 0) throw new EndpointNotFoundError();
-    return { endpoint: toEndpoint(rows[0]!), secret };
+    return { endpoint: toEndpoint(rows[0]!, this.now()), secret };
   }
 
   /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */

@@ -64,6 +64,19 @@ export interface DeliveryWorkerOptions {
   disableAfterMs?: number;
   /** Longest receiver `Retry-After` honoured. @default 3600 */
   maxRetryAfterSeconds?: number;
+  /**
+   * Consecutive failed attempts to an endpoint that open its circuit breaker: its deliveries then
+   * wait behind a single probe attempt (docs/webhooks.md). @default 10
+   */
+  circuitThreshold?: number;
+  /** Wait before the first probe of an open breaker; doubles after each failed probe. @default 5000 */
+  circuitProbeMs?: number;
+  /**
+   * Longest wait between two probes. Held deliveries are due 12 times this after the probe unless a
+   * probe's success releases them first (1 hour by default): a long outage moves them once an hour.
+   * @default 300000 (5 minutes)
+   */
+  circuitMaxProbeMs?: number;
   /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
   guard?: GuardOptions;
   /** Replace the HTTP transport (tests inject a recorder). */
@@ -100,6 +113,12 @@ export interface AttemptEvent {
 export interface WorkerEventMap {
   'attempt:finished': [AttemptEvent];
   'endpoint:disabled': [{ tenant: string; endpointId: string; reason: string }];
+  /** An endpoint's breaker opened: `held` deliveries were moved behind its probe. */
+  'circuit:opened': [{ tenant: string; endpointId: string; held: number }];
+  /** Its probe failed: the next is later; `held` deliveries moved again (0 until the hold horizon nears). */
+  'circuit:probe_failed': [{ tenant: string; endpointId: string; held: number }];
+  /** A probe succeeded: the breaker closed and `released` held deliveries are due. */
+  'circuit:closed': [{ tenant: string; endpointId: string; released: number }];
   'worker:error': [Error];
   /**
    * An outcome PostgreSQL could not store as it was (a NUL in a receiver's answer, a row a constraint
@@ -133,6 +152,8 @@ interface Claimed {
 
 /** How long a freed slot of a held-back tenant waits for others before it wakes the claim loop. */
 const HELD_WAKE_MS = 5;
+/** Held deliveries wait this many longest probe intervals past the probe (1 hour by default). */
+const HOLD_PROBES = 12;
 const USER_AGENT = 'Surety-Webhooks/0.1';
 
 /**
@@ -161,6 +182,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       | 'schedule'
       | 'disableAfterMs'
       | 'maxRetryAfterSeconds'
+      | 'circuitThreshold'
+      | 'circuitProbeMs'
+      | 'circuitMaxProbeMs'
       | 'listen'
       | 'random'
       | 'flushIntervalMs'
@@ -208,6 +232,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       schedule: options.schedule ?? DEFAULT_SCHEDULE,
       disableAfterMs: options.disableAfterMs ?? 5 * 86_400_000,
       maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 3600,
+      circuitThreshold: options.circuitThreshold ?? 10,
+      circuitProbeMs: options.circuitProbeMs ?? 5000,
+      circuitMaxProbeMs: options.circuitMaxProbeMs ?? 300_000,
       listen: options.listen ?? true,
       random: options.random ?? Math.random,
       flushIntervalMs: options.flushIntervalMs ?? 20,
@@ -634,19 +661,36 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     return this.#outcomes.flush();
   }
 
-  /** Endpoint health: last success/failure, the failure streak, and disabling (410, or failing too long). */
+  /**
+   * Endpoint health: last success/failure, the failure streak, the circuit breaker, and disabling
+   * (410, or failing too long).
+   */
   async #health(attempts: Completion[], now: string): Promise<void> {
     if (attempts.length === 0) return;
     const per = new Map<
       string,
-      { tenant: string; id: string; ok: string | null; fail: string | null; gone: boolean }
+      { tenant: string; id: string; ok: string | null; fail: string | null; gone: boolean; failures: number }
     >();
-    for (const c of attempts) {
+    // In start order, so that `failures` counts the failed attempts after the batch's last success.
+    for (const c of [...attempts].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1))) {
       if (c.errorCode === 'endpoint_disabled' || c.errorCode === 'endpoint_deleted') continue;
       const k = `${c.tenant}\0${c.endpointId}`;
-      const h = per.get(k) ?? { tenant: c.tenant, id: c.endpointId, ok: null, fail: null, gone: false };
-      if (c.outcome === 'delivered') h.ok = c.startedAt > (h.ok ?? '') ? c.startedAt : h.ok;
-      else h.fail = c.startedAt > (h.fail ?? '') ? c.startedAt : h.fail;
+      const h = per.get(k) ?? {
+        tenant: c.tenant,
+        id: c.endpointId,
+        ok: null,
+        fail: null,
+        gone: false,
+        failures: 0,
+      };
+      if (c.outcome === 'delivered') {
+        h.ok = c.startedAt > (h.ok ?? '') ? c.startedAt : h.ok;
+        h.failures = 0;
+      } else {
+        h.fail = c.startedAt > (h.fail ?? '') ? c.startedAt : h.fail;
+        // A deleted event sent nothing: not the receiver's failure.
+        if (c.errorCode !== 'event_deleted') h.failures++;
+      }
       h.gone ||= c.gone;
       per.set(k, h);
     }
@@ -665,13 +709,33 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       status: string;
       failing_since: Date | null;
       gone: boolean;
+      action: 'open' | 'close' | 'probe_failed' | 'hold' | null;
+      held: number;
+      released: number;
     }>(this.#w.st.health, [
       hs.map((h) => h.tenant),
       hs.map((h) => h.id),
       hs.map((h) => h.ok),
       hs.map((h) => h.fail),
       hs.map((h) => h.gone),
+      hs.map((h) => h.failures),
+      now,
+      this.#o.circuitThreshold,
+      this.#o.circuitProbeMs,
+      this.#o.circuitMaxProbeMs,
+      // The hold horizon: held deliveries are due this long after the probe (released sooner by its
+      // success), so a long outage moves them once per horizon, not once per probe.
+      HOLD_PROBES * this.#o.circuitMaxProbeMs,
+      // Held rows are moved again before a probe whose outcome (its timeout, a flush, a second's
+      // margin) could land after they come due.
+      this.#o.timeoutMs + this.#o.flushIntervalMs + 1000,
     ]);
+    for (const r of rows) {
+      const e = { tenant: r.tenant, endpointId: r.id };
+      if (r.action === 'open') this.emit('circuit:opened', { ...e, held: r.held });
+      else if (r.action === 'probe_failed') this.emit('circuit:probe_failed', { ...e, held: r.held });
+      else if (r.action === 'close') this.emit('circuit:closed', { ...e, released: r.released });
+    }
     // Healthy now: a success with no failure in this batch, and no failure streak recorded (a row
     // that was not rewritten had nothing to change, so it had no streak either).
     const streak = new Set(rows.filter((r) => r.failing_since !== null).map((r) => `${r.tenant}\0${r.id}`));

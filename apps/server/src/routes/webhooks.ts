@@ -65,6 +65,18 @@ const endpointSchema = {
     lastSuccessAt: { type: ['string', 'null'] },
     lastFailureAt: { type: ['string', 'null'] },
     failingSince: { type: ['string', 'null'] },
+    circuit: {
+      type: 'object',
+      description:
+        'The circuit breaker: after consecutive failed attempts it opens and every pending delivery waits ' +
+        'behind one probe attempt at nextProbeAt (half_open once it is due); a successful probe closes it.',
+      properties: {
+        state: { type: 'string', enum: ['closed', 'open', 'half_open'] },
+        consecutiveFailures: { type: 'integer' },
+        openedAt: { type: ['string', 'null'] },
+        nextProbeAt: { type: ['string', 'null'] },
+      },
+    },
     health: {
       type: 'object',
       properties: {

@@ -118,6 +118,41 @@ describe('oversized bodies', () => {
   }
 });
 
+describe('heads Node refuses before Fastify sees them (issue 15, D7)', () => {
+  // Node's HTTP parser answers these itself (through the server's clientError event); they used to
+  // leave as Fastify's own JSON, not problem+json with a code.
+  const send = async (request: string) => {
+    const { socket, state, closed } = raw();
+    socket.write(request);
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000))]);
+    socket.destroy();
+    return state;
+  };
+  const body = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+  for (const [what, request] of [
+    ['a 20 KiB header', `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+    ['a 20 KiB URL', `GET /healthz?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`],
+  ]) {
+    test(`${what} is answered 431 problem+json and the connection closed`, async () => {
+      const state = await send(request!);
+      assert.match(state.answer, /^HTTP\/1\.1 431 /);
+      assert.match(state.answer, /\r\ncontent-type: application\/problem\+json/i);
+      const problem = body(state.answer);
+      assert.equal(problem.status, 431);
+      assert.equal(problem.code, 'headers_too_large');
+      assert.ok(state.closed);
+    });
+  }
+
+  test('a malformed request line is answered 400 problem+json', async () => {
+    const state = await send('NOT A REQUEST\r\n\r\n');
+    assert.match(state.answer, /^HTTP\/1\.1 400 /);
+    assert.match(state.answer, /\r\ncontent-type: application\/problem\+json/i);
+    assert.equal(body(state.answer).code, 'bad_request');
+  });
+});
+
 describe('slow clients', () => {
   // Node checks request timeouts once a second here (app.ts), so a cut-off lands 1–2 s after the
   // start; the bound leaves room for a loaded CI machine and still fails for the bugs it guards
@@ -141,6 +176,7 @@ describe('slow clients', () => {
     const r = await trickle(head('Content-Length: 60\r\n') + JSON.stringify({ amount: '1' }).padEnd(60), 50);
     assert.ok(r.closed, 'cut off');
     assert.match(r.answer, /^HTTP\/1\.1 408 /);
+    assert.match(r.answer, /"code":"request_timeout"/);
     assert.ok(r.bytes < r.of, 'before it finished sending');
     assert.ok(r.ms < CUT_OFF_WITHIN_MS, `after ${r.ms} ms`);
   });
