@@ -195,7 +195,9 @@ describe('circuit breaker per endpoint', () => {
     for (let i = 0; i < THRESHOLD + 2; i++) {
       await db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type: 'b.x', data: {} }));
     }
-    const w = worker({ batchSize: 100, concurrency: 20 });
+    // Every outcome in one write (drain's), not split by the flush timer when attempts end apart
+    // on a loaded machine: the test is about two endpoints opening in the same batch.
+    const w = worker({ batchSize: 100, concurrency: 20, flushIntervalMs: 600_000 });
     const opened: { endpointId: string; held: number }[] = [];
     w.on('circuit:opened', (e) => opened.push(e));
     await w.drain();
