@@ -1,0 +1,195 @@
+// The public API of @surety/db (scripts/api-report.mjs; do not edit by hand).
+
+// ===== . → ./dist/index.d.ts
+// --- dist/index.d.ts
+export type { CursorPart, CursorValues, KeysetCursor } from "./cursor.js";
+export { keysetCursor } from "./cursor.js";
+export { classify, DatabaseUnavailableError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isInvalidCursorError, isMissingPeerError, MissingPeerError, sqlState, } from "./errors.js";
+export { literal } from "./literal.js";
+export type { MigrateOptions, Migration, MigrationSet } from "./migrate.js";
+export { loadMigrations, migrate, quoteSchema } from "./migrate.js";
+export type { OpenSqlOptions } from "./open.js";
+export { openSql } from "./open.js";
+export type { PgSqlOptions } from "./pg.js";
+export { createPgSql } from "./pg.js";
+export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from "./pglite.js";
+export { createPgliteSql } from "./pglite.js";
+export type { Unstorable, UnstorableReason } from "./storable.js";
+export { findUnstorable, isStorableTimestamp, printable, STORABLE_TIMESTAMP_RANGE, unstorableReason, } from "./storable.js";
+export type { Queryable, QueryResult, Sql, Statement, Tx } from "./types.js";
+
+// --- dist/cursor.d.ts
+export type CursorPart = "timestamp" | "text" | "bigint";
+export type CursorValues<P extends readonly CursorPart[]> = {
+    [K in keyof P]: string;
+};
+export interface KeysetCursor<P extends readonly CursorPart[]> {
+    readonly parts: P;
+    encode(values: CursorValues<P>): string;
+    decode(cursor: string): CursorValues<P>;
+}
+export declare function keysetCursor<const P extends readonly CursorPart[]>(...parts: P): KeysetCursor<P>;
+
+// --- dist/errors.d.ts
+export declare class DatabaseUnavailableError extends Error {
+    readonly code = "SURETY_DB_UNAVAILABLE";
+    constructor(message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class InvalidCursorError extends Error {
+    readonly code = "SURETY_INVALID_CURSOR";
+    constructor(message?: string);
+}
+export declare const isInvalidCursorError: (error: unknown) => error is InvalidCursorError;
+export declare function isDatabaseUnavailableError(error: unknown): error is DatabaseUnavailableError;
+export declare function isConnectionError(error: unknown): boolean;
+export declare function classify(error: unknown): unknown;
+export declare function sqlState(error: unknown): string | undefined;
+export declare class MissingPeerError extends Error {
+    readonly code = "SURETY_DB_MISSING_PEER";
+    readonly packageName: string;
+    constructor(packageName: string, feature: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare function isMissingPeerError(error: unknown): error is MissingPeerError;
+
+// --- dist/literal.d.ts
+export declare function literal(value: string | number | boolean | null): string;
+
+// --- dist/migrate.d.ts
+import type { Sql } from "./types.js";
+export interface Migration {
+    readonly id: number;
+    readonly name: string;
+    readonly script: string;
+}
+export interface MigrationSet {
+    readonly set: string;
+    readonly migrations: readonly Migration[];
+}
+export declare function loadMigrations(set: string, dir: URL): MigrationSet;
+export declare function quoteSchema(schema: string): string;
+export interface MigrateOptions {
+    schema?: string;
+    sets: readonly MigrationSet[];
+}
+export declare function migrate(sql: Sql, options: MigrateOptions): Promise<{
+    applied: string[];
+}>;
+
+// --- dist/types.d.ts
+export interface Statement {
+    readonly name?: string;
+    readonly text: string;
+}
+export interface QueryResult<R> {
+    rows: R[];
+    rowCount: number;
+}
+export interface Queryable {
+    query<R = Record<string, unknown>>(statement: string | Statement, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+export interface Tx extends Queryable {
+    readonly inTransaction: true;
+    exec(script: string): Promise<void>;
+    atCommit(statement: string): void;
+    afterCommit(callback: () => void): void;
+}
+export interface TransactionOptions {
+    first?: string | {
+        statement: Statement;
+        params: readonly unknown[];
+    };
+}
+export interface Sql extends Queryable {
+    readonly kind: "pg" | "pglite";
+    transaction<T>(fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>, options?: TransactionOptions): Promise<T>;
+    listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+    notify(channel: string, payload?: string): Promise<void>;
+    close(): Promise<void>;
+}
+
+// --- dist/open.d.ts
+import type { Sql } from "./types.js";
+export interface OpenSqlOptions {
+    databaseUrl?: string | undefined;
+    dataDir?: string | undefined;
+    max?: number;
+    applicationName?: string;
+    onError?: (error: Error) => void;
+}
+export declare function openSql(options: OpenSqlOptions): Promise<Sql>;
+
+// --- dist/pg.d.ts
+import pg from "pg";
+import type { Sql } from "./types.js";
+export interface PgSqlOptions {
+    connectionString?: string;
+    pool?: pg.Pool;
+    max?: number;
+    connectionTimeoutMillis?: number;
+    applicationName?: string;
+    onError?: (error: Error) => void;
+}
+export declare function createPgSql(options?: PgSqlOptions): Sql;
+
+// --- dist/pglite.d.ts
+import type { Sql } from "./types.js";
+export interface PgliteQueryable {
+    query<R>(query: string, params?: unknown[]): Promise<{
+        rows: R[];
+        affectedRows?: number;
+    }>;
+    exec(query: string): Promise<{
+        rows: unknown[];
+        affectedRows?: number;
+    }[]>;
+}
+export interface PgliteInstance extends PgliteQueryable {
+    readonly waitReady: Promise<void>;
+    readonly closed: boolean;
+    transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+    listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+    close(): Promise<void>;
+}
+export interface PgliteSqlOptions {
+    dataDir?: string;
+    db?: PgliteInstance;
+}
+export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
+
+// --- dist/storable.d.ts
+export type UnstorableReason = "nul" | "lone_surrogate";
+export interface Unstorable {
+    path: string;
+    reason: UnstorableReason;
+    message: string;
+}
+export declare function unstorableReason(s: string): UnstorableReason | undefined;
+export declare const printable: (s: string) => string;
+export declare function findUnstorable(value: unknown, basePath?: string): Unstorable | undefined;
+export declare const STORABLE_TIMESTAMP_RANGE: {
+    readonly minMs: -62135596800000;
+    readonly maxMs: 253402300799999;
+};
+export declare function isStorableTimestamp(at: Date | number): boolean;
+
+// ===== ./testing → ./dist/testing.d.ts
+// --- dist/testing.d.ts
+import type { Sql } from "./types.js";
+export declare const postgresUrl: string | undefined;
+export declare const needsPostgres: string | false;
+export interface TestDatabase {
+    sql: Sql;
+    schema: string;
+    backend: "pg" | "pglite";
+    connect(max?: number): Sql;
+    close(): Promise<void>;
+}
+export declare function createTestDatabase(options?: {
+    max?: number;
+}): Promise<TestDatabase>;
+
+// (dist/types.d.ts: above)

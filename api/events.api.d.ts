@@ -1,0 +1,184 @@
+// The public API of @surety/events (scripts/api-report.mjs; do not edit by hand).
+
+// ===== . → ./dist/index.d.ts
+// --- dist/index.d.ts
+export { type AsyncApiDocument, type AsyncApiOptions, buildAsyncApi, DEFAULT_RETRY_SCHEDULE, SERVICE_CONTRACT_VERSION, serviceContract, toJson, toYaml, WEBHOOK_CHANNEL, } from "./asyncapi.js";
+export { CATALOGUE_END, CATALOGUE_START, renderCatalogue, replaceCatalogue } from "./catalogue.js";
+export { type ContractsCliOptions, runContractsCli } from "./cli.js";
+export { contractValidator } from "./contract-validator.js";
+export { type ContractDiff, diffContracts, formatReport, isAllowedChange, majorOf, } from "./diff/contracts.js";
+export type { ChangeKind, ContractChange } from "./diff/types.js";
+export { EVENT_TYPE_PATTERN, type EventEnvelope, envelopeSchema, webhookHeadersSchema } from "./envelope.js";
+export { EventError, type EventErrorCode, type EventIssue, isEventError } from "./errors.js";
+export type { JsonSchema } from "./json-schema.js";
+export { createRegistry, type EventDefinition, EventRegistry, publishValidator, type RegisteredEvent, type RegistryOptions, type ValidationResult, validateEvent, } from "./registry.js";
+export { serviceEvents } from "./service-events.js";
+
+// --- dist/asyncapi.d.ts
+import type { EventRegistry } from "./registry.js";
+export declare const DEFAULT_RETRY_SCHEDULE: readonly string[];
+export declare const WEBHOOK_CHANNEL = "webhooks";
+export interface AsyncApiOptions {
+    title?: string;
+    version?: string;
+    description?: string;
+    serverUrl?: string;
+    apiVersion?: string;
+    retrySchedule?: readonly string[];
+}
+export declare const SERVICE_CONTRACT_VERSION = "1.0.0";
+export interface AsyncApiDocument {
+    asyncapi: string;
+    info: {
+        title: string;
+        version: string;
+        description?: string;
+        [k: string]: unknown;
+    };
+    channels?: Record<string, unknown>;
+    operations?: Record<string, unknown>;
+    components?: {
+        messages?: Record<string, unknown>;
+        schemas?: Record<string, unknown>;
+        [k: string]: unknown;
+    };
+    [k: string]: unknown;
+}
+export declare function buildAsyncApi(registry: EventRegistry, options?: AsyncApiOptions): AsyncApiDocument;
+export declare function serviceContract(registry: EventRegistry, options?: AsyncApiOptions): AsyncApiDocument;
+export declare function toYaml(doc: unknown): string;
+export declare function toJson(doc: unknown): string;
+
+// --- dist/registry.d.ts
+import type { ErrorObject } from "ajv";
+import { EventError, type EventIssue } from "./errors.js";
+import { type JsonSchema } from "./json-schema.js";
+export interface EventDefinition<T = unknown> {
+    type: string;
+    description: string;
+    schema: JsonSchema;
+    sample: T;
+    version?: number;
+    deprecated?: boolean;
+}
+export interface RegisteredEvent {
+    readonly type: string;
+    readonly description: string;
+    readonly schema: Readonly<JsonSchema>;
+    readonly sample: unknown;
+    readonly version: number;
+    readonly deprecated: boolean;
+}
+export type ValidationResult = {
+    ok: true;
+} | {
+    ok: false;
+    error: EventError;
+};
+export interface RegistryOptions {
+    events?: readonly EventDefinition[];
+    closed?: boolean;
+    maxErrors?: number;
+}
+export declare function toIssues(errors: readonly ErrorObject[] | null | undefined, max?: number): EventIssue[];
+export declare class EventRegistry {
+    #private;
+    constructor(options?: RegistryOptions);
+    register<T>(definition: EventDefinition<T>): this;
+    has(type: string): boolean;
+    get(type: string): RegisteredEvent | undefined;
+    list(): RegisteredEvent[];
+    validate(type: string, data: unknown): ValidationResult;
+    readonly assertValid: (type: string, data: unknown) => void;
+}
+export declare function createRegistry(options?: RegistryOptions): EventRegistry;
+export declare function validateEvent(registry: EventRegistry, type: string, data: unknown): ValidationResult;
+export declare function publishValidator(registry: EventRegistry): (type: string, data: unknown) => void;
+
+// --- dist/errors.d.ts
+export interface EventIssue {
+    path: string;
+    message: string;
+}
+export type EventErrorCode = "SURETY_EVENT_UNKNOWN_TYPE" | "SURETY_EVENT_INVALID_PAYLOAD" | "SURETY_EVENT_INVALID_DEFINITION" | "SURETY_EVENT_DUPLICATE_TYPE" | "SURETY_CONTRACT_INVALID_DOCUMENT";
+export declare class EventError extends Error {
+    readonly code: EventErrorCode;
+    readonly errors: EventIssue[];
+    constructor(code: EventErrorCode, message: string, errors?: EventIssue[], options?: {
+        cause?: unknown;
+    });
+}
+export declare const isEventError: (e: unknown) => e is EventError;
+
+// --- dist/json-schema.d.ts
+export type JsonSchema = {
+    [keyword: string]: unknown;
+};
+export declare const isObject: (v: unknown) => v is Record<string, unknown>;
+export declare const cloneJson: <T>(v: T) => T;
+export declare function jsonEqual(a: unknown, b: unknown): boolean;
+export declare const pointerSegment: (s: string) => string;
+
+// --- dist/catalogue.d.ts
+import type { EventRegistry } from "./registry.js";
+export declare const CATALOGUE_START = "<!-- catalogue:start (generated by `npm run contracts:generate`; do not edit) -->";
+export declare const CATALOGUE_END = "<!-- catalogue:end -->";
+export declare function renderCatalogue(registry: EventRegistry): string;
+export declare function replaceCatalogue(text: string, content: string): string;
+
+// --- dist/cli.d.ts
+import { type AsyncApiOptions } from "./asyncapi.js";
+import { type EventRegistry } from "./registry.js";
+export interface ContractsCliOptions {
+    stdout?: (text: string) => void;
+    stderr?: (text: string) => void;
+    cwd?: string;
+    registry?: EventRegistry;
+    asyncapi?: AsyncApiOptions;
+}
+export declare function runContractsCli(argv: readonly string[], options?: ContractsCliOptions): Promise<number>;
+
+// --- dist/contract-validator.d.ts
+import { type ValidationResult } from "./registry.js";
+export declare function contractValidator(doc: unknown): (body: unknown) => ValidationResult;
+
+// --- dist/diff/contracts.d.ts
+import type { ContractChange } from "./types.js";
+export interface ContractDiff {
+    changes: ContractChange[];
+    breaking: boolean;
+    oldVersion: string;
+    newVersion: string;
+}
+export declare function diffContracts(oldDoc: unknown, newDoc: unknown): ContractDiff;
+export declare const majorOf: (version: string) => number;
+export declare function isAllowedChange(diff: ContractDiff): boolean;
+export declare function formatReport(diff: ContractDiff): string;
+
+// --- dist/diff/types.d.ts
+export type ChangeKind = "event-type-removed" | "event-type-added" | "field-removed" | "field-renamed" | "type-changed" | "required-field-added" | "optional-field-added" | "field-now-required" | "field-now-optional" | "enum-narrowed" | "enum-widened" | "constraint-tightened" | "constraint-loosened" | "schema-changed" | "deprecated";
+export interface ContractChange {
+    kind: ChangeKind;
+    path: string;
+    eventType?: string;
+    breaking: boolean;
+    message: string;
+}
+
+// --- dist/envelope.d.ts
+import type { JsonSchema } from "./json-schema.js";
+export declare const EVENT_TYPE_PATTERN: RegExp;
+export interface EventEnvelope<T = unknown> {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: string;
+    sequence: number;
+    data: T;
+}
+export declare function envelopeSchema(type: string, data: JsonSchema): JsonSchema;
+export declare function webhookHeadersSchema(): JsonSchema;
+
+// --- dist/service-events.d.ts
+import type { EventDefinition } from "./registry.js";
+export declare const serviceEvents: readonly EventDefinition[];

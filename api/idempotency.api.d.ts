@@ -1,0 +1,357 @@
+// The public API of @surety/idempotency (scripts/api-report.mjs; do not edit by hand).
+
+// ===== . → ./dist/index.d.ts
+// --- dist/index.d.ts
+export { createIdempotency, Idempotency } from "./engine.js";
+export type { IdempotencyErrorCode } from "./errors.js";
+export { IdempotencyError, isIdempotencyError, isLeaseLostError, isNoTransactionError, isStoreUnavailableError, LeaseLostError, NoTransactionError, StoreUnavailableError, } from "./errors.js";
+export { isFinalStatus } from "./final.js";
+export type { FingerprintInput } from "./fingerprint.js";
+export { canonicalJson, fingerprint } from "./fingerprint.js";
+export type { Problem } from "./http.js";
+export { DESCRIBING_HEADERS, describingHeaders, outcomeResponse, PROBLEM_CONTENT_TYPE, problemBody, REPLAYED_HEADER, readKey, } from "./http.js";
+export type { KeyCheck } from "./key.js";
+export { checkKey, deriveKey, MAX_KEY_LENGTH } from "./key.js";
+export { migrations } from "./migrations.js";
+export type { PurgeOptions } from "./purge.js";
+export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from "./run.js";
+export { errorAnswer, runIdempotent } from "./run.js";
+export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredResponse, } from "./types.js";
+
+// --- dist/engine.d.ts
+import { type Sql, type Tx } from "@surety/db";
+import { type PurgeOptions } from "./purge.js";
+import type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredResponse } from "./types.js";
+export declare class Idempotency {
+    #private;
+    readonly sql: Sql;
+    readonly schema: string;
+    readonly ttlMs: number;
+    readonly leaseMs: number;
+    readonly retryAfterSeconds: number;
+    constructor(options: IdempotencyOptions);
+    migrate(): Promise<void>;
+    lockId(tenant: string, key: string): string;
+    execute(request: IdempotencyRequest, handler: (tx: Tx) => Promise<StoredResponse>): Promise<Outcome>;
+    transact(handler: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
+    acquire(request: IdempotencyRequest): Promise<AcquireResult>;
+    withLease(request: IdempotencyRequest, handler: (lease: Lease) => Promise<StoredResponse>): Promise<Outcome>;
+    purgeExpired(options?: PurgeOptions): Promise<number>;
+}
+export declare const createIdempotency: (options: IdempotencyOptions) => Idempotency;
+
+// --- dist/purge.d.ts
+import type { EngineContext } from "./types.js";
+export interface PurgeOptions {
+    batchSize?: number;
+    maxBatches?: number;
+    pauseMs?: number;
+}
+export declare function purgeExpired(ctx: EngineContext, options?: PurgeOptions): Promise<number>;
+
+// --- dist/types.d.ts
+import type { Sql, Tx } from "@surety/db";
+import type { Statements } from "./statements.js";
+export interface StoredResponse {
+    status: number;
+    headers: Record<string, string>;
+    body: string;
+    final?: boolean;
+}
+export interface IdempotencyRequest {
+    tenant: string;
+    key: string;
+    fingerprint: string;
+}
+export type Outcome = {
+    kind: "executed";
+    response: StoredResponse;
+    stored: boolean;
+} | {
+    kind: "replayed";
+    response: StoredResponse;
+} | {
+    kind: "in_flight";
+    retryAfterSeconds: number;
+} | {
+    kind: "mismatch";
+};
+export type Seen = Exclude<Outcome, {
+    kind: "executed";
+}>;
+export interface IdempotencyOptions {
+    sql: Sql;
+    schema?: string;
+    ttlMs?: number;
+    leaseMs?: number;
+    retryAfterSeconds?: number;
+    now?: () => number;
+    isFinal?: (status: number) => boolean;
+}
+export interface Lease {
+    readonly key: string;
+    readonly token: string;
+    readonly expiresAt: Date;
+    renew(): Promise<void>;
+    complete(response: StoredResponse, tx?: Tx): Promise<void>;
+    release(): Promise<void>;
+}
+export type AcquireResult = {
+    kind: "acquired";
+    lease: Lease;
+} | Seen;
+export interface EngineContext {
+    readonly sql: Sql;
+    readonly st: Statements;
+    readonly ttlMs: number;
+    readonly leaseMs: number;
+    readonly retryAfterSeconds: number;
+    readonly now: () => number;
+    readonly final: (response: StoredResponse) => boolean;
+}
+
+// --- dist/statements.d.ts
+import { type Statement } from "@surety/db";
+export interface Statements {
+    claim: Statement;
+    completeAtCommit: (values: CompleteValues, replace: boolean) => string;
+    acquire: Statement;
+    read: Statement;
+    leaseComplete: Statement;
+    completedBy: Statement;
+    renew: Statement;
+    release: Statement;
+    purge: Statement;
+}
+export interface CompleteValues {
+    tenant: string;
+    key: string;
+    fingerprint: string;
+    status: number;
+    headers: string;
+    body: string;
+    createdAt: string;
+    expiresAt: string;
+    lockId: string;
+}
+export declare function statements(schema: string): Statements;
+
+// --- dist/errors.d.ts
+export type IdempotencyErrorCode = "SURETY_IDEMPOTENCY_LEASE_LOST" | "SURETY_IDEMPOTENCY_STORE_UNAVAILABLE" | "SURETY_IDEMPOTENCY_NO_TRANSACTION";
+declare const kError: unique symbol;
+declare const kLeaseLost: unique symbol;
+declare const kStoreUnavailable: unique symbol;
+declare const kNoTransaction: unique symbol;
+export declare class IdempotencyError extends Error {
+    readonly code: IdempotencyErrorCode;
+    constructor(code: IdempotencyErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+    get [kError](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare class LeaseLostError extends IdempotencyError {
+    constructor(message?: string);
+    get [kLeaseLost](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare class StoreUnavailableError extends IdempotencyError {
+    constructor(options?: {
+        cause?: unknown;
+    });
+    get [kStoreUnavailable](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare class NoTransactionError extends IdempotencyError {
+    constructor(message?: string);
+    get [kNoTransaction](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare const isIdempotencyError: (e: unknown) => e is IdempotencyError;
+export declare const isLeaseLostError: (e: unknown) => e is LeaseLostError;
+export declare const isStoreUnavailableError: (e: unknown) => e is StoreUnavailableError;
+export declare const isNoTransactionError: (e: unknown) => e is NoTransactionError;
+export {};
+
+// --- dist/final.d.ts
+export declare const isFinalStatus: (status: number) => boolean;
+
+// --- dist/fingerprint.d.ts
+export declare function canonicalJson(value: unknown): string;
+export interface FingerprintInput {
+    method: string;
+    url: string;
+    body?: unknown;
+}
+export declare function fingerprint({ method, url, body }: FingerprintInput): string;
+
+// --- dist/http.d.ts
+import type { Seen, StoredResponse } from "./types.js";
+export declare const DESCRIBING_HEADERS: readonly [
+    "content-type",
+    "content-language",
+    "content-location",
+    "location",
+    "etag",
+    "last-modified"
+];
+export declare const REPLAYED_HEADER = "Idempotent-Replayed";
+export interface Problem {
+    status: number;
+    code: string;
+    title: string;
+    detail: string;
+    headers?: Record<string, string>;
+}
+export declare const PROBLEM_CONTENT_TYPE = "application/problem+json";
+export declare function problemBody(problem: Problem, instance?: string): string;
+export declare function describingHeaders(headers: Record<string, unknown> | Headers, names?: readonly string[]): Record<string, string>;
+export declare function readKey(value: string | readonly string[] | undefined, required: boolean): {
+    kind: "key";
+    key: string | undefined;
+} | {
+    kind: "problem";
+    problem: Problem;
+};
+export declare function outcomeResponse(outcome: Seen): StoredResponse | Problem;
+export declare const storeUnavailableProblem: Problem;
+export declare function engineErrorProblem(error: unknown): Problem | undefined;
+
+// --- dist/key.d.ts
+export declare const MAX_KEY_LENGTH = 255;
+export type KeyCheck = {
+    kind: "valid";
+    ok: true;
+    key: string | undefined;
+} | {
+    kind: "invalid";
+    ok: false;
+    code: "idempotency_key_invalid";
+    detail: string;
+};
+export declare function checkKey(value: string | readonly string[] | undefined): KeyCheck;
+export declare function deriveKey(key: string, step: string): string;
+
+// --- dist/migrations.d.ts
+export declare const migrations: import("@surety/db").MigrationSet;
+
+// --- dist/run.d.ts
+import type { Tx } from "@surety/db";
+import type { Idempotency } from "./engine.js";
+import { type FingerprintInput } from "./fingerprint.js";
+import { type Problem } from "./http.js";
+import type { Outcome, StoredResponse } from "./types.js";
+export type AdapterOutcome = Outcome["kind"] | "unavailable";
+export interface AdapterOptions<Req> {
+    engine: Idempotency;
+    tenant?: ((request: Req) => string) | undefined;
+    errorResponse?: ((error: unknown, request: Req) => StoredResponse | undefined) | undefined;
+    onOutcome?: ((outcome: AdapterOutcome, request: Req) => void) | undefined;
+}
+export interface RunInput<Req> {
+    options: AdapterOptions<Req>;
+    request: Req;
+    header: string | readonly string[] | undefined;
+    required: boolean;
+    fingerprintInput: () => FingerprintInput | Promise<FingerprintInput>;
+    handler: (tx: Tx, key: string | undefined) => Promise<StoredResponse>;
+}
+export type RunResult = {
+    kind: "response";
+    response: StoredResponse;
+} | {
+    kind: "problem";
+    problem: Problem;
+    source: "key" | "outcome" | "store";
+};
+export declare function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResult>;
+export declare function errorAnswer<Req>(input: {
+    options: AdapterOptions<Req>;
+    error: unknown;
+    request: Req;
+}): StoredResponse | undefined;
+export declare function requireTx(tx: Tx | undefined): Tx;
+
+// ===== ./fastify → ./dist/fastify.d.ts
+// --- dist/fastify.d.ts
+import type { Tx } from "@surety/db";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import { type AdapterOptions } from "./run.js";
+declare module "fastify" {
+    interface FastifyRequest {
+        tx: Tx | undefined;
+        idempotencyKey: string | undefined;
+    }
+    interface FastifyContextConfig {
+        idempotency?: boolean | {
+            required?: boolean;
+        };
+    }
+}
+export interface FastifyIdempotencyOptions extends AdapterOptions<FastifyRequest> {
+}
+export declare const txOf: (request: FastifyRequest) => Tx;
+export declare const idempotency: FastifyPluginAsync<FastifyIdempotencyOptions>;
+export default idempotency;
+
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/purge.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/statements.d.ts: above)
+// (dist/fingerprint.d.ts: above)
+// (dist/http.d.ts: above)
+// ===== ./express → ./dist/express.d.ts
+// --- dist/express.d.ts
+import type { Tx } from "@surety/db";
+import type { ErrorRequestHandler, Request, RequestHandler } from "express";
+import { type AdapterOptions } from "./run.js";
+declare global {
+    namespace Express {
+        interface Request {
+            tx?: Tx;
+            idempotencyKey?: string | undefined;
+        }
+    }
+}
+export interface ExpressIdempotencyOptions extends AdapterOptions<Request> {
+    required?: boolean;
+}
+export interface ExpressIdempotency extends RequestHandler {
+    errors: ErrorRequestHandler;
+}
+export declare const txOf: (req: Request) => Tx;
+export declare function idempotency(options: ExpressIdempotencyOptions): ExpressIdempotency;
+export default idempotency;
+
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/purge.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/statements.d.ts: above)
+// (dist/fingerprint.d.ts: above)
+// (dist/http.d.ts: above)
+// ===== ./hono → ./dist/hono.d.ts
+// --- dist/hono.d.ts
+import type { Tx } from "@surety/db";
+import type { Context, MiddlewareHandler } from "hono";
+import { type AdapterOptions } from "./run.js";
+export interface HonoIdempotencyOptions extends AdapterOptions<Context> {
+    required?: boolean;
+}
+export type IdempotencyVariables = {
+    tx: Tx;
+    idempotencyKey: string | undefined;
+};
+export declare function idempotency(options: HonoIdempotencyOptions): MiddlewareHandler<{
+    Variables: IdempotencyVariables;
+}>;
+export default idempotency;
+
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/purge.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/statements.d.ts: above)
+// (dist/fingerprint.d.ts: above)
+// (dist/http.d.ts: above)

@@ -1,0 +1,720 @@
+// The public API of @surety/webhooks (scripts/api-report.mjs; do not edit by hand).
+
+// ===== . → ./dist/index.d.ts
+// --- dist/index.d.ts
+export type { Envelope } from "./envelope.js";
+export { envelopeJson } from "./envelope.js";
+export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidInputError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidInputError, WebhookError, } from "./errors.js";
+export { newId } from "./ids.js";
+export { migrations } from "./migrations.js";
+export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
+export { isPgText, toPgText } from "./pg-text.js";
+export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from "./queries.js";
+export { deliveryNumber, endpointHealth, getEvent, listAttempts, listDeliveries, listEndpoints, listEvents, } from "./queries.js";
+export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
+export * from "./ssrf/index.js";
+export type { CircuitState, CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, SecretEntry, WebhooksOptions, } from "./webhooks.js";
+export { notifyChannel, toEndpoint, Webhooks } from "./webhooks.js";
+export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
+export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
+
+// --- dist/envelope.d.ts
+export interface Envelope<T = unknown> {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: string;
+    sequence: number;
+    data: T;
+}
+export declare function envelopeJson(e: {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: Date | string;
+    sequence: string | number;
+    data: string;
+}): string;
+
+// --- dist/errors.d.ts
+export declare class WebhookError extends Error {
+    readonly code: string;
+    constructor(code: string, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class InvalidEventError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class InvalidInputError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class EndpointNotFoundError extends WebhookError {
+    constructor();
+}
+export declare class EndpointLimitError extends WebhookError {
+    readonly limit: number;
+    constructor(limit: number);
+}
+export declare const isEndpointLimitError: (e: unknown) => e is EndpointLimitError;
+export declare const isInvalidEventError: (e: unknown) => e is InvalidEventError;
+export declare const isInvalidInputError: (e: unknown) => e is InvalidInputError;
+export declare const isEndpointNotFoundError: (e: unknown) => e is EndpointNotFoundError;
+
+// --- dist/ids.d.ts
+export declare function newId(prefix: string, now?: number): string;
+
+// --- dist/migrations.d.ts
+export declare const migrations: import("@surety/db").MigrationSet;
+
+// --- dist/outcome-writer.d.ts
+import { type Queryable, type Statement } from "@surety/db";
+export interface Completion {
+    id: string;
+    tenant: string;
+    endpointId: string;
+    outcome: "delivered" | "retry" | "failed" | "defer";
+    nextAt: string | null;
+    status: number | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    excerpt: string | null;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    gone: boolean;
+}
+export type UnstorableHandling = "replaced" | "text_dropped" | "attempt_dropped" | "lost";
+export interface UnstorableOutcome {
+    deliveryId: string;
+    tenant: string;
+    endpointId: string;
+    attempt: number;
+    handled: UnstorableHandling;
+}
+export interface OutcomeWriterOptions {
+    sql: Queryable;
+    statement: Statement;
+    workerId: string;
+    now: () => number;
+    batchSize: number;
+    flushIntervalMs: number;
+    stopping: () => boolean;
+    written: (batch: Completion[], now: string) => Promise<void>;
+    on: {
+        error(error: Error): void;
+        unstorable(outcome: UnstorableOutcome): void;
+        blocked(info: {
+            buffered: number;
+            error: Error;
+        }): void;
+        resumed(info: {
+            buffered: number;
+            blockedMs: number;
+        }): void;
+        settled(): void;
+    };
+}
+export declare const EXCERPT_LENGTH = 1024;
+export declare class OutcomeWriter {
+    #private;
+    constructor(options: OutcomeWriterOptions);
+    get size(): number;
+    get blocked(): boolean;
+    add(c: Completion): void;
+    flush(): Promise<void>;
+}
+
+// --- dist/pg-text.d.ts
+export declare const isPgText: (value: string) => boolean;
+export declare function toPgText(value: string, maxLength?: number): string;
+
+// --- dist/queries.d.ts
+import { type Queryable } from "@surety/db";
+import { type Endpoint, type Webhooks } from "./webhooks.js";
+export interface Page<T> {
+    data: T[];
+    hasMore: boolean;
+    nextCursor: string | null;
+}
+export interface EventRecord {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: string;
+    sequence: number;
+    resource: string | null;
+    data: unknown;
+}
+export interface DeliveryRecord {
+    id: string;
+    eventId: string;
+    eventType: string | null;
+    endpointId: string;
+    status: "pending" | "delivered" | "failed";
+    attempts: number;
+    nextAttemptAt: string | null;
+    createdAt: string;
+    completedAt: string | null;
+    lastStatus: number | null;
+    lastError: string | null;
+}
+export interface AttemptRecord {
+    id: string;
+    deliveryId: string;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    responseExcerpt: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+}
+export interface EndpointHealth {
+    lastSuccessAt: string | null;
+    lastFailureAt: string | null;
+    failingSince: string | null;
+    attempts24h: number;
+    successRate24h: number | null;
+    pendingDeliveries: number;
+}
+export declare function listEndpoints(w: Webhooks, q: Queryable, tenant: string, options?: {
+    limit?: number;
+    cursor?: string;
+}): Promise<Page<Endpoint>>;
+export declare function endpointHealth(w: Webhooks, q: Queryable, tenant: string, id: string): Promise<EndpointHealth>;
+export declare function listEvents(w: Webhooks, q: Queryable, tenant: string, options?: {
+    limit?: number;
+    cursor?: string;
+    type?: string;
+    since?: Date;
+    resource?: string;
+}): Promise<Page<EventRecord>>;
+export declare function getEvent(w: Webhooks, q: Queryable, tenant: string, id: string): Promise<EventRecord | undefined>;
+export declare const deliveryNumber: (id: string) => string | undefined;
+export declare function listDeliveries(w: Webhooks, q: Queryable, tenant: string, filter: {
+    endpointId?: string;
+    eventId?: string;
+    status?: string;
+    limit?: number;
+    cursor?: string;
+}): Promise<Page<DeliveryRecord>>;
+export declare function listAttempts(w: Webhooks, q: Queryable, tenant: string, deliveryId: string): Promise<AttemptRecord[] | undefined>;
+
+// --- dist/webhooks.d.ts
+import { type Queryable, type Sql, type Tx } from "@surety/db";
+import type { AllowList } from "./ssrf/index.js";
+import { type Statements } from "./statements.js";
+export declare const notifyChannel: (schema: string) => string;
+export interface WebhooksOptions {
+    sql: Sql;
+    schema?: string;
+    apiVersion?: string;
+    allowHttp?: boolean;
+    allowList?: AllowList;
+    validate?: (type: string, data: unknown) => void;
+    now?: () => number;
+    maxEndpointsPerTenant?: number;
+}
+export interface PublishInput {
+    tenant: string;
+    type: string;
+    data: unknown;
+    resource?: string;
+    id?: string;
+    endpointId?: string;
+}
+export interface PublishedEvent {
+    id: string;
+    sequence: number;
+    createdAt: string;
+    deliveries: number;
+}
+export interface SecretEntry {
+    secret: string;
+    expiresAt: string | null;
+}
+export interface Endpoint {
+    id: string;
+    url: string;
+    description: string;
+    eventTypes: string[];
+    format: "surety" | "standard";
+    status: "enabled" | "disabled";
+    disabledReason: string | null;
+    disabledAt: string | null;
+    retrySchedule: number[] | null;
+    rateLimit: number | null;
+    ordered: boolean;
+    version: number;
+    createdAt: string;
+    updatedAt: string;
+    lastSuccessAt: string | null;
+    lastFailureAt: string | null;
+    failingSince: string | null;
+    circuit: CircuitState;
+}
+export interface CircuitState {
+    state: "closed" | "open" | "half_open";
+    consecutiveFailures: number;
+    openedAt: string | null;
+    nextProbeAt: string | null;
+}
+export interface CreateEndpointInput {
+    tenant: string;
+    url: string;
+    eventTypes: string[];
+    description?: string;
+    format?: "surety" | "standard";
+    retrySchedule?: number[] | null;
+    rateLimit?: number | null;
+    ordered?: boolean;
+}
+interface EndpointRow {
+    id: string;
+    url: string;
+    description: string;
+    event_types: string[];
+    format: "surety" | "standard";
+    secrets: SecretEntry[];
+    status: "enabled" | "disabled";
+    disabled_reason: string | null;
+    disabled_at: Date | null;
+    retry_schedule: number[] | null;
+    rate_limit: number | null;
+    ordered: boolean;
+    version: number;
+    created_at: Date;
+    updated_at: Date;
+    last_success_at: Date | null;
+    last_failure_at: Date | null;
+    failing_since: Date | null;
+    circuit_failures: number;
+    circuit_opened_at: Date | null;
+    circuit_probe_at: Date | null;
+}
+export declare const toEndpoint: (r: EndpointRow, nowMs?: number) => Endpoint;
+export declare class Webhooks {
+    #private;
+    readonly sql: Sql;
+    readonly schema: string;
+    readonly apiVersion: string;
+    readonly allowHttp: boolean;
+    readonly allowList: AllowList;
+    readonly channel: string;
+    readonly st: Statements;
+    readonly now: () => number;
+    readonly maxEndpointsPerTenant: number;
+    constructor(options: WebhooksOptions);
+    migrate(): Promise<void>;
+    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
+    checkUrl(url: string): string;
+    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint>;
+    updateEndpoint(q: Queryable, tenant: string, id: string, expectedVersion: number, patch: Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered">>): Promise<Endpoint | undefined>;
+    deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean>;
+    enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint>;
+    disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean>;
+    rotateSecret(q: Queryable, tenant: string, id: string, overlapMs?: number): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number>;
+    recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number>;
+    purge(options: {
+        olderThanDays: number;
+        batchSize?: number;
+        maxBatches?: number;
+    }): Promise<number>;
+    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
+}
+export {};
+
+// --- dist/ssrf/index.d.ts
+export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./allow-list.js";
+export { type AddressCategory, type AddressClassification, type AllowList, classifyAddress, isAllowListed, isBlockedAddress, } from "./classify.js";
+export { type Connector, createGuardedDispatcher, type GuardedDispatcher, type GuardOptions, guardConnector, type ResolvedGuardOptions, } from "./dispatcher.js";
+export { AllowListError, type BlockedAddress, DeliveryError, type DeliveryErrorCode, DnsError, isDeliveryError, isSsrfBlockedError, SsrfBlockedError, WebhookUrlError, } from "./errors.js";
+export type { Cidr } from "./ip.js";
+export { type GuardedPostOptions, type GuardedResponse, guardedPost, toDeliveryError } from "./post.js";
+export { type ResolvedAddress, type Resolver, type ResolveTargetOptions, resolveTarget, systemResolver, type TargetCheck, } from "./resolve.js";
+export { type UrlRejectionReason, type UrlValidation, type UrlValidationOptions, validateWebhookUrl, } from "./validate-url.js";
+
+// --- dist/ssrf/allow-list.d.ts
+import type { AllowList } from "./classify.js";
+export declare const ALLOWED_CIDRS_ENV = "SURETY_WEBHOOK_ALLOWED_CIDRS";
+export declare function parseAllowList(value: string | readonly string[] | undefined, source?: string): AllowList;
+export declare function allowListFromEnv(env?: NodeJS.ProcessEnv): AllowList;
+
+// --- dist/ssrf/classify.d.ts
+import { type Cidr } from "./ip.js";
+export type AddressCategory = "global" | "unspecified" | "this-network" | "loopback" | "private" | "cgnat" | "link-local" | "cloud-metadata" | "ietf-protocol" | "documentation" | "benchmarking" | "6to4-relay" | "multicast" | "broadcast" | "reserved" | "ipv4-compatible" | "nat64-local" | "discard" | "teredo" | "6to4" | "unique-local" | "site-local" | "invalid";
+export interface AddressClassification {
+    readonly address: string;
+    readonly family: 4 | 6 | undefined;
+    readonly category: AddressCategory;
+    readonly range?: string;
+    readonly blocked: boolean;
+    readonly embedded?: AddressClassification;
+}
+export declare function classifyAddress(ip: string): AddressClassification;
+export type AllowList = readonly Cidr[];
+export declare function isAllowListed(address: string, allowList: AllowList): boolean;
+export declare function isBlockedAddress(address: string, allowList?: AllowList): boolean;
+
+// --- dist/ssrf/ip.d.ts
+export interface IpBytes {
+    readonly family: 4 | 6;
+    readonly bytes: Uint8Array;
+}
+export interface Cidr {
+    readonly family: 4 | 6;
+    readonly bytes: Uint8Array;
+    readonly prefix: number;
+    readonly text: string;
+}
+export declare function stripBrackets(host: string): string;
+export declare function parseIp(text: string): IpBytes | undefined;
+export declare function formatIp(ip: IpBytes): string;
+export declare function embeddedIPv4(ip: IpBytes, offset: number): IpBytes;
+export declare function inCidr(ip: IpBytes, cidr: Cidr): boolean;
+export declare function parseCidr(text: string): Cidr | string;
+export declare function cidr(text: string): Cidr;
+
+// --- dist/ssrf/dispatcher.d.ts
+import { buildConnector, type Dispatcher } from "undici";
+import type { AllowList } from "./classify.js";
+import { type Resolver, type TargetCheck } from "./resolve.js";
+export type Connector = buildConnector.connector;
+export interface GuardOptions {
+    allowList?: AllowList;
+    allowHttp?: boolean;
+    resolver?: Resolver;
+    connectTimeoutMs?: number;
+    timeoutMs?: number;
+    maxResponseBytes?: number;
+    maxUrlLength?: number;
+    proxy?: string | URL;
+    connector?: Connector;
+    tls?: {
+        ca?: string | Buffer | Array<string | Buffer>;
+        rejectUnauthorized?: boolean;
+    };
+    onCheck?: (check: TargetCheck) => void;
+}
+export interface ResolvedGuardOptions {
+    readonly allowList: AllowList;
+    readonly allowHttp: boolean;
+    readonly resolver: Resolver;
+    readonly connectTimeoutMs: number;
+    readonly timeoutMs: number;
+    readonly maxResponseBytes: number;
+    readonly maxUrlLength: number;
+    readonly proxy: string | undefined;
+}
+export interface GuardedDispatcher {
+    readonly dispatcher: Dispatcher;
+    readonly options: ResolvedGuardOptions;
+    close(): Promise<void>;
+}
+export declare const guardDefaults: {
+    readonly allowHttp: false;
+    readonly connectTimeoutMs: 5000;
+    readonly timeoutMs: 10000;
+    readonly maxResponseBytes: number;
+    readonly maxUrlLength: 2048;
+};
+export declare function createGuardedDispatcher(options?: GuardOptions): GuardedDispatcher;
+export declare function guardConnector(base: Connector, options: Pick<ResolvedGuardOptions, "allowList" | "resolver" | "connectTimeoutMs">, onCheck?: (check: TargetCheck) => void): Connector;
+
+// --- dist/ssrf/resolve.d.ts
+import { type AllowList } from "./classify.js";
+import { type BlockedAddress } from "./errors.js";
+export interface ResolvedAddress {
+    readonly address: string;
+    readonly family: 4 | 6;
+}
+export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+export declare const systemResolver: Resolver;
+export interface TargetCheck {
+    readonly hostname: string;
+    readonly addresses: readonly string[];
+    readonly address?: string;
+    readonly family?: 4 | 6;
+    readonly blocked: readonly BlockedAddress[];
+}
+export interface ResolveTargetOptions {
+    resolver?: Resolver;
+    allowList?: AllowList;
+    timeoutMs?: number;
+}
+export declare function resolveTarget(hostname: string, options?: ResolveTargetOptions): Promise<TargetCheck & {
+    address: string;
+    family: 4 | 6;
+}>;
+
+// --- dist/ssrf/errors.d.ts
+export type DeliveryErrorCode = "invalid_url" | "ssrf_blocked" | "dns_failed" | "connect_timeout" | "timeout" | "tls_error" | "connection_error";
+export declare class DeliveryError extends Error {
+    readonly code: DeliveryErrorCode;
+    constructor(code: DeliveryErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export interface BlockedAddress {
+    readonly address: string;
+    readonly category: string;
+}
+export declare class SsrfBlockedError extends DeliveryError {
+    readonly code: "ssrf_blocked";
+    readonly hostname: string;
+    readonly blocked: readonly BlockedAddress[];
+    readonly addresses: readonly string[];
+    constructor(hostname: string, blocked: readonly BlockedAddress[], addresses?: readonly string[]);
+}
+export declare class DnsError extends DeliveryError {
+    readonly code: "dns_failed";
+    readonly hostname: string;
+    constructor(hostname: string, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class WebhookUrlError extends DeliveryError {
+    readonly code: "invalid_url";
+    readonly reason: string;
+    constructor(reason: string, message: string);
+}
+export declare class AllowListError extends Error {
+    readonly code = "invalid_allow_list";
+    constructor(message: string);
+}
+export declare function isDeliveryError(error: unknown): error is DeliveryError;
+export declare function isSsrfBlockedError(error: unknown): error is SsrfBlockedError;
+
+// --- dist/ssrf/post.d.ts
+import type { IncomingHttpHeaders } from "node:http";
+import type { GuardedDispatcher } from "./dispatcher.js";
+import { DeliveryError } from "./errors.js";
+export interface GuardedPostOptions {
+    headers?: Record<string, string>;
+    body?: string | Uint8Array;
+    timeoutMs?: number;
+    maxResponseBytes?: number;
+    signal?: AbortSignal;
+}
+export interface GuardedResponse {
+    readonly status: number;
+    readonly headers: IncomingHttpHeaders;
+    readonly bodyExcerpt: string;
+    readonly truncated: boolean;
+    readonly durationMs: number;
+}
+export declare function guardedPost(guard: GuardedDispatcher, url: string | URL, options?: GuardedPostOptions): Promise<GuardedResponse>;
+export declare function toDeliveryError(error: unknown, signal?: AbortSignal): DeliveryError;
+
+// --- dist/ssrf/validate-url.d.ts
+import { type AddressClassification, type AllowList } from "./classify.js";
+export type UrlRejectionReason = "invalid_url" | "url_too_long" | "unsupported_protocol" | "https_required" | "credentials_in_url" | "fragment_in_url" | "missing_host" | "invalid_port" | "blocked_address";
+export interface UrlValidationOptions {
+    allowHttp?: boolean;
+    maxLength?: number;
+    allowList?: AllowList;
+}
+export type UrlValidation = {
+    readonly ok: true;
+    readonly url: URL;
+    readonly address?: AddressClassification;
+} | {
+    readonly ok: false;
+    readonly reason: UrlRejectionReason;
+    readonly message: string;
+    readonly address?: AddressClassification;
+};
+export declare function validateWebhookUrl(input: string | URL, options?: UrlValidationOptions): UrlValidation;
+export declare function classifyLiteralHost(hostname: string): AddressClassification | undefined;
+
+// --- dist/statements.d.ts
+import { type Statement } from "@surety/db";
+export declare function statements(schema: string): {
+    tables: {
+        EP: string;
+        EV: string;
+        D: string;
+        A: string;
+        S: string;
+        T: string;
+    };
+    publish: Statement;
+    claim: Statement;
+    claimSettings: string;
+    releaseSlots: Statement;
+    complete: Statement;
+    health: Statement;
+    disable: Statement;
+    takeTokens: Statement;
+};
+export type Statements = ReturnType<typeof statements>;
+
+// --- dist/schedule.d.ts
+export declare const DEFAULT_SCHEDULE: readonly number[];
+export declare function parseSchedule(text: string): number[];
+export interface NextAttempt {
+    delayMs: number | undefined;
+}
+export declare function nextDelay(schedule: readonly number[], attempts: number, options?: {
+    random?: () => number;
+    jitter?: number;
+    retryAfterSeconds?: number;
+    maxRetryAfterSeconds?: number;
+}): number | undefined;
+export declare function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined;
+
+// --- dist/worker.d.ts
+import { EventEmitter } from "node:events";
+import { type UnstorableOutcome } from "./outcome-writer.js";
+import { type GuardedResponse, type GuardOptions } from "./ssrf/index.js";
+import type { Webhooks } from "./webhooks.js";
+export type PostFn = (url: string, request: {
+    headers: Record<string, string>;
+    body: string;
+    timeoutMs: number;
+}) => Promise<Pick<GuardedResponse, "status" | "headers" | "bodyExcerpt">>;
+export interface DeliveryWorkerOptions {
+    webhooks: Webhooks;
+    id?: string;
+    concurrency?: number;
+    batchSize?: number;
+    maxInFlightPerEndpoint?: number;
+    maxInFlightPerTenant?: number;
+    claimWindow?: number;
+    pollIntervalMs?: number;
+    leaseMs?: number;
+    timeoutMs?: number;
+    schedule?: readonly number[];
+    disableAfterMs?: number;
+    maxRetryAfterSeconds?: number;
+    circuitThreshold?: number;
+    circuitProbeMs?: number;
+    circuitMaxProbeMs?: number;
+    guard?: GuardOptions;
+    post?: PostFn;
+    listen?: boolean;
+    random?: () => number;
+    flushIntervalMs?: number;
+}
+export type AttemptOutcome = "delivered" | "retry" | "failed";
+export interface AttemptEvent {
+    deliveryId: string;
+    eventId: string;
+    endpointId: string;
+    tenant: string;
+    attempt: number;
+    outcome: AttemptOutcome;
+    status: number | null;
+    errorCode: string | null;
+    durationMs: number;
+    latencyMs: number;
+}
+export interface WorkerEventMap {
+    "attempt:finished": [
+        AttemptEvent
+    ];
+    "endpoint:disabled": [
+        {
+            tenant: string;
+            endpointId: string;
+            reason: string;
+        }
+    ];
+    "circuit:opened": [
+        {
+            tenant: string;
+            endpointId: string;
+            held: number;
+        }
+    ];
+    "circuit:probe_failed": [
+        {
+            tenant: string;
+            endpointId: string;
+            held: number;
+        }
+    ];
+    "circuit:closed": [
+        {
+            tenant: string;
+            endpointId: string;
+            released: number;
+        }
+    ];
+    "worker:error": [
+        Error
+    ];
+    "outcome:unstorable": [
+        UnstorableOutcome
+    ];
+    "outcomes:blocked": [
+        {
+            buffered: number;
+            error: Error;
+        }
+    ];
+    "outcomes:resumed": [
+        {
+            buffered: number;
+            blockedMs: number;
+        }
+    ];
+}
+export declare class DeliveryWorker extends EventEmitter<WorkerEventMap> {
+    #private;
+    readonly id: string;
+    constructor(options: DeliveryWorkerOptions);
+    start(): Promise<void>;
+    stop(): Promise<void>;
+    drain(): Promise<number>;
+}
+export declare const createDeliveryWorker: (options: DeliveryWorkerOptions) => DeliveryWorker;
+
+// ===== ./testing → ./dist/testing.d.ts
+// --- dist/testing.d.ts
+import { type ChildProcess } from "node:child_process";
+import { type IncomingHttpHeaders, type ServerResponse } from "node:http";
+export interface Received {
+    headers: IncomingHttpHeaders;
+    body: string;
+    at: number;
+    path: string;
+}
+export type Behaviour = (req: Received, n: number, res: ServerResponse) => void | Promise<void>;
+export declare function startReceiver(behaviour?: Behaviour): Promise<{
+    url: string;
+    port: number;
+    received: Received[];
+    behaviour: Behaviour;
+    waitFor(count: number, timeoutMs?: number): Promise<void>;
+    close(): Promise<void>;
+}>;
+export declare function spawnWorkerProcess(options: {
+    databaseUrl: string;
+    schema: string;
+    env?: Record<string, string>;
+}): Promise<ChildProcess>;
+export declare const stopProcess: (child: ChildProcess, signal?: NodeJS.Signals) => Promise<void>;
