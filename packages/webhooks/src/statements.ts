@@ -126,7 +126,7 @@ export function statements(schema: string) {
            from locked l join h on h.tenant = l.tenant and h.endpoint_id = l.id),
        s as (
          select c.*, case
-             when c.failures >= $8 and (c.circuit_opened_at is null or c.succeeded_at is not null) then 'open'
+             when c.failures >= $8::bigint and (c.circuit_opened_at is null or c.succeeded_at is not null) then 'open'
              when c.circuit_opened_at is not null and c.succeeded_at is not null then 'close'
              when c.circuit_opened_at is not null and c.failures > c.circuit_failures
                   and $7::timestamptz >= c.circuit_probe_at then 'probe_failed'
@@ -138,9 +138,9 @@ export function statements(schema: string) {
                 case when s.action in ('open', 'close') then 0
                      when s.action = 'probe_failed' then s.circuit_probes + 1
                      else s.circuit_probes end as probes,
-                case when s.action = 'open' then $7::timestamptz + $9 * interval '1 millisecond'
+                case when s.action = 'open' then $7::timestamptz + $9::float8 * interval '1 millisecond'
                      when s.action = 'probe_failed' then $7::timestamptz
-                          + least($10::float8, $9 * power(2, s.circuit_probes + 1)) * interval '1 millisecond'
+                          + least($10::float8, $9::float8 * power(2, least(s.circuit_probes + 1, 60))) * interval '1 millisecond'
                      when s.action = 'close' then null
                      else s.circuit_probe_at end as probe_at,
                 case when s.action = 'open' then $7::timestamptz
@@ -151,8 +151,8 @@ export function statements(schema: string) {
          select n.*,
                 case when n.action = 'open'
                        or (n.action = 'probe_failed'
-                           and n.circuit_hold_until < n.probe_at + $12 * interval '1 millisecond')
-                       then n.probe_at + $11 * interval '1 millisecond'
+                           and n.circuit_hold_until < n.probe_at + $12::float8 * interval '1 millisecond')
+                       then n.probe_at + $11::float8 * interval '1 millisecond'
                      when n.action = 'close' then null
                      else n.circuit_hold_until end as hold_until
            from n),

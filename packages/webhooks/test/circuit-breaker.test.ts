@@ -212,6 +212,43 @@ describe('circuit breaker per endpoint', () => {
     }
   });
 
+  test('extreme settings and a long outage never make the health statement fail', async () => {
+    const rx = await startReceiver((_r, _n, res) => void res.writeHead(500).end());
+    receivers.push(rx);
+    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    // A 5-day outage probed every 5 minutes is 1,440 failed probes: 2^1441 overflows a float8.
+    await db.sql.query(
+      `update "${db.schema}".webhook_endpoints set circuit_failures = 5000, circuit_opened_at = $2,
+              circuit_probe_at = $2, circuit_probes = 5000, circuit_hold_until = $3 where id = $1`,
+      [endpoint.id, iso(clock), iso(clock + 3_600_000)],
+    );
+    await publish();
+    for (const w of [
+      worker(),
+      worker({
+        circuitThreshold: Number.MAX_SAFE_INTEGER,
+        circuitProbeMs: 30 * 86_400_000,
+        circuitMaxProbeMs: 30 * 86_400_000,
+      }),
+    ]) {
+      const errors: Error[] = [];
+      w.on('worker:error', (e) => errors.push(e));
+      await db.sql.query(
+        `update "${db.schema}".webhook_deliveries set next_attempt_at = $2 where endpoint_id = $1`,
+        [endpoint.id, iso(clock)],
+      );
+      await db.sql.query(`update "${db.schema}".webhook_endpoints set circuit_probe_at = $2 where id = $1`, [
+        endpoint.id,
+        iso(clock),
+      ]);
+      await w.drain();
+      assert.deepEqual(errors, []);
+    }
+    const ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    assert.equal(ep.circuit.state, 'open');
+    assert.equal(ep.circuit.nextProbeAt, iso(clock + 30 * 86_400_000), 'capped at the maximum');
+  });
+
   test('a success before N resets the count; the endpoint is still disabled when its window passes while open', async () => {
     let answer = 500;
     const rx = await startReceiver((_r, _n, res) => void res.writeHead(answer).end());
