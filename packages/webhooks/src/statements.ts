@@ -100,11 +100,13 @@ export function statements(schema: string) {
     // The same statement runs the endpoint's circuit breaker (docs/decisions.md): $6 is each
     // endpoint's failed attempts after the batch's last success; at $8 consecutive ones the breaker
     // opens. Its pending, unleased deliveries are then moved, in this statement, behind one probe:
-    // the first (the head, for an ordered endpoint) to the probe time, the others to `hold_until`,
+    // the first (the head, for an ordered endpoint; else the earliest due, whatever its own schedule
+    // said: the breaker is the backoff now) to the probe time, the others to `hold_until`,
     // $11 ms (the hold horizon) after it. A failed probe moves only the next probe's row (the
     // wait doubles from $9 ms up to $10 ms); the held rows are moved again only when the next probe
     // would come within $12 ms (one attempt's duration) of hold_until, so an outage rewrites them
-    // once per horizon. A success closes the breaker and makes them due at once. Attempts are not
+    // once per horizon. A success closes the breaker and makes every pending delivery of the endpoint
+    // due at once (also those whose own schedule had put them past the hold). Attempts are not
     // counted: the claim counts them, and held rows are not claimed. Never a write per poll.
     health: st(
       'health',
@@ -171,11 +173,11 @@ export function statements(schema: string) {
        cand as (
          select d.id, case when row_number() over (partition by d.tenant, d.endpoint_id
                                  order by case when d.ordered then d.id end, d.next_attempt_at, d.id) = 1
-                           then greatest(d.next_attempt_at, t.probe_at) else t.hold_until end as due,
+                           then t.probe_at else t.hold_until end as due,
                 d.next_attempt_at
            from t join ${D} d on d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'
           where t.action in ('open', 'probe_failed', 'hold')
-            and (d.lease_until is null or d.lease_until <= $7) and d.next_attempt_at < t.hold_until),
+            and (d.lease_until is null or d.lease_until <= $7) and d.next_attempt_at <= t.hold_until),
        held as (
          update ${D} d set next_attempt_at = cand.due from cand
           where d.id = cand.id and cand.due <> cand.next_attempt_at
@@ -185,7 +187,7 @@ export function statements(schema: string) {
          update ${D} d set next_attempt_at = $7 from t
           where t.action = 'close' and d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'
             and (d.lease_until is null or d.lease_until <= $7)
-            and d.next_attempt_at > $7 and d.next_attempt_at <= t.circuit_hold_until
+            and d.next_attempt_at > $7
          returning d.tenant, d.endpoint_id)
        select u.tenant, u.id, u.status, u.failing_since, u.gone, u.action,
               (select count(*) from held x where x.tenant = u.tenant and x.endpoint_id = u.id)::int as held,
