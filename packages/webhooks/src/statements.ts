@@ -191,11 +191,13 @@ export function statements(schema: string) {
     // The same statement runs the endpoint's circuit breaker (docs/decisions.md): $6 is each
     // endpoint's failed attempts after the batch's last success; at $8 consecutive ones the breaker
     // opens. Its pending, unleased deliveries are then moved, in this statement, behind one probe:
-    // the first (the head, for an ordered endpoint) to the probe time, the others to `hold_until`,
+    // the first (the head, for an ordered endpoint; else the earliest due, whatever its own schedule
+    // said: the breaker is the backoff now) to the probe time, the others to `hold_until`,
     // $11 ms (the hold horizon) after it. A failed probe moves only the next probe's row (the
     // wait doubles from $9 ms up to $10 ms); the held rows are moved again only when the next probe
     // would come within $12 ms (one attempt's duration) of hold_until, so an outage rewrites them
-    // once per horizon. A success closes the breaker and makes them due at once. Attempts are not
+    // once per horizon. A success closes the breaker and makes every pending delivery of the endpoint
+    // due at once (also those whose own schedule had put them past the hold). Attempts are not
     // counted: the claim counts them, and held rows are not claimed. Never a write per poll.
     health: st(
       'health',
@@ -217,7 +219,7 @@ export function statements(schema: string) {
            from locked l join h on h.tenant = l.tenant and h.endpoint_id = l.id),
        s as (
          select c.*, case
-             when c.failures >= $8 and (c.circuit_opened_at is null or c.succeeded_at is not null) then 'open'
+             when c.failures >= $8::bigint and (c.circuit_opened_at is null or c.succeeded_at is not null) then 'open'
              when c.circuit_opened_at is not null and c.succeeded_at is not null then 'close'
              when c.circuit_opened_at is not null and c.failures > c.circuit_failures
                   and $7::timestamptz >= c.circuit_probe_at then 'probe_failed'
@@ -229,9 +231,9 @@ export function statements(schema: string) {
                 case when s.action in ('open', 'close') then 0
                      when s.action = 'probe_failed' then s.circuit_probes + 1
                      else s.circuit_probes end as probes,
-                case when s.action = 'open' then $7::timestamptz + $9 * interval '1 millisecond'
+                case when s.action = 'open' then $7::timestamptz + $9::float8 * interval '1 millisecond'
                      when s.action = 'probe_failed' then $7::timestamptz
-                          + least($10::float8, $9 * power(2, s.circuit_probes + 1)) * interval '1 millisecond'
+                          + least($10::float8, $9::float8 * power(2, least(s.circuit_probes + 1, 60))) * interval '1 millisecond'
                      when s.action = 'close' then null
                      else s.circuit_probe_at end as probe_at,
                 case when s.action = 'open' then $7::timestamptz
@@ -242,8 +244,8 @@ export function statements(schema: string) {
          select n.*,
                 case when n.action = 'open'
                        or (n.action = 'probe_failed'
-                           and n.circuit_hold_until < n.probe_at + $12 * interval '1 millisecond')
-                       then n.probe_at + $11 * interval '1 millisecond'
+                           and n.circuit_hold_until < n.probe_at + $12::float8 * interval '1 millisecond')
+                       then n.probe_at + $11::float8 * interval '1 millisecond'
                      when n.action = 'close' then null
                      else n.circuit_hold_until end as hold_until
            from n),
@@ -262,11 +264,11 @@ export function statements(schema: string) {
        cand as (
          select d.id, case when row_number() over (partition by d.tenant, d.endpoint_id
                                  order by case when d.ordered then d.id end, d.next_attempt_at, d.id) = 1
-                           then greatest(d.next_attempt_at, t.probe_at) else t.hold_until end as due,
+                           then t.probe_at else t.hold_until end as due,
                 d.next_attempt_at
            from t join ${D} d on d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'
           where t.action in ('open', 'probe_failed', 'hold')
-            and (d.lease_until is null or d.lease_until <= $7) and d.next_attempt_at < t.hold_until),
+            and (d.lease_until is null or d.lease_until <= $7) and d.next_attempt_at <= t.hold_until),
        held as (
          update ${D} d set next_attempt_at = cand.due from cand
           where d.id = cand.id and cand.due <> cand.next_attempt_at
@@ -276,7 +278,7 @@ export function statements(schema: string) {
          update ${D} d set next_attempt_at = $7 from t
           where t.action = 'close' and d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'
             and (d.lease_until is null or d.lease_until <= $7)
-            and d.next_attempt_at > $7 and d.next_attempt_at <= t.circuit_hold_until
+            and d.next_attempt_at > $7
          returning d.tenant, d.endpoint_id)
        select u.tenant, u.id, u.status, u.failing_since, u.gone, u.action,
               (select count(*) from held x where x.tenant = u.tenant and x.endpoint_id = u.id)::int as held,
