@@ -39,10 +39,9 @@ export function endpointActions(page) {
     actionButton(
       'Re-enable endpoint',
       async (idempotencyKey) => {
-        page.shown.endpoint = {
-          ...page.shown.endpoint,
-          ...(await api('POST', path`/v1/webhook-endpoints/${id}/enable`, { idempotencyKey })),
-        };
+        /** @type {import('./types.js').Endpoint} */
+        const enabled = await api('POST', path`/v1/webhook-endpoints/${id}/enable`, { idempotencyKey });
+        page.shown.endpoint = { ...page.shown.endpoint, ...enabled };
         announce('Endpoint re-enabled.');
         await page.refresh();
       },
