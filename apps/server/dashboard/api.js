@@ -1,13 +1,23 @@
+// @ts-check
 // The /v1 client: bearer key from sessionStorage, problem+json errors as ApiError with the server's
 // `detail`, and an Idempotency-Key on every POST so that a double click or a retry cannot act twice.
 
+/** @typedef {import('./types.js').Problem} Problem */
+
 const STORAGE = 'surety.apiKey';
+
+/**
+ * Dispatched on `window` when the service refuses the key (401): the app signs out and says why.
+ * An event rather than a registered callback, so that this module holds no state of its own.
+ */
+export const UNAUTHORIZED = 'surety:unauthorized';
 
 /** The API key for this browser tab only (sessionStorage: gone when the tab closes; never in a URL). */
 export const session = {
   get key() {
     return sessionStorage.getItem(STORAGE);
   },
+  /** @param {string} key */
   signIn(key) {
     sessionStorage.setItem(STORAGE, key);
   },
@@ -17,6 +27,10 @@ export const session = {
 };
 
 export class ApiError extends Error {
+  /**
+   * @param {number} status 0: the service could not be reached
+   * @param {Problem} problem
+   */
   constructor(status, problem) {
     super(problem.detail || problem.title || `The service answered ${status}.`);
     this.name = 'ApiError';
@@ -26,44 +40,63 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when the service refuses the key (401): the app signs out and says why. */
-let onUnauthorized = () => {};
-export const whenUnauthorized = (fn) => {
-  onUnauthorized = fn;
-};
+/**
+ * The HTTP status of an ApiError; undefined for anything else.
+ * @param {unknown} error
+ */
+export const statusOf = (error) => (error instanceof ApiError ? error.status : undefined);
 
 /**
  * A fresh Idempotency-Key. crypto.randomUUID exists only in secure contexts (https, localhost);
  * a dashboard opened over plain http on another host falls back to getRandomValues, which exists everywhere.
+ * @returns {string}
  */
 export function newIdempotencyKey() {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
   const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 // A POST with a key is safe to send again: the service answers a repeat with the first outcome.
 const RETRYABLE = new Set([0, 409, 502, 503, 504]);
+/** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Calls the API. `idempotencyKey` (POSTs): the same key on every try of one button press.
- * @returns the parsed JSON body
- * @throws ApiError with the problem's `detail` as its message
+ * @typedef {object} CallOptions
+ * @property {unknown} [body] sent as JSON
+ * @property {string} [idempotencyKey] POSTs: the same key on every try of one button press
+ * @property {string} [ifMatch] If-Match: 412 instead of overwriting a newer version
+ * @property {string | null} [key] the API key @default session.key
+ */
+
+/**
+ * Calls the API. The type parameter names the answer's shape (unchecked: the service's schema).
+ * @template [T=unknown]
+ * @param {string} method
+ * @param {string} path
+ * @param {CallOptions} [options]
+ * @returns {Promise<T>} the parsed JSON body
+ * @throws {ApiError} with the problem's `detail` as its message
  */
 export async function api(method, path, options = {}) {
-  return (await apiWithETag(method, path, options)).data;
+  return /** @type {T} */ ((await apiWithETag(method, path, options)).data);
 }
 
 /**
  * `api`, with the answer's ETag. `ifMatch` sends If-Match: a write that must not overwrite a change
  * made since that version was read (412 when it would).
- * @returns `{ data, etag }`
+ * @template [T=unknown]
+ * @param {string} method
+ * @param {string} path
+ * @param {CallOptions} [options]
+ * @returns {Promise<{ data: T, etag: string | null }>}
  */
 export async function apiWithETag(method, path, { body, idempotencyKey, ifMatch, key = session.key } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json', authorization: `Bearer ${key ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
@@ -71,10 +104,10 @@ export async function apiWithETag(method, path, { body, idempotencyKey, ifMatch,
   const tries = idempotencyKey ? 3 : 1;
   for (let i = 1; ; i++) {
     const { status, data, etag } = await send(method, path, headers, body);
-    if (status >= 200 && status < 300) return { data, etag };
-    const error = new ApiError(status, data ?? {});
+    if (status >= 200 && status < 300) return { data: /** @type {T} */ (data), etag: etag ?? null };
+    const error = new ApiError(status, /** @type {Problem} */ (data ?? {}));
     if (status === 401) {
-      onUnauthorized(error);
+      window.dispatchEvent(new CustomEvent(UNAUTHORIZED, { detail: error }));
       throw error;
     }
     if (i >= tries || !RETRYABLE.has(status)) throw error;
@@ -82,6 +115,13 @@ export async function apiWithETag(method, path, { body, idempotencyKey, ifMatch,
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {Record<string, string>} headers
+ * @param {unknown} body
+ * @returns {Promise<{ status: number, data: unknown, etag?: string | null }>}
+ */
 async function send(method, path, headers, body) {
   let res;
   try {
@@ -108,6 +148,10 @@ async function send(method, path, headers, body) {
   return { status: res.status, data, etag: res.headers.get('etag') };
 }
 
-/** `/v1/…` with path segments escaped. */
+/**
+ * `/v1/…` with path segments escaped.
+ * @param {TemplateStringsArray} strings
+ * @param {string[]} values
+ */
 export const path = (strings, ...values) =>
-  strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(values[i]) : ''), '');
+  strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(values[i] ?? '') : ''), '');

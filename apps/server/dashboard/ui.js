@@ -1,40 +1,47 @@
+// @ts-check
 // Shared pieces of the interface: status messages, action buttons, the one-time secret panel.
 import { newIdempotencyKey } from './api.js';
 import { badge, h, nextId } from './dom.js';
 import { ago, exact } from './format.js';
 
-const status = () => document.getElementById('status');
-const alert = () => document.getElementById('alert');
+/** @typedef {import('./types.js').Delivery} Delivery */
 
-/** Says something politely (aria-live="polite"); clears any error. */
+/** @param {string} id */
+const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const status = () => byId('status');
+const alert = () => byId('alert');
+
+/**
+ * Says something politely (aria-live="polite"); clears any error.
+ * @param {string} text
+ */
 export function announce(text) {
   alert().textContent = '';
   status().textContent = text;
 }
 
-/** Shows an error (role="alert"): the problem's `detail` when the service sent one. */
+/**
+ * Shows an error (role="alert"): the problem's `detail` when the service sent one.
+ * @param {unknown} error
+ */
 export function announceError(error) {
   status().textContent = '';
   alert().textContent = error instanceof Error ? error.message : String(error);
 }
 
-let next;
-
-/** Says `text` once the page the app is moving to is shown (navigation clears messages). */
-export function announceNext(text) {
-  next = text;
-}
-
+/** Clears both messages (a navigation, or a new press of a button). */
 export function clearMessages() {
-  status().textContent = next ?? '';
-  next = undefined;
-  alert().textContent = '';
+  announce('');
 }
 
 /**
  * A button that runs an API action. Each press gets its own Idempotency-Key (passed to `run`), and
  * presses while one is in flight are ignored, so a double click acts once. The button stays focusable
  * while busy (aria-disabled, not disabled) so keyboard focus is not lost.
+ * @param {string} label
+ * @param {(idempotencyKey: string) => Promise<unknown>} run
+ * @param {{ tone?: 'primary' | 'secondary' | 'danger' | 'quiet', busy?: string, key?: string }} [options]
+ *   tone @default 'primary'; busy: the label while running @default 'Working…'; key: `data-key`
  */
 export function actionButton(label, run, { tone = 'primary', busy = 'Working…', key } = {}) {
   const button = h(
@@ -60,7 +67,11 @@ export function actionButton(label, run, { tone = 'primary', busy = 'Working…'
   return button;
 }
 
-/** A titled panel section. */
+/**
+ * A titled panel section.
+ * @param {string} title
+ * @param {import('./types.js').Child[]} children
+ */
 export function section(title, ...children) {
   const id = nextId('section');
   return h('section', { class: 'panel', 'aria-labelledby': id }, h('h2', { id }, title), ...children);
@@ -69,6 +80,8 @@ export function section(title, ...children) {
 /**
  * Shows a signing secret once, with the warning that it will not be shown again. Focus moves to the
  * panel's heading so a screen reader reads it at once.
+ * @param {string} secret
+ * @param {{ overlapUntil?: string | undefined }} [options] when the previous secret stops verifying
  */
 export function secretPanel(secret, { overlapUntil } = {}) {
   const id = nextId('secret');
@@ -125,7 +138,12 @@ export function secretPanel(secret, { overlapUntil } = {}) {
   return panel;
 }
 
-/** A labelled form field. */
+/**
+ * A labelled form field.
+ * @param {string} label
+ * @param {HTMLInputElement | HTMLSelectElement} input
+ * @param {string} [hint]
+ */
 export function field(label, input, hint) {
   const id = input.id || nextId('field');
   input.id = id;
@@ -140,12 +158,19 @@ export function field(label, input, hint) {
   );
 }
 
-/** "Load more" for cursor-paged lists. */
+/**
+ * "Load more" for cursor-paged lists.
+ * @param {string} label
+ * @param {() => void} load
+ */
 export function moreButton(label, load) {
   return h('button', { type: 'button', class: 'btn btn-secondary more', onclick: load }, label);
 }
 
-/** A delivery's status as a badge; a pending one says when it is next tried. */
+/**
+ * A delivery's status as a badge; a pending one says when it is next tried.
+ * @param {Delivery} d
+ */
 export function deliveryBadge(d) {
   if (d.status === 'delivered') return badge('Delivered', 'ok');
   if (d.status === 'failed') return badge('Failed', 'bad');

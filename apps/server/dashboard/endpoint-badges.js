@@ -1,0 +1,49 @@
+// @ts-check
+// How an endpoint's state reads at a glance: enabled or not, its circuit breaker, its success rate.
+import { badge, h } from './dom.js';
+import { ago, plural, rate, rateTone, when } from './format.js';
+
+/** @typedef {import('./types.js').Endpoint} Endpoint */
+
+/** @param {Endpoint} e */
+export const statusBadge = (e) =>
+  e.status === 'enabled' ? badge('Enabled', 'ok') : badge('Disabled', 'bad');
+
+/**
+ * The circuit breaker, when it is not closed: open (waiting for its probe) or half open (probing).
+ * @param {Endpoint} e
+ */
+export const circuitBadge = (e) =>
+  !e.circuit || e.circuit.state === 'closed'
+    ? null
+    : badge(e.circuit.state === 'open' ? 'Circuit open' : 'Probing', 'warn');
+
+/**
+ * What an open breaker means for the endpoint's deliveries, in words.
+ * @param {Endpoint} e
+ */
+export function circuitCallout(e) {
+  if (!e.circuit || e.circuit.state === 'closed') return null;
+  const c = e.circuit;
+  return h(
+    'div',
+    { class: 'callout callout-warn', dataset: { circuit: c.state } },
+    h('strong', {}, 'Circuit breaker open'),
+    c.openedAt ? ` ${ago(c.openedAt)}` : '',
+    ` after ${plural(c.consecutiveFailures, 'failed attempt')} in a row. Pending deliveries wait for one probe attempt (`,
+    c.state === 'open' ? h('span', {}, 'next ', when(c.nextProbeAt)) : 'in progress',
+    '); when it succeeds they all go out. Waiting spends none of their attempts.',
+  );
+}
+
+/**
+ * Success rate as a badge with its tone; the word carries the meaning, not the colour.
+ * @param {Endpoint['health']} health
+ */
+export const rateBadge = (health) => badge(rate(health?.successRate24h), rateTone(health?.successRate24h));
+
+/**
+ * Whether any of these endpoints has deliveries waiting (the list polls while one does).
+ * @param {Endpoint[]} endpoints
+ */
+export const anyPending = (endpoints) => endpoints.some((e) => (e.health?.pendingDeliveries ?? 0) > 0);

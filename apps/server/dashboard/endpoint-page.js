@@ -1,0 +1,74 @@
+// @ts-check
+// `#/endpoints/:id`: health, the operator's actions, the endpoint's deliveries, its settings and
+// deletion. This view instance owns the version shown; its parts read it through `page`.
+import { apiWithETag, path } from './api.js';
+import { h } from './dom.js';
+import { endpointActions } from './endpoint-actions.js';
+import { endpointDelete } from './endpoint-delete.js';
+import { endpointDeliveries } from './endpoint-deliveries.js';
+import { settingsForm } from './endpoint-settings.js';
+import { endpointSummary } from './endpoint-summary.js';
+import { section } from './ui.js';
+
+/** @typedef {import('./types.js').Endpoint} Endpoint */
+
+/** @param {string} id */
+const read = (id) =>
+  /** @type {Promise<{ data: Endpoint, etag: string | null }>} */ (
+    apiWithETag('GET', path`/v1/webhook-endpoints/${id}`)
+  );
+
+/** @type {import('./types.js').View<{ id: string }>} */
+export async function endpointView({ id }, ctx) {
+  // The ETag of the version shown: a delete carries it (If-Match), so it cannot remove an endpoint
+  // that changed since it was last shown.
+  const { data: endpoint, etag } = await read(id);
+  const summary = endpointSummary();
+  const deliveries = endpointDeliveries({ id, ctx });
+
+  /** @type {import('./types.js').EndpointPage} */
+  const page = {
+    id,
+    ctx,
+    shown: { endpoint, etag },
+    async refresh() {
+      page.shown = await read(id).then(({ data, etag }) => ({ endpoint: data, etag }));
+      if (!ctx.alive()) return false;
+      summary.render(page.shown.endpoint);
+      actions.render();
+      await deliveries.load(true);
+      return (page.shown.endpoint.health?.pendingDeliveries ?? 0) > 0;
+    },
+  };
+  const actions = endpointActions(page);
+
+  summary.render(endpoint);
+  actions.render();
+  const settings = settingsForm({
+    id,
+    endpoint,
+    etag,
+    saved: async (saved) => {
+      const title = document.getElementById('page-title');
+      if (title) title.textContent = saved.description || 'Webhook endpoint';
+      await page.refresh();
+    },
+  });
+  const danger = endpointDelete(page);
+  await deliveries.load(true);
+  ctx.poll(page.refresh, (endpoint.health?.pendingDeliveries ?? 0) > 0);
+
+  return {
+    title: endpoint.description || 'Webhook endpoint',
+    crumbs: [['Endpoints', '#/']],
+    node: h(
+      'div',
+      { class: 'stack' },
+      summary.node,
+      section('Actions', actions.node, actions.output),
+      section('Deliveries', deliveries.toolbar, deliveries.node),
+      section('Settings', settings),
+      section('Delete this endpoint', danger),
+    ),
+  };
+}

@@ -1,0 +1,133 @@
+// @ts-check
+// The endpoint's editable settings. Built once (the page's polling never redraws it under the
+// typist) and saved with If-Match on the version the form was filled from: a change made elsewhere
+// since then is not overwritten; the form is refilled with it and says so.
+import { apiWithETag, newIdempotencyKey, path, statusOf } from './api.js';
+import { h } from './dom.js';
+import { eventTypeList, TYPES_HINT, URL_HINT } from './endpoint-fields.js';
+import { actionButton, announce, field } from './ui.js';
+
+/** @typedef {import('./types.js').Endpoint} Endpoint */
+/** @typedef {Pick<Endpoint, 'url' | 'eventTypes' | 'description' | 'rateLimit'>} Settings */
+
+/**
+ * @param {Settings} a
+ * @param {Settings} b
+ */
+const sameSettings = (a, b) =>
+  a.url === b.url &&
+  a.eventTypes.join(',') === b.eventTypes.join(',') &&
+  (a.description ?? '') === (b.description ?? '') &&
+  (a.rateLimit ?? null) === (b.rateLimit ?? null);
+
+/**
+ * The settings form of endpoint `id`, filled from `endpoint` (the version whose ETag is `etag`).
+ * The version the form was filled from is this form's own; `saved` is told of every new one.
+ * @param {{ id: string, endpoint: Endpoint, etag: string | null, saved: (e: Endpoint) => Promise<unknown> }} options
+ */
+export function settingsForm({ id, endpoint, etag, saved }) {
+  const url = h('input', { type: 'url', name: 'url', required: true });
+  const types = h('input', { type: 'text', name: 'eventTypes', required: true });
+  const description = h('input', { type: 'text', name: 'description', maxlength: '500' });
+  const rateLimit = h('input', {
+    type: 'number',
+    name: 'rateLimit',
+    min: '1',
+    max: '10000',
+    step: '1',
+    inputmode: 'numeric',
+  });
+  let shown = endpoint;
+  let shownETag = etag;
+  /**
+   * @param {Endpoint} e
+   * @param {string | null} tag
+   */
+  const fill = (e, tag) => {
+    shown = e;
+    shownETag = tag;
+    url.value = e.url;
+    types.value = e.eventTypes.join(', ');
+    description.value = e.description ?? '';
+    rateLimit.value = e.rateLimit === null || e.rateLimit === undefined ? '' : String(e.rateLimit);
+  };
+  fill(endpoint, etag);
+
+  /** What the form changes, as a JSON merge patch; throws for a value the API would refuse. */
+  const changes = () => {
+    /** @type {Partial<Settings>} */
+    const patch = {};
+    if (url.value.trim() !== shown.url) patch.url = url.value.trim();
+    const eventTypes = eventTypeList(types.value);
+    if (eventTypes.length === 0) throw new Error('Name at least one event type, or * for all.');
+    if (eventTypes.join(',') !== shown.eventTypes.join(',')) patch.eventTypes = eventTypes;
+    if (description.value.trim() !== (shown.description ?? '')) patch.description = description.value.trim();
+    const rate = rateLimit.value.trim();
+    const limit = rate === '' ? null : Number(rate);
+    if (limit !== null && !(Number.isInteger(limit) && limit >= 1 && limit <= 10_000)) {
+      throw new Error(
+        'The rate limit is a whole number of deliveries per second from 1 to 10,000, or empty for none.',
+      );
+    }
+    if (limit !== (shown.rateLimit ?? null)) patch.rateLimit = limit;
+    return patch;
+  };
+
+  /** @param {string} idempotencyKey */
+  async function save(idempotencyKey) {
+    const body = changes();
+    if (Object.keys(body).length === 0) {
+      announce('Nothing to save: the settings are as they were.');
+      return;
+    }
+    /**
+     * @param {string | null} ifMatch
+     * @param {string} key
+     * @returns {Promise<{ data: Endpoint, etag: string | null }>}
+     */
+    const patch = (ifMatch, key) =>
+      apiWithETag('PATCH', path`/v1/webhook-endpoints/${id}`, {
+        idempotencyKey: key,
+        ...(ifMatch ? { ifMatch } : {}),
+        body,
+      });
+    let answer;
+    try {
+      answer = await patch(shownETag, idempotencyKey);
+    } catch (error) {
+      if (statusOf(error) !== 412) throw error;
+      /** @type {{ data: Endpoint, etag: string | null }} */
+      const current = await apiWithETag('GET', path`/v1/webhook-endpoints/${id}`);
+      if (!sameSettings(current.data, shown)) {
+        fill(current.data, current.etag);
+        await saved(current.data);
+        throw new Error(
+          'This endpoint was changed elsewhere after the form was filled in, and nothing was saved. ' +
+            'The form now shows the current settings: make your change again.',
+        );
+      }
+      // A new version with the settings the form was filled from (this page's own disable,
+      // enable or rotation made it): the edit still applies, so it is sent again on that
+      // version, with a key of its own (the first one answered 412).
+      answer = await patch(current.etag, newIdempotencyKey());
+    }
+    fill(answer.data, answer.etag);
+    announce('Endpoint updated.');
+    await saved(answer.data);
+  }
+
+  const form = h(
+    'form',
+    { class: 'form', novalidate: true },
+    field('URL', url, URL_HINT),
+    field('Event types', types, TYPES_HINT),
+    field('Description', description),
+    field('Rate limit (deliveries per second)', rateLimit, 'Empty: no limit.'),
+  );
+  form.append(h('div', { class: 'actions' }, actionButton('Save changes', save, { key: 'save' })));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    /** @type {HTMLElement | null} */ (form.querySelector('[data-key="save"]'))?.click();
+  });
+  return form;
+}

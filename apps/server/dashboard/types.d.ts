@@ -1,0 +1,142 @@
+// The /v1 shapes the dashboard reads (apps/server/src/routes/schemas.ts and routes/webhooks.ts), and
+// the contract between the router and its views. Types only: nothing here is served or run.
+
+/** RFC 9457 problem+json, as the service sends it. */
+export interface Problem {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  code?: string;
+}
+
+/** A cursor-paged list. */
+export interface Page<T> {
+  object: 'list';
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** The endpoint's circuit breaker: open waits for one probe attempt, half_open is probing. */
+export interface Circuit {
+  state: 'closed' | 'open' | 'half_open';
+  consecutiveFailures: number;
+  openedAt: string | null;
+  nextProbeAt: string | null;
+}
+
+export interface EndpointHealth {
+  attempts24h: number;
+  successRate24h: number | null;
+  pendingDeliveries: number;
+}
+
+export interface Endpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  description?: string;
+  eventTypes: string[];
+  format: 'surety' | 'standard';
+  status: 'enabled' | 'disabled';
+  disabledReason: string | null;
+  disabledAt: string | null;
+  retrySchedule: number[] | null;
+  rateLimit: number | null;
+  ordered: boolean;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  failingSince: string | null;
+  /** Absent from a server that predates the breaker. */
+  circuit?: Circuit;
+  /** Only in the answer for one endpoint (not in the list). */
+  health?: EndpointHealth;
+  /** Only in the answer to creation and rotation. */
+  secret?: string;
+}
+
+export interface SuretyEvent {
+  id: string;
+  object: 'event';
+  type: string;
+  apiVersion: string;
+  createdAt: string;
+  sequence: number;
+  resource: string | null;
+  data: unknown;
+}
+
+export interface Delivery {
+  id: string;
+  object: 'delivery';
+  eventId: string;
+  eventType: string | null;
+  endpointId: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+export interface Attempt {
+  id: string;
+  object: 'attempt';
+  deliveryId: string;
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  /** null: no HTTP answer (connection refused, timeout, refused by the SSRF guard). */
+  status: number | null;
+  responseExcerpt: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+/** A view's handle on the router, made for one navigation. */
+export interface ViewContext {
+  /** Whether the view is still the one shown (a late answer must not draw over the next view). */
+  alive(): boolean;
+  /** Shows an error of a background action. */
+  fail(error: unknown): void;
+  /** Registers `refresh` (resolves to "still pending?"); starts polling at once if `active`. */
+  poll(refresh: () => Promise<boolean | undefined>, active: boolean): void;
+  /** Polls (again) for a while: after an action that queued work. */
+  startPolling(): void;
+  /** Moves to `hash`, saying `message` once the next view is shown. */
+  navigate(hash: string, message?: string): void;
+}
+
+/** What a view gives the router to show. */
+export interface ViewResult {
+  title: string;
+  node: Node;
+  /** Breadcrumb trail: [label, href]. */
+  crumbs?: Array<[string, string]>;
+}
+
+export type View<P> = (params: P, ctx: ViewContext) => Promise<ViewResult>;
+
+/** What `h` and `replaceChildren` accept as children: null, undefined and false are skipped. */
+export type Child = Node | string | number | null | undefined | false | Child[];
+
+/** `h`'s props: `class`, `dataset`, `on<event>` listeners, anything else an attribute. */
+export type Props = Record<string, unknown> & { dataset?: Record<string, string> };
+
+/**
+ * One endpoint page, as its parts see it: the version shown (owned by the page instance, replaced by
+ * `refresh`) and how to re-read everything.
+ */
+export interface EndpointPage {
+  id: string;
+  ctx: ViewContext;
+  shown: { endpoint: Endpoint; etag: string | null };
+  /** Re-reads the endpoint and its deliveries and redraws; resolves to "deliveries pending?". */
+  refresh(): Promise<boolean>;
+}
