@@ -1,6 +1,7 @@
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { loadPglite } from './load-pglite.js';
+import { openTransaction } from './transaction.js';
 import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
 
 /** What Surety calls on a PGlite connection or transaction. */
@@ -63,28 +64,15 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
       fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
       options?: TransactionOptions,
     ): Promise<T> {
-      const committed: (() => void)[] = [];
+      let committed: readonly (() => void)[] = [];
       try {
         const result = await db.transaction(async (inner) => {
-          let last: string | undefined;
-          const tx: Tx = {
-            inTransaction: true,
-            afterCommit(callback) {
-              committed.push(callback);
-            },
-            atCommit(statement) {
-              if (last !== undefined) throw new Error('atCommit: one statement per transaction');
-              last = statement;
-            },
+          const open = openTransaction({
             query: (statement, params) => run(inner, statement, params),
-            async exec(script) {
-              try {
-                await inner.exec(script);
-              } catch (error) {
-                throw classify(error);
-              }
-            },
-          };
+            exec: (script) => inner.exec(script),
+          });
+          const { tx, atCommitStatement } = open;
+          committed = open.committed;
           let first: QueryResult<Record<string, unknown>> | undefined;
           if (typeof options?.first === 'object') {
             first = await tx.query(options.first.statement, options.first.params);
@@ -99,6 +87,7 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
             first = { rows, rowCount: last?.affectedRows ?? rows.length };
           }
           const result = await fn(tx, first);
+          const last = atCommitStatement();
           if (last !== undefined) {
             await inner.exec(last).catch((error: unknown) => {
               throw classify(error);
