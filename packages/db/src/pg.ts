@@ -3,7 +3,7 @@ import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { ownConnectionSettings } from './own-connection.js';
 import { openTransaction } from './transaction.js';
-import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
+import type { QueryResult, Sql, Statement } from './types.js';
 
 export interface PgSqlOptions {
   /** A `postgres://` URL. Ignored when `pool` is given. */
@@ -156,10 +156,8 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
   return {
     kind: 'pg',
     query: (statement, params) => run(pool, statement, params),
-    async transaction<T>(
-      fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
-      txOptions?: TransactionOptions,
-    ): Promise<T> {
+    // Typed by `Sql['transaction']` (types.ts).
+    async transaction(fn, txOptions) {
       let client: pg.PoolClient;
       try {
         client = await pool.connect();

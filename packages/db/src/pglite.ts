@@ -2,7 +2,7 @@ import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { loadPglite } from './load-pglite.js';
 import { openTransaction } from './transaction.js';
-import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
+import type { QueryResult, Sql, Statement } from './types.js';
 
 /** What Surety calls on a PGlite connection or transaction. */
 export interface PgliteQueryable {
@@ -60,10 +60,8 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
   return {
     kind: 'pglite',
     query: (statement, params) => run(db, statement, params),
-    async transaction<T>(
-      fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
-      options?: TransactionOptions,
-    ): Promise<T> {
+    // Typed by `Sql['transaction']` (types.ts).
+    async transaction(fn, options) {
       let committed: readonly (() => void)[] = [];
       try {
         const result = await db.transaction(async (inner) => {
