@@ -5,7 +5,7 @@
 // the hold horizon, and when it closes, counted from the statement's own RETURNING), and how long
 // after the receiver recovers the last delivery lands.
 //
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench node --conditions=source --import tsx bench/circuit/run.ts [--quick]
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench node --conditions=@surety/source --import tsx bench/circuit/run.ts [--quick]
 // (PGlite without DATABASE_URL.) Loopback only; bounded: at most --hours × 720 + 2,880 steps.
 import { createTestDatabase } from '@surety/db/testing';
 import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
