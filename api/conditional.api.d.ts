@@ -100,15 +100,9 @@ export declare function parseHttpDate(value: string, now?: Date): Date | undefin
 export declare function formatHttpDate(date: Date): string;
 
 // --- dist/problem.d.ts
+import type { Problem } from "@surety/core";
 import type { PreconditionResult } from "./evaluate.js";
-export interface Problem {
-    status: number;
-    code: string;
-    title: string;
-    detail: string;
-}
-export declare const PROBLEM_CONTENT_TYPE = "application/problem+json";
-export declare function problemBody(problem: Problem, instance?: string): string;
+export { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from "@surety/core";
 export declare function preconditionFailedProblem(header?: "if-match" | "if-unmodified-since" | "if-none-match"): Problem;
 export declare function preconditionRequiredProblem(): Problem;
 export declare function malformedPreconditionProblem(detail: string): Problem;

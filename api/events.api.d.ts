@@ -167,15 +167,7 @@ export interface ContractChange {
 
 // --- dist/envelope.d.ts
 import type { JsonSchema } from "./json-schema.js";
-export declare const EVENT_TYPE_PATTERN: RegExp;
-export interface EventEnvelope<T = unknown> {
-    id: string;
-    type: string;
-    apiVersion: string;
-    createdAt: string;
-    sequence: number;
-    data: T;
-}
+export { type Envelope as EventEnvelope, EVENT_TYPE_PATTERN } from "@surety/core";
 export declare function envelopeSchema(type: string, data: JsonSchema): JsonSchema;
 export declare function webhookHeadersSchema(): JsonSchema;
 

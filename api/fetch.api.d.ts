@@ -245,7 +245,7 @@ export interface ReadDeadlineOptions {
 export declare const DEFAULT_MAX_DEADLINE_MS = 300000;
 export declare function readDeadline(headers: HeaderSource, options?: ReadDeadlineOptions): number | undefined;
 export declare function deadlineSignal(headers: HeaderSource, options?: ReadDeadlineOptions): AbortSignal | undefined;
-export declare const PROBLEM_CONTENT_TYPE = "application/problem+json";
+export { PROBLEM_CONTENT_TYPE } from "@surety/core";
 export declare function deadlineProblem(deadlineMs: number, instance?: string, status?: number): string;
 
 // ===== ./server → ./dist/server.d.ts

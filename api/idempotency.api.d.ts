@@ -186,6 +186,7 @@ export interface FingerprintInput {
 export declare function fingerprint({ method, url, body }: FingerprintInput): string;
 
 // --- dist/http.d.ts
+import type { Problem } from "@surety/core";
 import type { Seen, StoredResponse } from "./types.js";
 export declare const DESCRIBING_HEADERS: readonly [
     "content-type",
@@ -196,15 +197,7 @@ export declare const DESCRIBING_HEADERS: readonly [
     "last-modified"
 ];
 export declare const REPLAYED_HEADER = "Idempotent-Replayed";
-export interface Problem {
-    status: number;
-    code: string;
-    title: string;
-    detail: string;
-    headers?: Record<string, string>;
-}
-export declare const PROBLEM_CONTENT_TYPE = "application/problem+json";
-export declare function problemBody(problem: Problem, instance?: string): string;
+export { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from "@surety/core";
 export declare function describingHeaders(headers: Record<string, unknown> | Headers, names?: readonly string[]): Record<string, string>;
 export declare function readKey(value: string | readonly string[] | undefined, required: boolean): {
     kind: "key";

@@ -83,23 +83,18 @@ export type HeadersLike = {
 export declare function headerValues(headers: HeadersLike, name: string): string[];
 
 // --- dist/http.d.ts
-export declare const PROBLEM_CONTENT_TYPE = "application/problem+json";
+import type { Problem } from "@surety/core";
+export { PROBLEM_CONTENT_TYPE, problemBody } from "@surety/core";
 export declare const DEFAULT_BODY_LIMIT: number;
 export declare const ReceiverErrorCode: {
     readonly BodyTooLarge: "SURETY_WEBHOOK_BODY_TOO_LARGE";
     readonly InvalidJson: "SURETY_WEBHOOK_INVALID_JSON";
     readonly RawBodyUnavailable: "SURETY_WEBHOOK_RAW_BODY_UNAVAILABLE";
 };
-export interface WebhookProblem {
-    status: number;
-    code: string;
-    title: string;
-    detail: string;
-}
+export type WebhookProblem = Problem;
 export declare function webhookProblem(code: string, detail: string): WebhookProblem;
 export declare const problemCode: (code: string) => string;
 export declare function problemForError(error: unknown): WebhookProblem | undefined;
-export declare function problemBody(problem: WebhookProblem, instance?: string): string;
 export declare function isJsonType(contentType: string | undefined): boolean;
 
 // --- dist/secrets.d.ts

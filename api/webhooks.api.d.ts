@@ -19,14 +19,7 @@ export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, Worke
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
 
 // --- dist/envelope.d.ts
-export interface Envelope<T = unknown> {
-    id: string;
-    type: string;
-    apiVersion: string;
-    createdAt: string;
-    sequence: number;
-    data: T;
-}
+export type { Envelope } from "@surety/core";
 export declare function envelopeJson(e: {
     id: string;
     type: string;

@@ -1,10 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '@surety/idempotency';
+import { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from '@surety/core';
 import type { FastifyInstance } from 'fastify';
 
 /** What Node's HTTP parser refuses before any route runs, as problem+json. */
-const PROBLEMS: Record<string, { status: number; code: string; title: string; detail: string }> = {
+const PROBLEMS: Record<string, Problem> = {
   // Node counts the request line with the headers against maxHeaderSize (16 KiB): a long URL too.
   HPE_HEADER_OVERFLOW: {
     status: 431,
@@ -19,7 +19,7 @@ const PROBLEMS: Record<string, { status: number; code: string; title: string; de
     detail: 'The request was not received in time.',
   },
 };
-const MALFORMED = {
+const MALFORMED: Problem = {
   status: 400,
   code: 'bad_request',
   title: 'Bad request',

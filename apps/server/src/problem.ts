@@ -1,5 +1,6 @@
+import { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from '@surety/core';
 import { isDatabaseUnavailableError, isInvalidCursorError } from '@surety/db';
-import { PROBLEM_CONTENT_TYPE, problemBody, type StoredResponse } from '@surety/idempotency';
+import type { StoredResponse } from '@surety/idempotency';
 import {
   EndpointLimitError,
   EndpointNotFoundError,
@@ -29,8 +30,8 @@ export class HttpProblem extends Error {
   }
 
   body(instance?: string): string {
-    const base = JSON.parse(problemBody(this, instance)) as Record<string, unknown>;
-    return JSON.stringify({ ...base, ...this.extra });
+    const { status, code, title, detail, extra } = this;
+    return problemBody({ status, code, title, detail, extensions: extra }, instance);
   }
 
   toStoredResponse(instance?: string): StoredResponse {
@@ -46,7 +47,7 @@ export class HttpProblem extends Error {
 export const notFound = (what: string) => new HttpProblem(404, 'not_found', 'Not found', `No such ${what}.`);
 
 /** A problem from @surety/conditional (412/428/400/409) as an HttpProblem; version conflicts are not final. */
-export const fromConditional = (p: { status: number; code: string; title: string; detail: string }) =>
+export const fromConditional = (p: Problem) =>
   new HttpProblem(
     p.status,
     p.code,

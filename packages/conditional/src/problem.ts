@@ -1,31 +1,10 @@
+import type { Problem } from '@surety/core';
 import type { PreconditionResult } from './evaluate.js';
 
-/** An RFC 9457 problem with a stable `code`, ready to send as `application/problem+json`. */
-export interface Problem {
-  status: number;
-  /** Stable, machine-readable: `precondition_failed`, `precondition_required`, `malformed_precondition`, `version_conflict`. */
-  code: string;
-  title: string;
-  detail: string;
-}
-
-/** @default "application/problem+json" */
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-/**
- * The problem+json body of a Problem (`type` is derived from `code`).
- * @example problemBody(preconditionRequiredProblem(), '/v1/orders/o_1')
- */
-export function problemBody(problem: Problem, instance?: string): string {
-  return JSON.stringify({
-    type: `https://surety.dev/problems/${problem.code.replaceAll('_', '-')}`,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.detail,
-    code: problem.code,
-    ...(instance ? { instance } : {}),
-  });
-}
+// The problem+json shape and builder are @surety/core's, shared by every package; re-exported here
+// because they have always been part of this package's API. Codes of this package:
+// `precondition_failed`, `precondition_required`, `malformed_precondition`, `version_conflict`.
+export { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from '@surety/core';
 
 const HEADER_NAMES = {
   'if-match': 'If-Match',

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { ownConnectionSettings } from './own-connection.js';
-import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
+import { openTransaction } from './transaction.js';
+import type { QueryResult, Sql, Statement } from './types.js';
 
 export interface PgSqlOptions {
   /** A `postgres://` URL. Ignored when `pool` is given. */
@@ -155,10 +156,8 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
   return {
     kind: 'pg',
     query: (statement, params) => run(pool, statement, params),
-    async transaction<T>(
-      fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
-      txOptions?: TransactionOptions,
-    ): Promise<T> {
+    // Typed by `Sql['transaction']` (types.ts).
+    async transaction(fn, txOptions) {
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
@@ -198,28 +197,13 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         } else {
           await run(client, 'BEGIN', undefined);
         }
-        let last: string | undefined;
-        const committed: (() => void)[] = [];
-        const tx: Tx = {
-          inTransaction: true,
-          afterCommit(callback) {
-            committed.push(callback);
-          },
-          atCommit(statement) {
-            if (last !== undefined) throw new Error('atCommit: one statement per transaction');
-            last = statement;
-          },
+        // Simple protocol for exec: several statements, no parameters (node-postgres returns one result each).
+        const { tx, committed, atCommitStatement } = openTransaction({
           query: (statement, params) => run(client, statement, params),
-          async exec(script) {
-            // Simple protocol: several statements, no parameters (node-postgres returns one result each).
-            try {
-              await client.query(script);
-            } catch (error) {
-              throw classify(error);
-            }
-          },
-        };
+          exec: (script) => client.query(script),
+        });
         const result = await fn(tx, first);
+        const last = atCommitStatement();
         if (last === undefined) await run(client, 'COMMIT', undefined);
         // One round trip (simple protocol): if the statement fails, PostgreSQL skips the COMMIT
         // after it and the transaction is rolled back below.

@@ -1,7 +1,8 @@
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { loadPglite } from './load-pglite.js';
-import type { QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
+import { openTransaction } from './transaction.js';
+import type { QueryResult, Sql, Statement } from './types.js';
 
 /** What Surety calls on a PGlite connection or transaction. */
 export interface PgliteQueryable {
@@ -59,32 +60,17 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
   return {
     kind: 'pglite',
     query: (statement, params) => run(db, statement, params),
-    async transaction<T>(
-      fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
-      options?: TransactionOptions,
-    ): Promise<T> {
-      const committed: (() => void)[] = [];
+    // Typed by `Sql['transaction']` (types.ts).
+    async transaction(fn, options) {
+      let committed: readonly (() => void)[] = [];
       try {
         const result = await db.transaction(async (inner) => {
-          let last: string | undefined;
-          const tx: Tx = {
-            inTransaction: true,
-            afterCommit(callback) {
-              committed.push(callback);
-            },
-            atCommit(statement) {
-              if (last !== undefined) throw new Error('atCommit: one statement per transaction');
-              last = statement;
-            },
+          const open = openTransaction({
             query: (statement, params) => run(inner, statement, params),
-            async exec(script) {
-              try {
-                await inner.exec(script);
-              } catch (error) {
-                throw classify(error);
-              }
-            },
-          };
+            exec: (script) => inner.exec(script),
+          });
+          const { tx, atCommitStatement } = open;
+          committed = open.committed;
           let first: QueryResult<Record<string, unknown>> | undefined;
           if (typeof options?.first === 'object') {
             first = await tx.query(options.first.statement, options.first.params);
@@ -99,6 +85,7 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
             first = { rows, rowCount: last?.affectedRows ?? rows.length };
           }
           const result = await fn(tx, first);
+          const last = atCommitStatement();
           if (last !== undefined) {
             await inner.exec(last).catch((error: unknown) => {
               throw classify(error);

@@ -1,29 +1,8 @@
 import type { JsonSchema } from './json-schema.js';
 
-/**
- * Event type names: `noun.verb`, lower case, dot separated (`order.shipped`, `invoice.payment_failed`).
- * The same rule `@surety/webhooks`' publish enforces.
- * @example
- * EVENT_TYPE_PATTERN.test('order.shipped'); // true
- */
-export const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
-
-/**
- * The envelope every webhook body carries, around the type-specific `data`.
- * @example
- * const event = JSON.parse(rawBody) as EventEnvelope<{ id: string }>;
- */
-export interface EventEnvelope<T = unknown> {
-  /** `evt_…`, or the id the publisher chose; the same on every retry and replay. */
-  id: string;
-  type: string;
-  apiVersion: string;
-  /** ISO 8601 date-time the event was published (not when this attempt was sent). */
-  createdAt: string;
-  /** Increases per resource; gaps allowed: compare, don't count. */
-  sequence: number;
-  data: T;
-}
+// The event-type pattern and the envelope are @surety/core's, shared with @surety/webhooks and the
+// service; re-exported here under the names this package has always used.
+export { type Envelope as EventEnvelope, EVENT_TYPE_PATTERN } from '@surety/core';
 
 /**
  * The JSON Schema of a whole webhook body for one event type: the envelope with `type` fixed to that

@@ -1,8 +1,8 @@
+import { isEventType } from '@surety/core';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { closeObjects } from './closed-objects.js';
-import { EVENT_TYPE_PATTERN } from './envelope.js';
 import { EventError, type EventIssue } from './errors.js';
 import { cloneJson, isObject, type JsonSchema, pointerSegment } from './json-schema.js';
 import { serviceEvents } from './service-events.js';
@@ -165,7 +165,7 @@ export class EventRegistry {
           cause,
         },
       );
-    if (typeof type !== 'string' || !EVENT_TYPE_PATTERN.test(type) || type.length > 100) {
+    if (!isEventType(type)) {
       throw bad(
         'the name must look like "order.shipped" (lower case, dot separated, at most 100 characters)',
       );

@@ -1,3 +1,4 @@
+import { problemBody } from '@surety/core';
 import { DeadlineExceededError } from './errors.js';
 import { DEADLINE_HEADER } from './headers.js';
 
@@ -87,23 +88,25 @@ export function deadlineSignal(
   return controller.signal;
 }
 
-/** The RFC 9457 content type of `deadlineProblem` bodies. */
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+/** The RFC 9457 content type of `deadlineProblem` bodies (`@surety/core`'s, re-exported). */
+export { PROBLEM_CONTENT_TYPE } from '@surety/core';
 
 /**
  * The problem+json body a server answers with when the caller's deadline passed first, with the same
  * stable `code` as `DeadlineExceededError`. Sent with status 504, as gRPC gateways map DEADLINE_EXCEEDED.
+ * @default status 504
  * @example
  * res.writeHead(504, { 'content-type': PROBLEM_CONTENT_TYPE }).end(deadlineProblem(ms, req.url));
  */
 export function deadlineProblem(deadlineMs: number, instance?: string, status = 504): string {
-  return JSON.stringify({
-    type: 'https://surety.dev/problems/deadline-exceeded',
-    title: 'Deadline exceeded',
-    status,
-    detail: `The caller stops waiting after ${deadlineMs} ms (${DEADLINE_HEADER}); no complete answer was ready by then.`,
-    // HTTP problem codes are lower case in every Surety API; the error class keeps SURETY_DEADLINE_EXCEEDED.
-    code: 'deadline_exceeded',
-    ...(instance ? { instance } : {}),
-  });
+  return problemBody(
+    {
+      status,
+      // HTTP problem codes are lower case in every Surety API; the error class keeps SURETY_DEADLINE_EXCEEDED.
+      code: 'deadline_exceeded',
+      title: 'Deadline exceeded',
+      detail: `The caller stops waiting after ${deadlineMs} ms (${DEADLINE_HEADER}); no complete answer was ready by then.`,
+    },
+    instance,
+  );
 }

@@ -1,3 +1,4 @@
+import type { Problem } from '@surety/core';
 import { isStoreUnavailableError } from './errors.js';
 import { checkKey } from './key.js';
 import type { Seen, StoredResponse } from './types.js';
@@ -17,28 +18,9 @@ export const DESCRIBING_HEADERS = [
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** An RFC 9457 problem, ready to send as `application/problem+json`. */
-export interface Problem {
-  status: number;
-  code: string;
-  title: string;
-  detail: string;
-  headers?: Record<string, string>;
-}
-
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-/** The problem+json body of a Problem. */
-export function problemBody(problem: Problem, instance?: string): string {
-  return JSON.stringify({
-    type: `https://surety.dev/problems/${problem.code.replaceAll('_', '-')}`,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.detail,
-    code: problem.code,
-    ...(instance ? { instance } : {}),
-  });
-}
+// The problem+json shape and builder are @surety/core's, shared by every package; re-exported here
+// because they have always been part of this package's API.
+export { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from '@surety/core';
 
 /** Picks the describing headers out of a header map (lower-case names, string values). */
 export function describingHeaders(

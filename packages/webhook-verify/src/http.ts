@@ -1,7 +1,9 @@
+import type { Problem } from '@surety/core';
 import { isWebhookVerificationError, WebhookErrorCode } from './errors.js';
 
-/** RFC 9457's media type. */
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+// The problem+json shape and builder are @surety/core's, shared by every package; re-exported here
+// because they have always been part of this package's API.
+export { PROBLEM_CONTENT_TYPE, problemBody } from '@surety/core';
 
 /**
  * Default cap on a webhook body read by the receiver helpers, in bytes.
@@ -19,13 +21,8 @@ export const ReceiverErrorCode = {
   RawBodyUnavailable: 'SURETY_WEBHOOK_RAW_BODY_UNAVAILABLE',
 } as const;
 
-/** An RFC 9457 problem as the helpers send it; `code` is the stable part to match on. */
-export interface WebhookProblem {
-  status: number;
-  code: string;
-  title: string;
-  detail: string;
-}
+/** An RFC 9457 problem as the helpers send it (`@surety/core`'s `Problem`); `code` is the stable part to match on. */
+export type WebhookProblem = Problem;
 
 const TITLES: Record<string, [status: number, title: string]> = {
   [WebhookErrorCode.MissingHeader]: [400, 'Webhook header missing'],
@@ -62,18 +59,6 @@ export function problemForError(error: unknown): WebhookProblem | undefined {
   const detail =
     error.code === WebhookErrorCode.BadSecret ? 'The receiver cannot verify webhooks.' : error.message;
   return webhookProblem(error.code, detail);
-}
-
-/** The JSON body of a problem. */
-export function problemBody(problem: WebhookProblem, instance?: string): string {
-  return JSON.stringify({
-    type: `https://surety.dev/problems/${problem.code.toLowerCase().replaceAll('_', '-')}`,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.detail,
-    code: problem.code,
-    ...(instance ? { instance } : {}),
-  });
 }
 
 /** True for `application/json` and `application/*+json`. */

@@ -1,13 +1,5 @@
-/** The event envelope every webhook body carries. */
-export interface Envelope<T = unknown> {
-  id: string;
-  type: string;
-  apiVersion: string;
-  createdAt: string;
-  /** Increases per resource (gaps allowed): compare, don't count. */
-  sequence: number;
-  data: T;
-}
+/** The event envelope every webhook body carries: `@surety/core`'s, shared with `@surety/events`. */
+export type { Envelope } from '@surety/core';
 
 /**
  * The envelope's JSON, assembled the same way on every attempt from the stored columns, with `data`

@@ -1,3 +1,4 @@
+import { EVENT_TYPE_PATTERN as TYPE } from '@surety/core';
 import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
 import { EndpointLimitError, EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
@@ -117,7 +118,6 @@ export interface CreateEndpointInput {
   ordered?: boolean;
 }
 
-const TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
 
 interface EndpointRow {

@@ -24,7 +24,7 @@ export const listOf = (item: object) => ({
 export const idParam = (pattern: string) =>
   ({ type: 'object', required: ['id'], properties: { id: { type: 'string', pattern } } }) as const;
 
-export const EVENT_TYPE_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
+export { EVENT_TYPE_PATTERN_SOURCE as EVENT_TYPE_PATTERN } from '@surety/core';
 
 export const eventSchema = {
   type: 'object',

@@ -1,0 +1,51 @@
+// The public API of @surety/core (scripts/api-report.mjs; do not edit by hand).
+
+// ===== . → ./dist/index.d.ts
+// --- dist/index.d.ts
+export type { Envelope } from "./envelope.js";
+export { EVENT_TYPE_MAX_LENGTH, EVENT_TYPE_PATTERN, EVENT_TYPE_PATTERN_SOURCE, isEventType, } from "./event-type.js";
+export { isProblemDocument, type ProblemDocument, parseProblem } from "./parse-problem.js";
+export { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, type Problem, problemBody, problemType, } from "./problem.js";
+
+// --- dist/envelope.d.ts
+export interface Envelope<T = unknown> {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: string;
+    sequence: number;
+    data: T;
+}
+
+// --- dist/event-type.d.ts
+export declare const EVENT_TYPE_PATTERN: RegExp;
+export declare const EVENT_TYPE_PATTERN_SOURCE: string;
+export declare const EVENT_TYPE_MAX_LENGTH = 100;
+export declare function isEventType(value: unknown): value is string;
+
+// --- dist/parse-problem.d.ts
+export interface ProblemDocument {
+    type: string;
+    title: string;
+    status: number;
+    detail: string;
+    code: string;
+    instance?: string;
+    [extension: string]: unknown;
+}
+export declare function isProblemDocument(value: unknown): value is ProblemDocument;
+export declare function parseProblem(text: string): ProblemDocument | undefined;
+
+// --- dist/problem.d.ts
+export interface Problem {
+    status: number;
+    code: string;
+    title: string;
+    detail: string;
+    headers?: Record<string, string>;
+    extensions?: Record<string, unknown>;
+}
+export declare const PROBLEM_CONTENT_TYPE = "application/problem+json";
+export declare const PROBLEM_TYPE_BASE = "https://surety.dev/problems/";
+export declare const problemType: (code: string) => string;
+export declare function problemBody(problem: Problem, instance?: string): string;

@@ -1,0 +1,17 @@
+// The definitions the Surety packages share, each in one place. Nothing here depends on a framework,
+// a database or another package.
+export type { Envelope } from './envelope.js';
+export {
+  EVENT_TYPE_MAX_LENGTH,
+  EVENT_TYPE_PATTERN,
+  EVENT_TYPE_PATTERN_SOURCE,
+  isEventType,
+} from './event-type.js';
+export { isProblemDocument, type ProblemDocument, parseProblem } from './parse-problem.js';
+export {
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_TYPE_BASE,
+  type Problem,
+  problemBody,
+  problemType,
+} from './problem.js';

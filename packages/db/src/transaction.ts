@@ -1,0 +1,49 @@
+import { classify } from './errors.js';
+import type { Queryable, Tx } from './types.js';
+
+/** A transaction's `Tx` and what its backend does with it once `fn` has returned. */
+export interface OpenTransaction {
+  /** Handed to the caller's `fn`. */
+  readonly tx: Tx;
+  /** The `afterCommit` callbacks, in registration order: run them (`runAfterCommit`) after COMMIT only. */
+  readonly committed: readonly (() => void)[];
+  /** The statement given to `atCommit`, sent with COMMIT; undefined when there is none. */
+  atCommitStatement(): string | undefined;
+}
+
+/**
+ * The `Tx` object both backends hand out (`pg.ts`, `pglite.ts`), written once so that `atCommit`
+ * and `afterCommit` mean exactly the same on each (see `types.ts`). The backend opens and ends the
+ * transaction itself: how BEGIN and the first statement go out, and how COMMIT carries the
+ * `atCommit` statement, differ between a pool client and PGlite.
+ * @example
+ * const open = openTransaction({ query: (s, p) => run(client, s, p), exec: (script) => client.query(script) });
+ */
+export function openTransaction(backend: {
+  /** Runs one statement inside the transaction; already classifies its errors. */
+  query: Queryable['query'];
+  /** Runs a script with the simple protocol; its errors are classified here. */
+  exec: (script: string) => Promise<unknown>;
+}): OpenTransaction {
+  let last: string | undefined;
+  const committed: (() => void)[] = [];
+  const tx: Tx = {
+    inTransaction: true,
+    afterCommit(callback) {
+      committed.push(callback);
+    },
+    atCommit(statement) {
+      if (last !== undefined) throw new Error('atCommit: one statement per transaction');
+      last = statement;
+    },
+    query: backend.query,
+    async exec(script) {
+      try {
+        await backend.exec(script);
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+  };
+  return { tx, committed, atCommitStatement: () => last };
+}
