@@ -81,6 +81,7 @@ export interface CircuitBreakerOptions {
     openMs?: number;
     halfOpenProbes?: number;
     clock?: Pick<Clock, "now">;
+    onStateChange?: (state: CircuitState, previous: CircuitState) => void;
 }
 export type CircuitState = "closed" | "open" | "half-open";
 export type CircuitOutcome = "success" | "failure" | "ignore";

@@ -179,12 +179,12 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
           'DEV MODE: SURETY_API_KEYS is not set; webhook URLs may use http:// and reach 127.0.0.1',
         );
       }
-      const worker = startWorker(webhooks, config, log);
+      const { worker, stop } = startWorker(webhooks, config, log);
       await worker.start();
       log.info({ worker: worker.id }, 'delivery worker started');
       waitForSignal(async () => {
         log.info({}, 'finishing attempts in flight, then exiting');
-        await worker.stop();
+        await stop();
         await sql.close();
       });
       return -1;

@@ -18,7 +18,10 @@ export interface Running {
   sql: Sql;
   url: string;
   worker: DeliveryWorker | undefined;
-  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  /**
+   * Stops accepting, lets in-flight requests finish, stops the worker, closes the database: all of
+   * it `app.close()`'s hooks, so closing the app directly shuts down the same way.
+   */
   stop(): Promise<void>;
 }
 
@@ -39,23 +42,25 @@ export async function startServer(config: Config): Promise<Running> {
       .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
   }, 10 * 60_000);
   purge.unref();
+  const delivery = config.worker ? startWorker(app.webhooks, config, app.log) : undefined;
+  if (delivery) metrics.observeWorker(delivery.worker);
+  // Shutdown is the app's own lifecycle: no purge starts once closing begins; after the last
+  // in-flight request, the worker finishes its attempts, then the database closes.
+  app.addHook('preClose', async () => clearInterval(purge));
+  app.addHook('onClose', async () => {
+    await delivery?.stop();
+    await sql.close();
+  });
   const url = await app.listen({ port: config.port, host: config.host });
-  const worker = config.worker ? startWorker(app.webhooks, config, app.log) : undefined;
-  if (worker) metrics.observeWorker(worker);
-  await worker?.start();
+  await delivery?.worker.start();
   let stopping: Promise<void> | undefined;
   return {
     app,
     sql,
     url,
-    worker,
+    worker: delivery?.worker,
     stop() {
-      stopping ??= (async () => {
-        clearInterval(purge);
-        await app.close();
-        await worker?.stop();
-        await sql.close();
-      })();
+      stopping ??= app.close();
       return stopping;
     },
   };
@@ -66,8 +71,18 @@ interface Log {
   warn(o: object, msg: string): void;
 }
 
-/** A delivery worker with the service's settings, logging what operators need. */
-export function startWorker(webhooks: Webhooks, config: Config, log: Log): DeliveryWorker {
+/** A delivery worker with its companion jobs; `stop` ends the jobs, then the worker. */
+export interface ServiceWorker {
+  worker: DeliveryWorker;
+  /** Stops the retention job, then the worker (it finishes the attempts in flight). */
+  stop(): Promise<void>;
+}
+
+/**
+ * A delivery worker with the service's settings, logging what operators need, and the webhook
+ * retention job beside it (not yet started: call `worker.start()`).
+ */
+export function startWorker(webhooks: Webhooks, config: Config, log: Log): ServiceWorker {
   const worker = new DeliveryWorker({
     webhooks,
     schedule: config.webhookSchedule,
@@ -84,10 +99,11 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log): Deliv
       .catch((err: unknown) => log.warn({ err }, 'webhook retention purge failed'));
   }, 60 * 60_000);
   retention.unref();
-  const stop = worker.stop.bind(worker);
-  worker.stop = async () => {
-    clearInterval(retention);
-    await stop();
+  return {
+    worker,
+    async stop() {
+      clearInterval(retention);
+      await worker.stop();
+    },
   };
-  return worker;
 }

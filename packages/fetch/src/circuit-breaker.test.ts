@@ -82,3 +82,24 @@ test('circuit breaker: half-open lets only halfOpenProbes through at once; ignor
   breaker.record('success');
   assert.equal(breaker.state, 'closed');
 });
+
+test('circuit breaker: the onStateChange option is called on every change, and assigning the property does not replace it', () => {
+  const clock = createFakeClock({ autoAdvance: false });
+  const fromOption: string[] = [];
+  const fromProperty: string[] = [];
+  const breaker = new CircuitBreaker({
+    consecutiveFailures: 1,
+    openMs: 100,
+    clock,
+    onStateChange: (state, previous) => fromOption.push(`${previous}->${state}`),
+  });
+  breaker.onStateChange = (state, previous) => fromProperty.push(`${previous}->${state}`);
+  assert.equal(breaker.tryAcquire(), true);
+  breaker.record('failure');
+  clock.advance(100);
+  assert.equal(breaker.tryAcquire(), true);
+  breaker.record('success');
+  const expected = ['closed->open', 'open->half-open', 'half-open->closed'];
+  assert.deepEqual(fromOption, expected);
+  assert.deepEqual(fromProperty, expected);
+});

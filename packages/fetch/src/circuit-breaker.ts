@@ -16,6 +16,12 @@ export interface CircuitBreakerOptions {
   halfOpenProbes?: number;
   /** The time source. @default systemClock */
   clock?: Pick<Clock, 'now'>;
+  /**
+   * Called on every state change with the new state and the one before. Given here it cannot be
+   * replaced later (the `onStateChange` property, assignable, is called after it).
+   * @default undefined
+   */
+  onStateChange?: (state: CircuitState, previous: CircuitState) => void;
 }
 
 /** The state of a breaker: `closed` lets everything through, `open` nothing, `half-open` a few probes. */
@@ -44,8 +50,12 @@ export class CircuitBreaker {
   readonly windowMs: number;
   readonly openMs: number;
   readonly halfOpenProbes: number;
-  /** Called on every state change. */
+  /**
+   * Called on every state change, after the `onStateChange` option. Kept for compatibility: prefer
+   * the option, which whoever holds the breaker cannot overwrite.
+   */
   onStateChange: ((state: CircuitState, previous: CircuitState) => void) | undefined;
+  readonly #listener: ((state: CircuitState, previous: CircuitState) => void) | undefined;
   readonly #clock: Pick<Clock, 'now'>;
   #state: CircuitState = 'closed';
   #openedAt = 0;
@@ -65,6 +75,7 @@ export class CircuitBreaker {
     this.openMs = options.openMs ?? 5_000;
     this.halfOpenProbes = options.halfOpenProbes ?? 1;
     this.#clock = options.clock ?? systemClock;
+    this.#listener = options.onStateChange;
     this.#slice = Math.floor(this.#clock.now() / (this.windowMs / BUCKETS));
   }
 
@@ -147,6 +158,8 @@ export class CircuitBreaker {
   #transition(next: CircuitState): void {
     const previous = this.#state;
     this.#state = next;
-    if (previous !== next) this.onStateChange?.(next, previous);
+    if (previous === next) return;
+    this.#listener?.(next, previous);
+    this.onStateChange?.(next, previous);
   }
 }

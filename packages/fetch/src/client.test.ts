@@ -564,3 +564,32 @@ test('a long-lived caller signal does not keep one listener per call', async () 
   }
   assert.equal(getEventListeners(shutdown.signal, 'abort').length, 0);
 });
+
+test('circuit breaker: the client composes through the onStateChange option, overwriting nothing', async () => {
+  const clock = createFakeClock();
+  const changes: string[] = [];
+  const fetch = createFetch({
+    clock,
+    random: () => 0,
+    maxAttempts: 1,
+    circuitBreaker: {
+      consecutiveFailures: 1,
+      openMs: 1000,
+      onStateChange: (state, previous) => changes.push(`${previous}->${state}`),
+    },
+    transport: async () => new Response(null, { status: 503 }),
+  });
+  const seen: unknown[] = [];
+  const onCircuit = (message: unknown) => seen.push(message);
+  diagnosticsChannel.subscribe(CHANNELS.circuit, onCircuit);
+  try {
+    assert.equal((await fetch(URL_)).status, 503);
+    const breaker = fetch.breakerFor('http://127.0.0.1:9')!;
+    // The property is the caller's to set: the client listens through the option.
+    assert.equal(breaker.onStateChange, undefined);
+    assert.deepEqual(changes, ['closed->open']);
+    assert.deepEqual(seen, [{ origin: 'http://127.0.0.1:9', state: 'open', previous: 'closed' }]);
+  } finally {
+    diagnosticsChannel.unsubscribe(CHANNELS.circuit, onCircuit);
+  }
+});

@@ -364,12 +364,18 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
     if (breaker === undefined) {
       if (typeof breakerOption === 'function') breaker = breakerOption(origin);
       else {
-        breaker = new CircuitBreaker({ clock, ...(breakerOption === true ? {} : breakerOption) });
-        const user = breaker.onStateChange;
-        breaker.onStateChange = (state, previous) => {
-          user?.(state, previous);
-          if (circuitChannel.hasSubscribers) circuitChannel.publish({ origin, state, previous });
-        };
+        const settings = breakerOption === true ? {} : breakerOption;
+        const user = settings.onStateChange;
+        // The diagnostics channel listens through the option, so the breaker's assignable
+        // `onStateChange` property stays the caller's and nothing here is overwritten.
+        breaker = new CircuitBreaker({
+          clock,
+          ...settings,
+          onStateChange: (state, previous) => {
+            user?.(state, previous);
+            if (circuitChannel.hasSubscribers) circuitChannel.publish({ origin, state, previous });
+          },
+        });
       }
       breakers.set(origin, breaker);
     }

@@ -1,16 +1,20 @@
 import { txOf } from '@surety/idempotency/fastify';
 import { getEvent, listDeliveries, listEvents } from '@surety/webhooks';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../problem.js';
 import { deliverySchema, EVENT_TYPE_PATTERN, eventSchema, idParam, listOf, listQuery } from './schemas.js';
 
 const EVENT_ID = '^[\\x21-\\x7e]{1,255}$';
 
-export function eventRoutes(app: FastifyInstance): void {
+/**
+ * Events: publish (Idempotency-Key required), list, retrieve, deliveries, replay. Registered with a
+ * prefix: `app.register(eventRoutes, { prefix: '/v1/events' })`.
+ */
+export const eventRoutes: FastifyPluginAsync = async (app) => {
   const w = app.webhooks;
 
   app.post<{ Body: { type: string; data: unknown; resource?: string } }>(
-    '/v1/events',
+    '',
     {
       config: { idempotency: true },
       schema: {
@@ -54,7 +58,7 @@ export function eventRoutes(app: FastifyInstance): void {
   app.get<{
     Querystring: { limit?: number; cursor?: string; type?: string; since?: string; resource?: string };
   }>(
-    '/v1/events',
+    '',
     {
       schema: {
         summary: 'List events, newest first',
@@ -80,7 +84,7 @@ export function eventRoutes(app: FastifyInstance): void {
   );
 
   app.get<{ Params: { id: string } }>(
-    '/v1/events/:id',
+    '/:id',
     {
       schema: {
         summary: 'Retrieve an event',
@@ -97,7 +101,7 @@ export function eventRoutes(app: FastifyInstance): void {
   );
 
   app.get<{ Params: { id: string }; Querystring: { limit?: number; cursor?: string } }>(
-    '/v1/events/:id/deliveries',
+    '/:id/deliveries',
     {
       schema: {
         summary: "List an event's deliveries",
@@ -118,7 +122,7 @@ export function eventRoutes(app: FastifyInstance): void {
   );
 
   app.post<{ Params: { id: string }; Body: { endpointId?: string } | undefined }>(
-    '/v1/events/:id/replay',
+    '/:id/replay',
     {
       config: { idempotency: { required: false } },
       schema: {
@@ -141,4 +145,4 @@ export function eventRoutes(app: FastifyInstance): void {
       return { object: 'replay', eventId: request.params.id, queued };
     },
   );
-}
+};

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 
-export function healthRoutes(app: FastifyInstance): void {
+/** Liveness and readiness (`/healthz`, `/readyz`): public, hidden from the API document. */
+export const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get(
     '/healthz',
     { config: { public: true }, schema: { summary: 'Liveness', hide: true } },
@@ -24,4 +25,4 @@ export function healthRoutes(app: FastifyInstance): void {
       }
     },
   );
-}
+};

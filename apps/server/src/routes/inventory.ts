@@ -1,17 +1,10 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
-import { checkPreconditions } from '@surety/conditional/fastify';
-import { type Queryable, quoteSchema } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
 import { newId } from '@surety/webhooks';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { inventoryData, type StockRow } from '../data/inventory.js';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
-
-interface StockRow {
-  sku: string;
-  quantity: string;
-  version: number;
-  updated_at: Date;
-}
+import { routePreconditions } from '../route-config.js';
 
 const stockSchema = {
   type: 'object',
@@ -69,21 +62,22 @@ const current = (row: StockRow | undefined) => ({
   lastModified: row ? new Date(row.updated_at) : undefined,
 });
 
-export function inventoryRoutes(app: FastifyInstance, schema: string): void {
-  const t = `${quoteSchema(schema)}.inventory`;
-  const r = `${quoteSchema(schema)}.reservations`;
-  const read = (q: Queryable, tenant: string, sku: string) =>
-    q
-      .query<StockRow>(
-        `select sku, quantity::text, version, updated_at from ${t} where tenant = $1 and sku = $2`,
-        [tenant, sku],
-      )
-      .then((res) => res.rows[0]);
+export interface InventoryRoutesOptions {
+  /** The PostgreSQL schema of the service's tables. */
+  schema: string;
+}
+
+/**
+ * Inventory: set the stock of a SKU (conditional), read it, reserve from it. Registered with a
+ * prefix: `app.register(inventoryRoutes, { prefix: '/v1/inventory', schema })`.
+ */
+export const inventoryRoutes: FastifyPluginAsync<InventoryRoutesOptions> = async (app, options) => {
+  const stock = inventoryData(options.schema);
 
   app.put<{ Params: { sku: string }; Body: { quantity: number } }>(
-    '/v1/inventory/:sku',
+    '/:sku',
     {
-      config: { idempotency: { required: false } },
+      config: { idempotency: { required: false }, precondition: 'to-replace' },
       schema: {
         summary: 'Set the stock of a SKU (If-Match to replace, If-None-Match: * to create only)',
         params: skuParams,
@@ -94,39 +88,41 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
     async (request, reply) => {
       const { tenant } = request;
       const { sku } = request.params;
-      const row = await read(txOf(request), tenant, sku);
-      const check = checkPreconditions(request, reply, current(row), { require: row !== undefined });
+      const { quantity } = request.body;
+      const row = await stock.get(txOf(request), { tenant, sku });
+      const check = routePreconditions(request, reply, current(row));
       if (!check.proceed) return check.payload;
       const now = new Date().toISOString();
       if (row) {
-        const { rows } = await txOf(request).query<StockRow>(
-          `update ${t} set quantity = $3, version = version + 1, updated_at = $4
-            where tenant = $1 and sku = $2 and version = $5 returning sku, quantity::text, version, updated_at`,
-          [tenant, sku, request.body.quantity, now, row.version],
-        );
-        if (rows.length === 0) throw fromConditional(staleWriteProblem(check.result.conditional));
-        validators(reply, rows[0]!);
-        return toStock(rows[0]!);
+        const updated = await stock.update(txOf(request), {
+          tenant,
+          sku,
+          quantity,
+          ifVersion: row.version,
+          now,
+        });
+        if (updated === undefined) throw fromConditional(staleWriteProblem(check.result.conditional));
+        validators(reply, updated);
+        return toStock(updated);
       }
-      const { rows } = await txOf(request).query<StockRow>(
-        `insert into ${t} (tenant, sku, quantity, version, updated_at) values ($1, $2, $3, 1, $4)
-         on conflict (tenant, sku) do nothing returning sku, quantity::text, version, updated_at`,
-        [tenant, sku, request.body.quantity, now],
-      );
-      if (rows.length === 0) throw fromConditional(staleWriteProblem(check.result.conditional));
+      const created = await stock.insert(txOf(request), { tenant, sku, quantity, now });
+      if (created === undefined) throw fromConditional(staleWriteProblem(check.result.conditional));
       reply.code(201).header('location', `/v1/inventory/${sku}`);
-      validators(reply, rows[0]!);
-      return toStock(rows[0]!);
+      validators(reply, created);
+      return toStock(created);
     },
   );
 
   app.get<{ Params: { sku: string } }>(
-    '/v1/inventory/:sku',
-    { schema: { summary: 'Stock of a SKU', params: skuParams, response: { 200: stockSchema } } },
+    '/:sku',
+    {
+      config: { precondition: 'read' },
+      schema: { summary: 'Stock of a SKU', params: skuParams, response: { 200: stockSchema } },
+    },
     async (request, reply) => {
-      const row = await read(app.sql, request.tenant, request.params.sku);
+      const row = await stock.get(app.sql, { tenant: request.tenant, sku: request.params.sku });
       if (!row) throw notFound('SKU');
-      const check = checkPreconditions(request, reply, current(row));
+      const check = routePreconditions(request, reply, current(row));
       if (!check.proceed) return reply.send(check.payload);
       validators(reply, row);
       return toStock(row);
@@ -134,7 +130,7 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
   );
 
   app.post<{ Params: { sku: string }; Body: { quantity: number } }>(
-    '/v1/inventory/:sku/reservations',
+    '/:sku/reservations',
     {
       config: { idempotency: true },
       schema: {
@@ -148,17 +144,14 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
       const { tenant } = request;
       const { sku } = request.params;
       const { quantity } = request.body;
-      // One conditional decrement: never a read-then-write, so concurrent reservations cannot oversell.
-      const { rows } = await txOf(request).query<{ quantity: string }>(
-        {
-          name: `surety_reserve_${schema}`,
-          text: `update ${t} set quantity = quantity - $3, version = version + 1, updated_at = $4
-                  where tenant = $1 and sku = $2 and quantity >= $3 returning quantity::text`,
-        },
-        [tenant, sku, quantity, new Date().toISOString()],
-      );
-      if (rows.length === 0) {
-        const exists = await read(txOf(request), tenant, sku);
+      const left = await stock.decrement(txOf(request), {
+        tenant,
+        sku,
+        quantity,
+        now: new Date().toISOString(),
+      });
+      if (left === undefined) {
+        const exists = await stock.get(txOf(request), { tenant, sku });
         if (!exists) throw notFound('SKU');
         throw new HttpProblem(
           409,
@@ -170,11 +163,8 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
       }
       const id = newId('res');
       const createdAt = new Date().toISOString();
-      await txOf(request).query(
-        `insert into ${r} (tenant, id, sku, quantity, created_at) values ($1, $2, $3, $4, $5)`,
-        [tenant, id, sku, quantity, createdAt],
-      );
-      const remaining = Number(rows[0]!.quantity);
+      await stock.insertReservation(txOf(request), { tenant, id, sku, quantity, createdAt });
+      const remaining = Number(left);
       await app.webhooks.publish(txOf(request), {
         tenant,
         type: 'inventory.reserved',
@@ -185,4 +175,4 @@ export function inventoryRoutes(app: FastifyInstance, schema: string): void {
       return { id, object: 'reservation', sku, quantity, remaining, createdAt };
     },
   );
-}
+};

@@ -1,11 +1,8 @@
-import { keysetCursor, quoteSchema } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
 import { newId } from '@surety/webhooks';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import { PAYMENTS_BY_TIME, type PaymentRow, paymentData } from '../data/payments.js';
 import { notFound } from '../problem.js';
-
-/** Payments are listed newest first, by (created_at, id). */
-const BY_TIME = keysetCursor('timestamp', 'text');
 
 /** ISO 4217 codes known to this Node.js build's ICU. */
 const CURRENCIES = Intl.supportedValuesOf('currency');
@@ -18,15 +15,6 @@ export interface Payment {
   customerId: string;
   status: 'succeeded';
   createdAt: string;
-}
-
-interface PaymentRow {
-  id: string;
-  amount: string;
-  currency: string;
-  customer_id: string;
-  status: 'succeeded';
-  created_at: Date;
 }
 
 const toPayment = (r: PaymentRow): Payment => ({
@@ -76,6 +64,8 @@ interface CreatePayment {
 }
 
 export interface PaymentRoutesOptions {
+  /** The PostgreSQL schema of the service's tables. */
+  schema: string;
   /**
    * Whether POST /v1/payments requires an Idempotency-Key. Off only for the benchmark's baseline
    * (bench/idempotency): the same handler in the same transaction (the payment and its outbox event
@@ -85,25 +75,16 @@ export interface PaymentRoutesOptions {
   idempotent?: boolean;
 }
 
-export function paymentRoutes(
-  app: FastifyInstance,
-  schema: string,
-  options: PaymentRoutesOptions = {},
-): void {
+/**
+ * Payments: create (Idempotency-Key required), retrieve, list. Registered with a prefix:
+ * `app.register(paymentRoutes, { prefix: '/v1/payments', schema })`.
+ */
+export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (app, options) => {
   const idempotent = options.idempotent ?? true;
-  const t = `${quoteSchema(schema)}.payments`;
-  const insert = {
-    name: `surety_payment_insert_${schema}`,
-    text: `insert into ${t} (tenant, id, amount, currency, customer_id, status, created_at)
-           values ($1, $2, $3, $4, $5, 'succeeded', $6) returning id, amount::text, currency, customer_id, status, created_at`,
-  };
-  const byId = {
-    name: `surety_payment_get_${schema}`,
-    text: `select id, amount::text, currency, customer_id, status, created_at from ${t} where tenant = $1 and id = $2`,
-  };
+  const payments = paymentData(options.schema);
 
   app.post<{ Body: CreatePayment }>(
-    '/v1/payments',
+    '',
     {
       config: { idempotency: idempotent ? true : { required: false } },
       schema: {
@@ -121,15 +102,15 @@ export function paymentRoutes(
     async (request, reply) => {
       const { amount, currency, customerId } = request.body;
       const id = newId('pay');
-      const { rows } = await txOf(request).query<PaymentRow>(insert, [
-        request.tenant,
+      const row = await payments.insert(txOf(request), {
+        tenant: request.tenant,
         id,
         amount,
         currency,
         customerId,
-        new Date().toISOString(),
-      ]);
-      const payment = toPayment(rows[0]!);
+        createdAt: new Date().toISOString(),
+      });
+      const payment = toPayment(row);
       await app.webhooks.publish(txOf(request), {
         tenant: request.tenant,
         type: 'payment.created',
@@ -142,7 +123,7 @@ export function paymentRoutes(
   );
 
   app.get<{ Params: { id: string } }>(
-    '/v1/payments/:id',
+    '/:id',
     {
       schema: {
         summary: 'Retrieve a payment',
@@ -151,14 +132,14 @@ export function paymentRoutes(
       },
     },
     async (request) => {
-      const { rows } = await app.sql.query<PaymentRow>(byId, [request.tenant, request.params.id]);
-      if (rows.length === 0) throw notFound('payment');
-      return toPayment(rows[0]!);
+      const row = await payments.get(app.sql, { tenant: request.tenant, id: request.params.id });
+      if (row === undefined) throw notFound('payment');
+      return toPayment(row);
     },
   );
 
   app.get<{ Querystring: { customerId?: string; limit?: number; cursor?: string } }>(
-    '/v1/payments',
+    '',
     {
       schema: {
         summary: 'List payments, newest first',
@@ -187,23 +168,12 @@ export function paymentRoutes(
     async (request) => {
       const { customerId, cursor } = request.query;
       const limit = request.query.limit ?? 20;
-      const params: unknown[] = [request.tenant];
-      let where = 'tenant = $1';
-      if (customerId !== undefined) {
-        params.push(customerId);
-        where += ` and customer_id = $${params.length}`;
-      }
-      if (cursor !== undefined) {
-        const [at, id] = BY_TIME.decode(cursor);
-        params.push(at, id);
-        where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
-      }
-      params.push(limit + 1);
-      const { rows } = await app.sql.query<PaymentRow>(
-        `select id, amount::text, currency, customer_id, status, created_at from ${t}
-          where ${where} order by created_at desc, id desc limit $${params.length}`,
-        params,
-      );
+      const rows = await payments.list(app.sql, {
+        tenant: request.tenant,
+        ...(customerId === undefined ? {} : { customerId }),
+        ...(cursor === undefined ? {} : { after: PAYMENTS_BY_TIME.decode(cursor) }),
+        limit: limit + 1,
+      });
       const hasMore = rows.length > limit;
       const data = rows.slice(0, limit).map(toPayment);
       const last = data.at(-1);
@@ -211,8 +181,8 @@ export function paymentRoutes(
         object: 'list',
         data,
         hasMore,
-        nextCursor: hasMore && last ? BY_TIME.encode([last.createdAt, last.id]) : null,
+        nextCursor: hasMore && last ? PAYMENTS_BY_TIME.encode([last.createdAt, last.id]) : null,
       };
     },
   );
-}
+};

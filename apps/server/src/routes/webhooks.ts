@@ -1,101 +1,19 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
-import { checkPreconditions } from '@surety/conditional/fastify';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { type Endpoint, endpointHealth, listAttempts, listDeliveries, listEndpoints } from '@surety/webhooks';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { endpointHealth, listAttempts, listDeliveries, listEndpoints } from '@surety/webhooks';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
-import { attemptSchema, deliverySchema, EVENT_TYPE_PATTERN, idParam, listOf, listQuery } from './schemas.js';
+import { routePreconditions } from '../route-config.js';
+import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
+import { attemptSchema, deliverySchema, idParam, listOf, listQuery } from './schemas.js';
 
-// Any id-shaped value: one that names nothing is a 404, like one of another tenant.
-const ENDPOINT_ID = '^[0-9A-Za-z_]{1,64}$';
-
-const eventTypes = {
-  type: 'array',
-  minItems: 1,
-  maxItems: 100,
-  uniqueItems: true,
-  items: {
-    anyOf: [
-      { type: 'string', const: '*' },
-      { type: 'string', pattern: EVENT_TYPE_PATTERN },
-    ],
-  },
-} as const;
-
-const editable = {
-  url: { type: 'string', minLength: 1, maxLength: 2048 },
-  description: { type: 'string', maxLength: 500 },
-  eventTypes,
-  format: { type: 'string', enum: ['surety', 'standard'] },
-  retrySchedule: {
-    type: ['array', 'null'],
-    minItems: 1,
-    maxItems: 50,
-    items: { type: 'integer', minimum: 1, maximum: 604_800 },
-    description: 'Seconds after the first attempt; null uses the service default.',
-  },
-  rateLimit: {
-    type: ['integer', 'null'],
-    minimum: 1,
-    maximum: 10_000,
-    description: 'Deliveries per second.',
-  },
-  ordered: { type: 'boolean', description: 'One delivery in flight at a time, in sequence order.' },
-} as const;
-
-const endpointSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    object: { type: 'string', const: 'webhook_endpoint' },
-    url: { type: 'string' },
-    description: { type: 'string' },
-    eventTypes: { type: 'array', items: { type: 'string' } },
-    format: { type: 'string' },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-    disabledReason: { type: ['string', 'null'] },
-    disabledAt: { type: ['string', 'null'] },
-    retrySchedule: { type: ['array', 'null'], items: { type: 'integer' } },
-    rateLimit: { type: ['integer', 'null'] },
-    ordered: { type: 'boolean' },
-    version: { type: 'integer' },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
-    lastSuccessAt: { type: ['string', 'null'] },
-    lastFailureAt: { type: ['string', 'null'] },
-    failingSince: { type: ['string', 'null'] },
-    circuit: {
-      type: 'object',
-      description:
-        'The circuit breaker: after consecutive failed attempts it opens and every pending delivery waits ' +
-        'behind one probe attempt at nextProbeAt (half_open once it is due); a successful probe closes it.',
-      properties: {
-        state: { type: 'string', enum: ['closed', 'open', 'half_open'] },
-        consecutiveFailures: { type: 'integer' },
-        openedAt: { type: ['string', 'null'] },
-        nextProbeAt: { type: ['string', 'null'] },
-      },
-    },
-    health: {
-      type: 'object',
-      properties: {
-        attempts24h: { type: 'integer' },
-        successRate24h: { type: ['number', 'null'] },
-        pendingDeliveries: { type: 'integer' },
-      },
-    },
-    secret: { type: 'string', description: 'Only in the answer to creation and rotation: store it now.' },
-  },
-} as const;
-
-const present = (e: Endpoint, extra: Record<string, unknown> = {}) => ({
-  ...e,
-  object: 'webhook_endpoint',
-  ...extra,
-});
-
-export function webhookRoutes(app: FastifyInstance): void {
+/**
+ * Webhook endpoints: create, list, retrieve (with health), update, delete, rotate, enable, disable,
+ * test, recover, and their deliveries. Registered with a prefix:
+ * `app.register(endpointRoutes, { prefix: '/v1/webhook-endpoints' })`.
+ */
+export const endpointRoutes: FastifyPluginAsync = async (app) => {
   const w = app.webhooks;
   const params = { params: idParam(ENDPOINT_ID) };
   const load = async (
@@ -109,7 +27,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   };
 
   app.post<{ Body: { url: string; eventTypes: string[]; description?: string } & Record<string, unknown> }>(
-    '/v1/webhook-endpoints',
+    '',
     {
       config: { idempotency: { required: false } },
       schema: {
@@ -138,7 +56,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
-    '/v1/webhook-endpoints',
+    '',
     {
       schema: {
         summary: 'List webhook endpoints',
@@ -154,8 +72,9 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.get<{ Params: { id: string } }>(
-    '/v1/webhook-endpoints/:id',
+    '/:id',
     {
+      config: { precondition: 'read' },
       schema: {
         summary: 'Retrieve a webhook endpoint with its health',
         tags: ['webhooks'],
@@ -165,16 +84,16 @@ export function webhookRoutes(app: FastifyInstance): void {
     },
     async (request, reply) => {
       const endpoint = await load(app.sql, request, reply);
-      const check = checkPreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
+      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
       return present(endpoint, { health: await endpointHealth(w, app.sql, request.tenant, endpoint.id) });
     },
   );
 
   app.patch<{ Params: { id: string }; Body: Record<string, unknown> }>(
-    '/v1/webhook-endpoints/:id',
+    '/:id',
     {
-      config: { idempotency: { required: false } },
+      config: { idempotency: { required: false }, precondition: 'required' },
       schema: {
         summary: 'Update a webhook endpoint; If-Match required',
         tags: ['webhooks'],
@@ -185,12 +104,7 @@ export function webhookRoutes(app: FastifyInstance): void {
     },
     async (request, reply) => {
       const endpoint = await load(txOf(request), request, reply);
-      const check = checkPreconditions(
-        request,
-        reply,
-        { exists: true, etag: versionETag(endpoint.version) },
-        { require: true },
-      );
+      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return check.payload;
       const updated = await w.updateEndpoint(
         txOf(request),
@@ -206,11 +120,14 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.delete<{ Params: { id: string } }>(
-    '/v1/webhook-endpoints/:id',
-    { schema: { summary: 'Delete a webhook endpoint (If-Match honoured)', tags: ['webhooks'], ...params } },
+    '/:id',
+    {
+      config: { precondition: 'optional' },
+      schema: { summary: 'Delete a webhook endpoint (If-Match honoured)', tags: ['webhooks'], ...params },
+    },
     async (request, reply) => {
       const endpoint = await w.getEndpoint(app.sql, request.tenant, request.params.id);
-      const check = checkPreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
+      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
       // The version the precondition passed on is the one deleted: a change committed between the
       // check and the delete makes it 412, not a deletion of what the client never saw.
@@ -224,7 +141,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.post<{ Params: { id: string }; Body: { overlapSeconds?: number } | undefined }>(
-    '/v1/webhook-endpoints/:id/rotate-secret',
+    '/:id/rotate-secret',
     {
       config: { idempotency: { required: false } },
       schema: {
@@ -252,7 +169,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.post<{ Params: { id: string } }>(
-    '/v1/webhook-endpoints/:id/enable',
+    '/:id/enable',
     {
       config: { idempotency: { required: false } },
       schema: {
@@ -266,7 +183,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
-    '/v1/webhook-endpoints/:id/disable',
+    '/:id/disable',
     {
       config: { idempotency: { required: false } },
       schema: {
@@ -298,7 +215,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.post<{ Params: { id: string } }>(
-    '/v1/webhook-endpoints/:id/test',
+    '/:id/test',
     {
       config: { idempotency: { required: false } },
       schema: { summary: 'Send a webhook.test event to this endpoint', tags: ['webhooks'], ...params },
@@ -325,7 +242,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.post<{ Params: { id: string }; Body: { since: string } }>(
-    '/v1/webhook-endpoints/:id/recover',
+    '/:id/recover',
     {
       config: { idempotency: { required: false } },
       schema: {
@@ -351,7 +268,7 @@ export function webhookRoutes(app: FastifyInstance): void {
   );
 
   app.get<{ Params: { id: string }; Querystring: { limit?: number; cursor?: string; status?: string } }>(
-    '/v1/webhook-endpoints/:id/deliveries',
+    '/:id/deliveries',
     {
       schema: {
         summary: "List an endpoint's deliveries, newest first",
@@ -370,9 +287,16 @@ export function webhookRoutes(app: FastifyInstance): void {
       return { object: 'list', ...page, data: page.data.map((d) => ({ ...d, object: 'delivery' })) };
     },
   );
+};
 
+/**
+ * Deliveries: the attempts of one. Registered with a prefix:
+ * `app.register(deliveryRoutes, { prefix: '/v1/deliveries' })`.
+ */
+export const deliveryRoutes: FastifyPluginAsync = async (app) => {
+  const w = app.webhooks;
   app.get<{ Params: { id: string } }>(
-    '/v1/deliveries/:id/attempts',
+    '/:id/attempts',
     {
       schema: {
         summary: 'List the attempts of a delivery',
@@ -392,4 +316,4 @@ export function webhookRoutes(app: FastifyInstance): void {
       };
     },
   );
-}
+};

@@ -1,0 +1,91 @@
+/** The JSON Schemas of the webhook endpoint routes (rendered into /openapi.json) and their answer's shape. */
+import type { Endpoint } from '@surety/webhooks';
+import { EVENT_TYPE_PATTERN } from './schemas.js';
+
+// Any id-shaped value: one that names nothing is a 404, like one of another tenant.
+export const ENDPOINT_ID = '^[0-9A-Za-z_]{1,64}$';
+
+const eventTypes = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 100,
+  uniqueItems: true,
+  items: {
+    anyOf: [
+      { type: 'string', const: '*' },
+      { type: 'string', pattern: EVENT_TYPE_PATTERN },
+    ],
+  },
+} as const;
+
+export const editable = {
+  url: { type: 'string', minLength: 1, maxLength: 2048 },
+  description: { type: 'string', maxLength: 500 },
+  eventTypes,
+  format: { type: 'string', enum: ['surety', 'standard'] },
+  retrySchedule: {
+    type: ['array', 'null'],
+    minItems: 1,
+    maxItems: 50,
+    items: { type: 'integer', minimum: 1, maximum: 604_800 },
+    description: 'Seconds after the first attempt; null uses the service default.',
+  },
+  rateLimit: {
+    type: ['integer', 'null'],
+    minimum: 1,
+    maximum: 10_000,
+    description: 'Deliveries per second.',
+  },
+  ordered: { type: 'boolean', description: 'One delivery in flight at a time, in sequence order.' },
+} as const;
+
+export const endpointSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', const: 'webhook_endpoint' },
+    url: { type: 'string' },
+    description: { type: 'string' },
+    eventTypes: { type: 'array', items: { type: 'string' } },
+    format: { type: 'string' },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+    disabledReason: { type: ['string', 'null'] },
+    disabledAt: { type: ['string', 'null'] },
+    retrySchedule: { type: ['array', 'null'], items: { type: 'integer' } },
+    rateLimit: { type: ['integer', 'null'] },
+    ordered: { type: 'boolean' },
+    version: { type: 'integer' },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+    lastSuccessAt: { type: ['string', 'null'] },
+    lastFailureAt: { type: ['string', 'null'] },
+    failingSince: { type: ['string', 'null'] },
+    circuit: {
+      type: 'object',
+      description:
+        'The circuit breaker: after consecutive failed attempts it opens and every pending delivery waits ' +
+        'behind one probe attempt at nextProbeAt (half_open once it is due); a successful probe closes it.',
+      properties: {
+        state: { type: 'string', enum: ['closed', 'open', 'half_open'] },
+        consecutiveFailures: { type: 'integer' },
+        openedAt: { type: ['string', 'null'] },
+        nextProbeAt: { type: ['string', 'null'] },
+      },
+    },
+    health: {
+      type: 'object',
+      properties: {
+        attempts24h: { type: 'integer' },
+        successRate24h: { type: ['number', 'null'] },
+        pendingDeliveries: { type: 'integer' },
+      },
+    },
+    secret: { type: 'string', description: 'Only in the answer to creation and rotation: store it now.' },
+  },
+} as const;
+
+export const present = (e: Endpoint, extra: Record<string, unknown> = {}) => ({
+  ...e,
+  object: 'webhook_endpoint',
+  ...extra,
+});
