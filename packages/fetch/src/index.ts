@@ -40,6 +40,7 @@ export {
   isDeadlineExceededError,
   isSuretyFetchError,
   SuretyFetchError,
+  type SuretyFetchErrorCode,
 } from './errors.js';
 export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from './headers.js';
 export {
