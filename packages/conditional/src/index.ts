@@ -1,3 +1,5 @@
+export type { ConditionalErrorCode } from './errors.js';
+export { ConditionalError, isConditionalError } from './errors.js';
 export type { ContentETagOptions, ETag, VersionETagOptions } from './etag.js';
 export {
   contentETag,

@@ -6,7 +6,10 @@
  */
 
 /** Every `code` an error of this package can carry. */
-export type SuretyFetchErrorCode = 'SURETY_ATTEMPT_TIMEOUT' | 'SURETY_DEADLINE_EXCEEDED' | 'SURETY_CIRCUIT_OPEN';
+export type SuretyFetchErrorCode =
+  | 'SURETY_ATTEMPT_TIMEOUT'
+  | 'SURETY_DEADLINE_EXCEEDED'
+  | 'SURETY_CIRCUIT_OPEN';
 
 // Brands in the global symbol registry, as undici does: `instanceof` and the guards below then
 // recognise an error made by another installed copy of this package (two versions in one tree).
@@ -138,8 +141,7 @@ export const isSuretyFetchError = (e: unknown): e is SuretyFetchError => branded
  * @example
  * if (isAttemptTimeoutError(e)) console.log(e.timeoutMs);
  */
-export const isAttemptTimeoutError = (e: unknown): e is AttemptTimeoutError =>
-  branded(e, kAttemptTimeout);
+export const isAttemptTimeoutError = (e: unknown): e is AttemptTimeoutError => branded(e, kAttemptTimeout);
 
 /**
  * True when the call's total deadline passed.
