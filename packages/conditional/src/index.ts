@@ -32,6 +32,7 @@ export {
   versionConflictProblem,
 } from './problem.js';
 export type {
+  CheckInput,
   CheckOptions,
   PreconditionResponse,
   ProceedResult,
