@@ -2,6 +2,8 @@
 
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
+export type { ConditionalErrorCode } from "./errors.js";
+export { ConditionalError, isConditionalError } from "./errors.js";
 export type { ContentETagOptions, ETag, VersionETagOptions } from "./etag.js";
 export { contentETag, formatETag, isOpaqueTag, parseETag, strongMatch, versionETag, versionFromETag, weakMatch, } from "./etag.js";
 export type { CurrentState, PreconditionHeader, PreconditionInput, PreconditionResult, } from "./evaluate.js";
@@ -11,10 +13,22 @@ export type { ETagListParse } from "./parse.js";
 export { formatHttpDate, parseETagList, parseHttpDate } from "./parse.js";
 export type { Problem } from "./problem.js";
 export { malformedPreconditionProblem, PROBLEM_CONTENT_TYPE, preconditionFailedProblem, preconditionProblem, preconditionRequiredProblem, problemBody, versionConflictProblem, } from "./problem.js";
-export type { CheckOptions, PreconditionResponse, ProceedResult, StopResult, Validators, } from "./response.js";
+export type { CheckInput, CheckOptions, PreconditionResponse, ProceedResult, StopResult, Validators, } from "./response.js";
 export { preconditionResponse, validatorHeaders } from "./response.js";
 export type { IfMatchVersion } from "./version.js";
 export { ifMatchVersion, staleWriteProblem } from "./version.js";
+
+// --- dist/errors.d.ts
+export type ConditionalErrorCode = "SURETY_CONDITIONAL_INVALID_ETAG" | "SURETY_CONDITIONAL_INVALID_VERSION";
+declare const kError: unique symbol;
+export declare class ConditionalError extends TypeError {
+    readonly code: ConditionalErrorCode;
+    constructor(code: ConditionalErrorCode, message: string);
+    get [kError](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare const isConditionalError: (e: unknown) => e is ConditionalError;
+export {};
 
 // --- dist/etag.d.ts
 export interface ETag {
@@ -112,6 +126,10 @@ export declare function preconditionProblem(result: PreconditionResult): Problem
 // --- dist/response.d.ts
 import type { CurrentState, PreconditionInput, PreconditionResult } from "./evaluate.js";
 export type CheckOptions = Pick<PreconditionInput, "require" | "lenientDates" | "now">;
+export interface CheckInput extends CheckOptions {
+    current: CurrentState;
+}
+export declare function checkInput(input: CheckInput | CurrentState, options?: CheckOptions): CheckInput;
 export type ProceedResult = Extract<PreconditionResult, {
     outcome: "proceed";
 }>;
@@ -128,7 +146,10 @@ export interface PreconditionResponse {
     headers: Record<string, string>;
     body: string;
 }
-export declare function preconditionResponse(result: PreconditionResult, current: CurrentState, instance?: string): PreconditionResponse | undefined;
+export declare function preconditionResponse(result: PreconditionResult, context: {
+    current: CurrentState;
+    instance?: string | undefined;
+}): PreconditionResponse | undefined;
 
 // --- dist/version.d.ts
 import { type VersionETagOptions } from "./etag.js";
@@ -158,7 +179,7 @@ export declare function staleWriteProblem(conditional: boolean | {
 // --- dist/fastify.d.ts
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CurrentState } from "./evaluate.js";
-import { type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
+import { type CheckInput, type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
 export type FastifyPreconditionCheck = {
     proceed: true;
     result: ProceedResult;
@@ -167,6 +188,7 @@ export type FastifyPreconditionCheck = {
     result: StopResult;
     payload: string;
 };
+export declare function checkPreconditions(request: FastifyRequest, reply: FastifyReply, input: CheckInput): FastifyPreconditionCheck;
 export declare function checkPreconditions(request: FastifyRequest, reply: FastifyReply, current: CurrentState, options?: CheckOptions): FastifyPreconditionCheck;
 export declare function setValidators(reply: FastifyReply, validators: Validators): FastifyReply;
 
@@ -177,7 +199,7 @@ export declare function setValidators(reply: FastifyReply, validators: Validator
 // --- dist/express.d.ts
 import type { Request, Response } from "express";
 import { type CurrentState } from "./evaluate.js";
-import { type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
+import { type CheckInput, type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
 export type ExpressPreconditionCheck = {
     proceed: true;
     result: ProceedResult;
@@ -185,6 +207,7 @@ export type ExpressPreconditionCheck = {
     proceed: false;
     result: StopResult;
 };
+export declare function checkPreconditions(req: Request, res: Response, input: CheckInput): ExpressPreconditionCheck;
 export declare function checkPreconditions(req: Request, res: Response, current: CurrentState, options?: CheckOptions): ExpressPreconditionCheck;
 export declare function setValidators(res: Response, validators: Validators): Response;
 
@@ -195,7 +218,7 @@ export declare function setValidators(res: Response, validators: Validators): Re
 // --- dist/hono.d.ts
 import type { Context } from "hono";
 import { type CurrentState } from "./evaluate.js";
-import { type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
+import { type CheckInput, type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
 export type HonoPreconditionCheck = {
     proceed: true;
     result: ProceedResult;
@@ -204,6 +227,7 @@ export type HonoPreconditionCheck = {
     result: StopResult;
     response: Response;
 };
+export declare function checkPreconditions(c: Context, input: CheckInput): HonoPreconditionCheck;
 export declare function checkPreconditions(c: Context, current: CurrentState, options?: CheckOptions): HonoPreconditionCheck;
 export declare function setValidators(c: Context, validators: Validators): void;
 

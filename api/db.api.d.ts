@@ -4,7 +4,8 @@
 // --- dist/index.d.ts
 export type { CursorPart, CursorValues, KeysetCursor } from "./cursor.js";
 export { keysetCursor } from "./cursor.js";
-export { classify, DatabaseUnavailableError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isInvalidCursorError, isMissingPeerError, MissingPeerError, sqlState, } from "./errors.js";
+export type { DbErrorCode } from "./errors.js";
+export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, MissingPeerError, sqlState, } from "./errors.js";
 export { literal } from "./literal.js";
 export type { MigrateOptions, Migration, MigrationSet } from "./migrate.js";
 export { loadMigrations, migrate, quoteSchema } from "./migrate.js";
@@ -15,7 +16,7 @@ export { createPgSql } from "./pg.js";
 export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from "./pglite.js";
 export { createPgliteSql } from "./pglite.js";
 export type { Unstorable, UnstorableReason } from "./storable.js";
-export { findUnstorable, isStorableTimestamp, printable, STORABLE_TIMESTAMP_RANGE, unstorableReason, } from "./storable.js";
+export { findUnstorable, isStorableTimestamp } from "./storable.js";
 export type { Queryable, QueryResult, Sql, Statement, Tx } from "./types.js";
 
 // --- dist/cursor.d.ts
@@ -31,29 +32,50 @@ export interface KeysetCursor<P extends readonly CursorPart[]> {
 export declare function keysetCursor<const P extends readonly CursorPart[]>(...parts: P): KeysetCursor<P>;
 
 // --- dist/errors.d.ts
-export declare class DatabaseUnavailableError extends Error {
-    readonly code = "SURETY_DB_UNAVAILABLE";
+export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER";
+declare const kError: unique symbol;
+declare const kUnavailable: unique symbol;
+declare const kInvalidCursor: unique symbol;
+declare const kMissingPeer: unique symbol;
+export declare class DbError extends Error {
+    readonly code: DbErrorCode;
+    constructor(code: DbErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+    get [kError](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare const isDbError: (e: unknown) => e is DbError;
+export declare class DatabaseUnavailableError extends DbError {
+    readonly code: "SURETY_DB_UNAVAILABLE";
     constructor(message: string, options?: {
         cause?: unknown;
     });
+    get [kUnavailable](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare class InvalidCursorError extends Error {
-    readonly code = "SURETY_INVALID_CURSOR";
+export declare class InvalidCursorError extends DbError {
+    readonly code: "SURETY_INVALID_CURSOR";
     constructor(message?: string);
+    get [kInvalidCursor](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare const isInvalidCursorError: (error: unknown) => error is InvalidCursorError;
 export declare function isDatabaseUnavailableError(error: unknown): error is DatabaseUnavailableError;
 export declare function isConnectionError(error: unknown): boolean;
 export declare function classify(error: unknown): unknown;
 export declare function sqlState(error: unknown): string | undefined;
-export declare class MissingPeerError extends Error {
-    readonly code = "SURETY_DB_MISSING_PEER";
+export declare class MissingPeerError extends DbError {
+    readonly code: "SURETY_DB_MISSING_PEER";
     readonly packageName: string;
     constructor(packageName: string, feature: string, options?: {
         cause?: unknown;
     });
+    get [kMissingPeer](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare function isMissingPeerError(error: unknown): error is MissingPeerError;
+export {};
 
 // --- dist/literal.d.ts
 export declare function literal(value: string | number | boolean | null): string;

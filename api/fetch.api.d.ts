@@ -3,18 +3,18 @@
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
 export type { BackoffOptions } from "./backoff.js";
-export { DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, fullJitter } from "./backoff.js";
+export { DEFAULT_BASE_DELAY, DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY, DEFAULT_MAX_DELAY_MS, fullJitter, } from "./backoff.js";
 export type { Body } from "./body.js";
 export type { RetryBudgetOptions } from "./budget.js";
 export { DEFAULT_BUDGET_MAX_TOKENS, DEFAULT_BUDGET_MIN_PER_SECOND, DEFAULT_BUDGET_RATIO, RetryBudget, } from "./budget.js";
 export type { CircuitBreakerOptions, CircuitOutcome, CircuitState } from "./circuit-breaker.js";
 export { CircuitBreaker } from "./circuit-breaker.js";
 export type { FetchInput, FetchOptions, GiveUpEvent, GiveUpReason, RetryEvent, SuretyFetch, SuretyRequestInit, Transport, TransportInit, } from "./client.js";
-export { createFetch, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEADLINE, DEFAULT_MAX_ATTEMPTS, } from "./client.js";
+export { createFetch, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DEADLINE, DEFAULT_DEADLINE_MS, DEFAULT_MAX_ATTEMPTS, } from "./client.js";
 export type { Clock } from "./clock.js";
 export { sleep, systemClock } from "./clock.js";
 export { CHANNELS } from "./diagnostics.js";
-export { AttemptTimeoutError, CircuitOpenError, DeadlineExceededError, isAttemptTimeoutError, isCircuitOpenError, isDeadlineExceededError, isSuretyFetchError, SuretyFetchError, } from "./errors.js";
+export { AttemptTimeoutError, CircuitOpenError, DeadlineExceededError, isAttemptTimeoutError, isCircuitOpenError, isDeadlineExceededError, isSuretyFetchError, SuretyFetchError, type SuretyFetchErrorCode, } from "./errors.js";
 export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from "./headers.js";
 export { DEFAULT_RETRY_METHODS, DEFAULT_RETRY_STATUSES, isOriginFailure, isRetryableError, RETRYABLE_ERROR_CODES, } from "./policy.js";
 export { parseRetryAfter } from "./retry-after.js";
@@ -23,12 +23,17 @@ export { DEFAULT_MAX_DEADLINE_MS, deadlineProblem, deadlineSignal, readDeadline 
 
 // --- dist/backoff.d.ts
 export interface BackoffOptions {
+    baseDelayMs?: number;
+    maxDelayMs?: number;
     baseDelay?: number;
     maxDelay?: number;
+    random?: () => number;
 }
+export declare const DEFAULT_BASE_DELAY_MS = 200;
+export declare const DEFAULT_MAX_DELAY_MS = 5000;
 export declare const DEFAULT_BASE_DELAY = 200;
 export declare const DEFAULT_MAX_DELAY = 5000;
-export declare function fullJitter(retry: number, options?: BackoffOptions, random?: () => number): number;
+export declare function fullJitter(retry: number, options?: BackoffOptions): number;
 
 // --- dist/body.d.ts
 export type Body = NonNullable<RequestInit["body"]> | AsyncIterable<Uint8Array>;
@@ -69,7 +74,9 @@ export interface Clock {
     clearTimeout(handle: unknown): void;
 }
 export declare const systemClock: Clock;
-export declare function sleep(clock: Clock, ms: number, signal?: AbortSignal | null): Promise<void>;
+export declare function sleep(clock: Clock, ms: number, options?: {
+    signal?: AbortSignal | null;
+}): Promise<void>;
 
 // --- dist/circuit-breaker.d.ts
 import { type Clock } from "./clock.js";
@@ -116,6 +123,7 @@ export type Transport = (url: string, init: TransportInit) => Promise<Response>;
 export interface SuretyRequestInit extends Omit<RequestInit, "body" | "dispatcher"> {
     body?: Body | null;
     idempotencyKey?: "auto" | false | (string & {});
+    deadlineMs?: number;
     deadline?: number;
     maxAttempts?: number;
     bodyFactory?: () => Body;
@@ -143,10 +151,15 @@ export interface GiveUpEvent {
 }
 export interface FetchOptions {
     maxAttempts?: number;
+    deadlineMs?: number;
     deadline?: number;
+    attemptTimeoutMs?: number;
     attemptTimeout?: number;
+    connectTimeoutMs?: number;
     connectTimeout?: number;
+    baseDelayMs?: number;
     baseDelay?: number;
+    maxDelayMs?: number;
     maxDelay?: number;
     retryMethods?: readonly string[];
     retryStatuses?: readonly number[];
@@ -171,6 +184,9 @@ export interface SuretyFetch {
     close(): Promise<void>;
 }
 export declare const DEFAULT_MAX_ATTEMPTS = 4;
+export declare const DEFAULT_DEADLINE_MS = 30000;
+export declare const DEFAULT_ATTEMPT_TIMEOUT_MS = 10000;
+export declare const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 export declare const DEFAULT_DEADLINE = 30000;
 export declare const DEFAULT_ATTEMPT_TIMEOUT = 10000;
 export declare const DEFAULT_CONNECT_TIMEOUT = 5000;
@@ -190,33 +206,50 @@ export declare const giveUpChannel: diagnosticsChannel.Channel<unknown, unknown>
 export declare const circuitChannel: diagnosticsChannel.Channel<unknown, unknown>;
 
 // --- dist/errors.d.ts
+export type SuretyFetchErrorCode = "SURETY_ATTEMPT_TIMEOUT" | "SURETY_DEADLINE_EXCEEDED" | "SURETY_CIRCUIT_OPEN";
+declare const kError: unique symbol;
+declare const kAttemptTimeout: unique symbol;
+declare const kDeadlineExceeded: unique symbol;
+declare const kCircuitOpen: unique symbol;
 export declare class SuretyFetchError extends Error {
-    readonly code: string;
-    constructor(code: string, message: string, options?: {
+    readonly code: SuretyFetchErrorCode;
+    constructor(code: SuretyFetchErrorCode, message: string, options?: {
         cause?: unknown;
     });
+    get [kError](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class AttemptTimeoutError extends SuretyFetchError {
     readonly timeoutMs: number;
+    readonly code: "SURETY_ATTEMPT_TIMEOUT";
     constructor(timeoutMs: number, options?: {
         cause?: unknown;
     });
+    get [kAttemptTimeout](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class DeadlineExceededError extends SuretyFetchError {
     readonly deadlineMs: number;
+    readonly code: "SURETY_DEADLINE_EXCEEDED";
     constructor(deadlineMs: number, options?: {
         cause?: unknown;
     });
+    get [kDeadlineExceeded](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class CircuitOpenError extends SuretyFetchError {
     readonly origin: string;
     readonly retryAfterMs: number;
+    readonly code: "SURETY_CIRCUIT_OPEN";
     constructor(origin: string, retryAfterMs: number);
+    get [kCircuitOpen](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare const isSuretyFetchError: (e: unknown) => e is SuretyFetchError;
 export declare const isAttemptTimeoutError: (e: unknown) => e is AttemptTimeoutError;
 export declare const isDeadlineExceededError: (e: unknown) => e is DeadlineExceededError;
 export declare const isCircuitOpenError: (e: unknown) => e is CircuitOpenError;
+export {};
 
 // --- dist/headers.d.ts
 export declare const DEADLINE_HEADER = "Surety-Timeout-Ms";

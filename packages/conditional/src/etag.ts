@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ConditionalError } from './errors.js';
 
 /** An entity tag (RFC 9110 §8.8.3): its opaque value, without quotes, and whether it is weak. */
 export interface ETag {
@@ -21,12 +22,15 @@ export function isOpaqueTag(opaque: string): boolean {
 
 /**
  * The header form of an entity tag: `"opaque"` or `W/"opaque"`.
- * @throws TypeError when `opaque` holds a character an entity tag cannot carry (DQUOTE, space, control).
+ * @throws ConditionalError (a TypeError) `SURETY_CONDITIONAL_INVALID_ETAG` when `opaque` holds a character an entity tag cannot carry (DQUOTE, space, control).
  * @example formatETag({ weak: true, opaque: 'abc' }) // 'W/"abc"'
  */
 export function formatETag(tag: ETag): string {
   if (!isOpaqueTag(tag.opaque))
-    throw new TypeError(`not a valid entity tag value: ${JSON.stringify(tag.opaque)}`);
+    throw new ConditionalError(
+      'SURETY_CONDITIONAL_INVALID_ETAG',
+      `not a valid entity tag value: ${JSON.stringify(tag.opaque)}`,
+    );
   return `${tag.weak ? 'W/' : ''}"${tag.opaque}"`;
 }
 
@@ -83,7 +87,10 @@ function saltSuffix(version: string, salt: string): string {
 function versionText(version: number | bigint | string): string {
   const text = String(version);
   if (!/^(0|[1-9][0-9]*)$/.test(text) || BigInt(text) > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new TypeError(`a version must be a non-negative safe integer, got ${JSON.stringify(text)}`);
+    throw new ConditionalError(
+      'SURETY_CONDITIONAL_INVALID_VERSION',
+      `a version must be a non-negative safe integer, got ${JSON.stringify(text)}`,
+    );
   }
   return text;
 }
@@ -94,7 +101,7 @@ function versionText(version: number | bigint | string): string {
  * Readable on purpose: the version can be read back from an If-Match ({@link versionFromETag}) and put
  * straight into `UPDATE … WHERE id = $1 AND version = $2` without a lookup. Versions are
  * non-negative safe integers (a PostgreSQL `bigint` arrives from `pg` as a string: pass it as is).
- * @throws TypeError when the version is not a non-negative safe integer.
+ * @throws ConditionalError (a TypeError) `SURETY_CONDITIONAL_INVALID_VERSION` when the version is not a non-negative safe integer.
  * @example
  * reply.header('etag', versionETag(row.version)); // "v7"
  * versionETag(7, { salt: order.created_at.toISOString() }); // "v7-…"

@@ -1,3 +1,4 @@
+import { ConditionalError } from './errors.js';
 import { type ETag, parseETag, strongMatch, weakMatch } from './etag.js';
 import { type HeaderSource, readHeader } from './headers.js';
 import { parseETagList, parseHttpDate } from './parse.js';
@@ -73,7 +74,11 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 function currentTag(current: CurrentState): ETag | undefined {
   if (!current.exists || current.etag === undefined) return undefined;
   const tag = parseETag(current.etag);
-  if (!tag) throw new TypeError(`current.etag is not a valid entity tag: ${JSON.stringify(current.etag)}`);
+  if (!tag)
+    throw new ConditionalError(
+      'SURETY_CONDITIONAL_INVALID_ETAG',
+      `current.etag is not a valid entity tag: ${JSON.stringify(current.etag)}`,
+    );
   return tag;
 }
 

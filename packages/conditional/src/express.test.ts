@@ -26,13 +26,13 @@ describe('express helpers', () => {
       const order = orders.get(req.params.id);
       if (!order) return void res.status(404).end();
       const current = { exists: true, etag: versionETag(order.version), lastModified: order.updatedAt };
-      if (!checkPreconditions(req, res, current).proceed) return;
+      if (!checkPreconditions(req, res, { current }).proceed) return;
       setValidators(res, current).json({ status: order.status });
     });
     app.put('/orders/:id', async (req, res) => {
       const order = orders.get(req.params.id);
       const current = order ? { exists: true, etag: versionETag(order.version) } : { exists: false };
-      const check = checkPreconditions(req, res, current, { require: true });
+      const check = checkPreconditions(req, res, { current, require: true });
       if (!check.proceed) return;
       await Promise.resolve(); // another request may write here, as it may between a SELECT and an UPDATE
       if (orders.get(req.params.id)?.version !== order?.version) {

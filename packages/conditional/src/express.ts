@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
 import { type CurrentState, evaluatePreconditions } from './evaluate.js';
 import {
+  type CheckInput,
   type CheckOptions,
+  checkInput,
   type ProceedResult,
   preconditionResponse,
   type StopResult,
@@ -21,20 +23,29 @@ export type ExpressPreconditionCheck =
  * @example
  * app.patch('/v1/orders/:id', async (req, res) => {
  *   const row = await load(req.params.id);
- *   const check = checkPreconditions(req, res, { exists: true, etag: versionETag(row.version) }, { require: true });
+ *   const check = checkPreconditions(req, res, { current: { exists: true, etag: versionETag(row.version) }, require: true });
  *   if (!check.proceed) return;
  *   // … versioned update; 0 rows → staleWriteProblem(check.result.ifMatch)
  * });
  */
+export function checkPreconditions(req: Request, res: Response, input: CheckInput): ExpressPreconditionCheck;
+/** @deprecated pass one object: `checkPreconditions(req, res, { current, ...options })`. */
 export function checkPreconditions(
   req: Request,
   res: Response,
   current: CurrentState,
-  options: CheckOptions = {},
+  options?: CheckOptions,
+): ExpressPreconditionCheck;
+export function checkPreconditions(
+  req: Request,
+  res: Response,
+  input: CheckInput | CurrentState,
+  options?: CheckOptions,
 ): ExpressPreconditionCheck {
-  const result = evaluatePreconditions({ ...options, method: req.method, headers: req.headers, current });
+  const { current, ...rest } = checkInput(input, options);
+  const result = evaluatePreconditions({ ...rest, method: req.method, headers: req.headers, current });
   if (result.outcome === 'proceed') return { proceed: true, result };
-  const response = preconditionResponse(result, current, req.originalUrl.split('?')[0])!;
+  const response = preconditionResponse(result, { current, instance: req.originalUrl.split('?')[0] })!;
   res.status(response.status).set(response.headers);
   res.end(response.body === '' ? undefined : response.body);
   return { proceed: false, result };

@@ -22,7 +22,7 @@ describe('fastify helpers', () => {
       const order = orders.get(request.params.id);
       if (!order) return reply.code(404).send();
       const current = { exists: true, etag: versionETag(order.version), lastModified: order.updatedAt };
-      const check = checkPreconditions(request, reply, current);
+      const check = checkPreconditions(request, reply, { current });
       if (!check.proceed) return check.payload;
       setValidators(reply, current);
       return { status: order.status };
@@ -32,7 +32,7 @@ describe('fastify helpers', () => {
       const current = order
         ? { exists: true, etag: versionETag(order.version), lastModified: order.updatedAt }
         : { exists: false };
-      const check = checkPreconditions(request, reply, current, { require: true });
+      const check = checkPreconditions(request, reply, { current, require: true });
       // Nothing is sent yet, so @surety/idempotency can capture and store what the handler returns.
       assert.equal(reply.sent, false);
       if (!check.proceed) return check.payload;

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type CurrentState, evaluatePreconditions } from './evaluate.js';
 import {
+  type CheckInput,
   type CheckOptions,
+  checkInput,
   type ProceedResult,
   preconditionResponse,
   type StopResult,
@@ -20,13 +22,16 @@ export type FastifyPreconditionCheck =
     };
 
 /**
- * Evaluates the request's preconditions against `current`. When the request may not proceed, the reply's
+ * Evaluates the request's preconditions against `input.current`. When the request may not proceed, the reply's
  * status (304, 400, 412, 428) and headers are set and `payload` is what the handler returns. It does not
  * call `reply.send()`, so it works inside `@surety/idempotency` routes, which must return their payload.
  * @example
  * app.patch('/v1/orders/:id', async (request, reply) => {
  *   const row = await load(request.params.id);
- *   const check = checkPreconditions(request, reply, { exists: true, etag: versionETag(row.version) }, { require: true });
+ *   const check = checkPreconditions(request, reply, {
+ *     current: { exists: true, etag: versionETag(row.version) },
+ *     require: true,
+ *   });
  *   if (!check.proceed) return check.payload;
  *   // … conditional update; setValidators(reply, { etag: versionETag(newVersion) })
  * });
@@ -34,17 +39,30 @@ export type FastifyPreconditionCheck =
 export function checkPreconditions(
   request: FastifyRequest,
   reply: FastifyReply,
+  input: CheckInput,
+): FastifyPreconditionCheck;
+/** @deprecated pass one object: `checkPreconditions(request, reply, { current, ...options })`. */
+export function checkPreconditions(
+  request: FastifyRequest,
+  reply: FastifyReply,
   current: CurrentState,
-  options: CheckOptions = {},
+  options?: CheckOptions,
+): FastifyPreconditionCheck;
+export function checkPreconditions(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: CheckInput | CurrentState,
+  options?: CheckOptions,
 ): FastifyPreconditionCheck {
+  const { current, ...rest } = checkInput(input, options);
   const result = evaluatePreconditions({
-    ...options,
+    ...rest,
     method: request.method,
     headers: request.headers,
     current,
   });
   if (result.outcome === 'proceed') return { proceed: true, result };
-  const response = preconditionResponse(result, current, request.url.split('?')[0])!;
+  const response = preconditionResponse(result, { current, instance: request.url.split('?')[0] })!;
   reply.code(response.status).headers(response.headers);
   return { proceed: false, result, payload: response.body };
 }

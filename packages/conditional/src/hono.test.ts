@@ -19,6 +19,7 @@ function makeApp() {
     const order = orders.get(c.req.param('id'));
     if (!order) return c.body(null, 404);
     const current = { exists: true, etag: versionETag(order.version), lastModified: order.updatedAt };
+    // The deprecated positional form (current, options) is kept; it must act as the object form does.
     const check = checkPreconditions(c, current);
     if (!check.proceed) return check.response;
     setValidators(c, current);

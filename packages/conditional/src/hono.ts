@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
 import { type CurrentState, evaluatePreconditions } from './evaluate.js';
 import {
+  type CheckInput,
   type CheckOptions,
+  checkInput,
   type ProceedResult,
   preconditionResponse,
   type StopResult,
@@ -21,24 +23,32 @@ export type HonoPreconditionCheck =
  * @example
  * app.patch('/v1/orders/:id', async (c) => {
  *   const row = await load(c.req.param('id'));
- *   const check = checkPreconditions(c, { exists: true, etag: versionETag(row.version) }, { require: true });
+ *   const check = checkPreconditions(c, { current: { exists: true, etag: versionETag(row.version) }, require: true });
  *   if (!check.proceed) return check.response;
  *   // … versioned update; 0 rows → staleWriteProblem(check.result.ifMatch)
  * });
  */
+export function checkPreconditions(c: Context, input: CheckInput): HonoPreconditionCheck;
+/** @deprecated pass one object: `checkPreconditions(c, { current, ...options })`. */
 export function checkPreconditions(
   c: Context,
   current: CurrentState,
-  options: CheckOptions = {},
+  options?: CheckOptions,
+): HonoPreconditionCheck;
+export function checkPreconditions(
+  c: Context,
+  input: CheckInput | CurrentState,
+  options?: CheckOptions,
 ): HonoPreconditionCheck {
+  const { current, ...rest } = checkInput(input, options);
   const result = evaluatePreconditions({
-    ...options,
+    ...rest,
     method: c.req.method,
     headers: c.req.raw.headers,
     current,
   });
   if (result.outcome === 'proceed') return { proceed: true, result };
-  const response = preconditionResponse(result, current, new URL(c.req.url).pathname)!;
+  const response = preconditionResponse(result, { current, instance: new URL(c.req.url).pathname })!;
   return {
     proceed: false,
     result,

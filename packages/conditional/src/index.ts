@@ -1,3 +1,5 @@
+export type { ConditionalErrorCode } from './errors.js';
+export { ConditionalError, isConditionalError } from './errors.js';
 export type { ContentETagOptions, ETag, VersionETagOptions } from './etag.js';
 export {
   contentETag,
@@ -30,6 +32,7 @@ export {
   versionConflictProblem,
 } from './problem.js';
 export type {
+  CheckInput,
   CheckOptions,
   PreconditionResponse,
   ProceedResult,

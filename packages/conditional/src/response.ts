@@ -5,6 +5,25 @@ import { PROBLEM_CONTENT_TYPE, preconditionProblem, problemBody } from './proble
 /** The options the framework helpers pass on to {@link evaluatePreconditions}. */
 export type CheckOptions = Pick<PreconditionInput, 'require' | 'lenientDates' | 'now'>;
 
+/**
+ * What the framework helpers (`checkPreconditions` of `/fastify`, `/express`, `/hono`) take besides the
+ * request: the resource's current state, and the options passed on to {@link evaluatePreconditions}.
+ * @example
+ * checkPreconditions(request, reply, { current: { exists: true, etag: versionETag(row.version) }, require: true });
+ */
+export interface CheckInput extends CheckOptions {
+  /** The resource as it is now: `{ exists: false }` when there is none. */
+  current: CurrentState;
+}
+
+/**
+ * The object form of the framework helpers' input, from either form: `{ current, ...options }`, or the
+ * deprecated positional `(current, options)` (a `CurrentState` has `exists`, never `current`).
+ */
+export function checkInput(input: CheckInput | CurrentState, options: CheckOptions = {}): CheckInput {
+  return 'current' in input ? input : { ...options, current: input };
+}
+
 /** A `proceed` result: `ifMatch` says whether a 0-row versioned update is a 412 or a 409. */
 export type ProceedResult = Extract<PreconditionResult, { outcome: 'proceed' }>;
 /** Any result but `proceed`: the request has been (or is to be) answered with its status. */
@@ -43,14 +62,19 @@ export interface PreconditionResponse {
  * or 400 / 412 / 428 as problem+json. Undefined for `proceed`. The framework helpers send this; use it
  * directly with any other server.
  * @example
- * const res = preconditionResponse(result, current, req.url);
+ * const res = preconditionResponse(result, { current, instance: req.url });
  * if (res) return new Response(res.body || null, { status: res.status, headers: res.headers });
  */
 export function preconditionResponse(
   result: PreconditionResult,
-  current: CurrentState,
-  instance?: string,
+  context: {
+    /** The resource as it is now: its validators go on a 304. */
+    current: CurrentState;
+    /** The problem's `instance` (the request path). @default undefined (not sent) */
+    instance?: string | undefined;
+  },
 ): PreconditionResponse | undefined {
+  const { current, instance } = context;
   if (result.outcome === 'proceed') return undefined;
   if (result.outcome === 'not_modified') {
     return { status: 304, headers: validatorHeaders(current), body: '' };

@@ -1,12 +1,61 @@
+/** Every `code` an error of this package can carry. */
+export type DbErrorCode = 'SURETY_DB_UNAVAILABLE' | 'SURETY_INVALID_CURSOR' | 'SURETY_DB_MISSING_PEER';
+
+// Brands in the global symbol registry, as undici does: `instanceof` and the guards below then
+// recognise an error made by another installed copy of this package (two versions in one tree).
+const kError: unique symbol = Symbol.for('surety.db.error');
+const kUnavailable: unique symbol = Symbol.for('surety.db.error.SURETY_DB_UNAVAILABLE');
+const kInvalidCursor: unique symbol = Symbol.for('surety.db.error.SURETY_INVALID_CURSOR');
+const kMissingPeer: unique symbol = Symbol.for('surety.db.error.SURETY_DB_MISSING_PEER');
+
+const branded = (value: unknown, symbol: symbol): boolean =>
+  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+
+/**
+ * Base class: every error of `@surety/db` has a stable `code`.
+ * @example
+ * if (isDbError(e)) log.warn({ code: e.code }, e.message);
+ */
+export class DbError extends Error {
+  constructor(
+    /** Stable, machine-readable: switch on it, never on the message. */
+    readonly code: DbErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DbError';
+  }
+
+  get [kError](): true {
+    return true;
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kError);
+  }
+}
+
+/** Whether `e` is an error of this package (of any installed copy). */
+export const isDbError = (e: unknown): e is DbError => branded(e, kError);
+
 /**
  * Raised when the database cannot be reached or the connection broke mid-statement.
  * Callers map it to 503: nothing is known to have been committed.
  */
-export class DatabaseUnavailableError extends Error {
-  readonly code = 'SURETY_DB_UNAVAILABLE';
+export class DatabaseUnavailableError extends DbError {
+  declare readonly code: 'SURETY_DB_UNAVAILABLE';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('SURETY_DB_UNAVAILABLE', message, options);
     this.name = 'DatabaseUnavailableError';
+  }
+
+  get [kUnavailable](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kUnavailable);
   }
 }
 
@@ -14,19 +63,29 @@ export class DatabaseUnavailableError extends Error {
  * A pagination cursor that no list of this API wrote (forged, truncated, from another list, or
  * from a version that wrote another shape). Callers map it to 400 `invalid_cursor`.
  */
-export class InvalidCursorError extends Error {
-  readonly code = 'SURETY_INVALID_CURSOR';
+export class InvalidCursorError extends DbError {
+  declare readonly code: 'SURETY_INVALID_CURSOR';
   constructor(message = 'the cursor is not one this API returned') {
-    super(message);
+    super('SURETY_INVALID_CURSOR', message);
     this.name = 'InvalidCursorError';
+  }
+
+  get [kInvalidCursor](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kInvalidCursor);
   }
 }
 
+/** Whether `error` is an {@link InvalidCursorError} (of any installed copy). */
 export const isInvalidCursorError = (error: unknown): error is InvalidCursorError =>
-  error instanceof InvalidCursorError;
+  branded(error, kInvalidCursor);
 
+/** Whether `error` is a {@link DatabaseUnavailableError} (of any installed copy). */
 export function isDatabaseUnavailableError(error: unknown): error is DatabaseUnavailableError {
-  return error instanceof DatabaseUnavailableError;
+  return branded(error, kUnavailable);
 }
 
 // Node socket errors and messages node-postgres / PGlite use when a connection is gone.
@@ -94,20 +153,30 @@ export function sqlState(error: unknown): string | undefined {
  * database (`openSql` without a URL, `createPgliteSql`) needs `@electric-sql/pglite`.
  * The message names the package and the command that installs it.
  */
-export class MissingPeerError extends Error {
-  readonly code = 'SURETY_DB_MISSING_PEER';
+export class MissingPeerError extends DbError {
+  declare readonly code: 'SURETY_DB_MISSING_PEER';
   /** The npm package to install. */
   readonly packageName: string;
   constructor(packageName: string, feature: string, options?: { cause?: unknown }) {
     super(
+      'SURETY_DB_MISSING_PEER',
       `${feature} needs the optional package ${packageName}, which is not installed: run \`npm install ${packageName}\` (or use PostgreSQL: a databaseUrl or a pg pool)`,
       options,
     );
     this.name = 'MissingPeerError';
     this.packageName = packageName;
   }
+
+  get [kMissingPeer](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kMissingPeer);
+  }
 }
 
+/** Whether `error` is a {@link MissingPeerError} (of any installed copy). */
 export function isMissingPeerError(error: unknown): error is MissingPeerError {
-  return error instanceof MissingPeerError;
+  return branded(error, kMissingPeer);
 }

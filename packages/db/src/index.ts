@@ -1,11 +1,14 @@
 export type { CursorPart, CursorValues, KeysetCursor } from './cursor.js';
 export { keysetCursor } from './cursor.js';
+export type { DbErrorCode } from './errors.js';
 export {
   classify,
   DatabaseUnavailableError,
+  DbError,
   InvalidCursorError,
   isConnectionError,
   isDatabaseUnavailableError,
+  isDbError,
   isInvalidCursorError,
   isMissingPeerError,
   MissingPeerError,
@@ -21,11 +24,5 @@ export { createPgSql } from './pg.js';
 export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from './pglite.js';
 export { createPgliteSql } from './pglite.js';
 export type { Unstorable, UnstorableReason } from './storable.js';
-export {
-  findUnstorable,
-  isStorableTimestamp,
-  printable,
-  STORABLE_TIMESTAMP_RANGE,
-  unstorableReason,
-} from './storable.js';
+export { findUnstorable, isStorableTimestamp } from './storable.js';
 export type { Queryable, QueryResult, Sql, Statement, Tx } from './types.js';

@@ -26,6 +26,13 @@ export type EventErrorCode =
   | 'SURETY_EVENT_DUPLICATE_TYPE'
   | 'SURETY_CONTRACT_INVALID_DOCUMENT';
 
+// A brand in the global symbol registry, as undici does: `instanceof` and the guard below then
+// recognise an error made by another installed copy of this package (two versions in one tree).
+const kError: unique symbol = Symbol.for('surety.events.error');
+
+const branded = (value: unknown, symbol: symbol): boolean =>
+  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+
 /**
  * The one error class of `@surety/events`. `errors` is always present (empty when there is no
  * path to point at), so `@surety/webhooks`' publish and the service can map it to a 422 as is.
@@ -44,11 +51,19 @@ export class EventError extends Error {
     super(message, options);
     this.name = 'EventError';
   }
+
+  get [kError](): true {
+    return true;
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kError);
+  }
 }
 
 /**
- * True for any error thrown by this package.
+ * True for any error thrown by this package (of any installed copy).
  * @example
  * if (isEventError(e) && e.code === 'SURETY_EVENT_UNKNOWN_TYPE') …
  */
-export const isEventError = (e: unknown): e is EventError => e instanceof EventError;
+export const isEventError = (e: unknown): e is EventError => branded(e, kError);

@@ -9,18 +9,11 @@ export {
   toYaml,
   WEBHOOK_CHANNEL,
 } from './asyncapi.js';
-export { CATALOGUE_END, CATALOGUE_START, renderCatalogue, replaceCatalogue } from './catalogue.js';
 export { type ContractsCliOptions, runContractsCli } from './cli.js';
 export { contractValidator } from './contract-validator.js';
-export {
-  type ContractDiff,
-  diffContracts,
-  formatReport,
-  isAllowedChange,
-  majorOf,
-} from './diff/contracts.js';
+export { type ContractDiff, diffContracts, formatReport, isAllowedChange } from './diff/contracts.js';
 export type { ChangeKind, ContractChange } from './diff/types.js';
-export { EVENT_TYPE_PATTERN, type EventEnvelope, envelopeSchema, webhookHeadersSchema } from './envelope.js';
+export { EVENT_TYPE_PATTERN, type EventEnvelope } from './envelope.js';
 export { EventError, type EventErrorCode, type EventIssue, isEventError } from './errors.js';
 export type { JsonSchema } from './json-schema.js';
 export {
@@ -31,6 +24,5 @@ export {
   type RegisteredEvent,
   type RegistryOptions,
   type ValidationResult,
-  validateEvent,
 } from './registry.js';
 export { serviceEvents } from './service-events.js';

@@ -15,7 +15,7 @@ const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1/pay
 
 const fetch = createFetch({
   idempotencyKey: 'auto', // a POST gets one key, reused on every retry, so it is safe to retry
-  deadline: 10_000, // total time for all attempts, ms
+  deadlineMs: 10_000, // total time for all attempts
   maxAttempts: 4,
   onRetry: (event) => console.log(`retry ${event.attempt} after ${event.status ?? event.error}`),
 });

@@ -16,21 +16,16 @@ test('full jitter: random(0, min(cap, base * 2^retry)), step by step', () => {
     [2000, 0.5, 2500], // 2^2000 is Infinity; the cap still holds
   ];
   for (const [retry, random, delay] of steps) {
-    assert.equal(
-      fullJitter(retry, {}, () => random),
-      delay,
-      `retry ${retry}, random ${random}`,
-    );
+    assert.equal(fullJitter(retry, { random: () => random }), delay, `retry ${retry}, random ${random}`);
   }
 });
 
 test('full jitter honours baseDelay and maxDelay', () => {
-  assert.equal(
-    fullJitter(3, { baseDelay: 10, maxDelay: 50 }, () => 0.5),
-    25,
-  );
-  assert.equal(
-    fullJitter(1, { baseDelay: 10, maxDelay: 50 }, () => 0.5),
-    10,
-  );
+  assert.equal(fullJitter(3, { baseDelayMs: 10, maxDelayMs: 50, random: () => 0.5 }), 25);
+  assert.equal(fullJitter(1, { baseDelayMs: 10, maxDelayMs: 50, random: () => 0.5 }), 10);
+});
+
+test('the deprecated baseDelay and maxDelay still set the same values (the unit-named options win)', () => {
+  assert.equal(fullJitter(3, { baseDelay: 10, maxDelay: 50, random: () => 0.5 }), 25);
+  assert.equal(fullJitter(3, { baseDelay: 10, baseDelayMs: 2, maxDelay: 50, random: () => 0.5 }), 8);
 });

@@ -1,15 +1,25 @@
 /** Backoff settings for `fullJitter`. */
 export interface BackoffOptions {
   /** The base delay in milliseconds: the first retry waits up to this long. @default 200 */
-  baseDelay?: number;
+  baseDelayMs?: number;
   /** The cap on any one computed delay, in milliseconds. @default 5000 */
+  maxDelayMs?: number;
+  /** @deprecated use `baseDelayMs` (the same value; the unit is now in the name). */
+  baseDelay?: number;
+  /** @deprecated use `maxDelayMs` (the same value; the unit is now in the name). */
   maxDelay?: number;
+  /** A source of numbers in [0, 1), injectable for exact tests. @default Math.random */
+  random?: () => number;
 }
 
-/** @default 200 */
-export const DEFAULT_BASE_DELAY = 200;
-/** @default 5000 */
-export const DEFAULT_MAX_DELAY = 5000;
+/** The default backoff base, in milliseconds. @default 200 */
+export const DEFAULT_BASE_DELAY_MS = 200;
+/** The default cap on one backoff wait, in milliseconds. @default 5000 */
+export const DEFAULT_MAX_DELAY_MS = 5000;
+/** @deprecated use `DEFAULT_BASE_DELAY_MS`. */
+export const DEFAULT_BASE_DELAY = DEFAULT_BASE_DELAY_MS;
+/** @deprecated use `DEFAULT_MAX_DELAY_MS`. */
+export const DEFAULT_MAX_DELAY = DEFAULT_MAX_DELAY_MS;
 
 /**
  * "Full jitter" backoff from AWS's "Exponential Backoff and Jitter" (Brooker, 2015):
@@ -17,14 +27,14 @@ export const DEFAULT_MAX_DELAY = 5000;
  * retries over the whole interval is what de-synchronises a crowd of clients that failed together;
  * of the variants measured there it does the least total work.
  * @param retry 0 for the wait before the second attempt, 1 before the third, …
- * @param random a source of numbers in [0, 1), injectable for exact tests.
- * @default baseDelay 200, maxDelay 5000
+ * @default baseDelayMs 200, maxDelayMs 5000, random Math.random
  * @example
- * fullJitter(0, {}, () => 0.5); // 100: half of min(5000, 200 * 2^0)
+ * fullJitter(0, { random: () => 0.5 }); // 100: half of min(5000, 200 * 2^0)
  */
-export function fullJitter(retry: number, options: BackoffOptions = {}, random: () => number = Math.random) {
-  const base = options.baseDelay ?? DEFAULT_BASE_DELAY;
-  const cap = options.maxDelay ?? DEFAULT_MAX_DELAY;
+export function fullJitter(retry: number, options: BackoffOptions = {}): number {
+  const base = options.baseDelayMs ?? options.baseDelay ?? DEFAULT_BASE_DELAY_MS;
+  const cap = options.maxDelayMs ?? options.maxDelay ?? DEFAULT_MAX_DELAY_MS;
+  const random = options.random ?? Math.random;
   // 2 ** retry overflows to Infinity for absurd counts; Math.min keeps the cap in charge.
   return random() * Math.min(cap, base * 2 ** retry);
 }

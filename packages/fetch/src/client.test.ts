@@ -367,6 +367,31 @@ test('per-call deadline and maxAttempts override the client’s', async () => {
   assert.equal(second.sent.length, 1);
 });
 
+test('the unit-named options (deadlineMs, attemptTimeoutMs, baseDelayMs) act as the deprecated names did, and win', async () => {
+  const { fetch, sent, giveUps, clock } = setup([503], {
+    deadlineMs: 250,
+    deadline: 60_000,
+    baseDelayMs: 200,
+    baseDelay: 1,
+    maxAttempts: 10,
+  });
+  await fetch(URL_);
+  // As 'deadline: never sleeps past it': attempts at 0 and 100; the next wait of 200 would pass 250.
+  assert.equal(sent.length, 2);
+  assert.equal(clock.now(), 100);
+  assert.equal(giveUps[0]!.reason, 'deadline');
+
+  const perCall = setup([503]);
+  await perCall.fetch(URL_, { deadlineMs: 50, deadline: 60_000 });
+  assert.equal(perCall.sent.length, 1);
+
+  const timed = setup([{ hang: true }, 200], { attemptTimeoutMs: 1000 });
+  assert.equal((await timed.fetch(URL_)).status, 200);
+  assert.ok(timed.retries[0]!.error instanceof AttemptTimeoutError);
+  assert.equal((timed.retries[0]!.error as AttemptTimeoutError).timeoutMs, 1000);
+  assert.equal(timed.sent[0]!.headers.get('surety-timeout-ms'), '1000');
+});
+
 test('attempt timeout: the attempt is aborted and retried', async () => {
   const { fetch, sent, retries, clock } = setup([{ hang: true }, 200], { attemptTimeout: 1000 });
   const res = await fetch(URL_);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { defaultMaxListeners, getMaxListeners, setMaxListeners } from 'node:events';
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
-import { DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, fullJitter } from './backoff.js';
+import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS, fullJitter } from './backoff.js';
 import { type Body, prepareBody } from './body.js';
 import { RetryBudget, type RetryBudgetOptions } from './budget.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
@@ -39,6 +39,8 @@ export interface SuretyRequestInit extends Omit<RequestInit, 'body' | 'dispatche
    */
   idempotencyKey?: 'auto' | false | (string & {});
   /** The total deadline of this call in milliseconds, attempts and waits included. @default the client's */
+  deadlineMs?: number;
+  /** @deprecated use `deadlineMs` (the same value; the unit is now in the name). */
   deadline?: number;
   /** The most attempts for this call, the first included. @default the client's */
   maxAttempts?: number;
@@ -97,21 +99,31 @@ export interface FetchOptions {
   /** The most attempts per call, the first included. @default 4 */
   maxAttempts?: number;
   /** The total deadline of a call in milliseconds: all attempts and all waits. @default 30000 */
+  deadlineMs?: number;
+  /** @deprecated use `deadlineMs` (the same value; the unit is now in the name). */
   deadline?: number;
   /**
    * The longest one attempt may wait for response headers, in milliseconds. Reading the body afterwards is
    * bounded by the dispatcher's `bodyTimeout` instead (and by the caller's signal). With the client's own
    * Agent, and while the deadline is far enough away, undici enforces it (its `headersTimeout`, on timers
-   * of ~0.5–1 s resolution, after a connect bounded by `connectTimeout`); otherwise a timer of the client's
-   * clock does, to the millisecond. The total `deadline` is always exact.
+   * of ~0.5–1 s resolution, after a connect bounded by `connectTimeoutMs`); otherwise a timer of the
+   * client's clock does, to the millisecond. The total `deadlineMs` is always exact.
    * @default 10000
    */
+  attemptTimeoutMs?: number;
+  /** @deprecated use `attemptTimeoutMs` (the same value; the unit is now in the name). */
   attemptTimeout?: number;
-  /** The TCP/TLS connect timeout of the client's own Agent (not used with `dispatcher`). @default 5000 */
+  /** The TCP/TLS connect timeout of the client's own Agent, in milliseconds (not used with `dispatcher`). @default 5000 */
+  connectTimeoutMs?: number;
+  /** @deprecated use `connectTimeoutMs` (the same value; the unit is now in the name). */
   connectTimeout?: number;
-  /** Full-jitter backoff base: the first retry waits `random(0, baseDelay)`. @default 200 */
+  /** Full-jitter backoff base in milliseconds: the first retry waits `random(0, baseDelayMs)`. @default 200 */
+  baseDelayMs?: number;
+  /** @deprecated use `baseDelayMs` (the same value; the unit is now in the name). */
   baseDelay?: number;
-  /** Full-jitter backoff cap on any one wait (a Retry-After may ask for longer). @default 5000 */
+  /** Full-jitter backoff cap on any one wait, in milliseconds (a Retry-After may ask for longer). @default 5000 */
+  maxDelayMs?: number;
+  /** @deprecated use `maxDelayMs` (the same value; the unit is now in the name). */
   maxDelay?: number;
   /** Methods retried without an Idempotency-Key. @default ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"] */
   retryMethods?: readonly string[];
@@ -170,12 +182,18 @@ export interface SuretyFetch {
 
 /** @default 4 */
 export const DEFAULT_MAX_ATTEMPTS = 4;
-/** @default 30000 */
-export const DEFAULT_DEADLINE = 30_000;
-/** @default 10000 */
-export const DEFAULT_ATTEMPT_TIMEOUT = 10_000;
-/** @default 5000 */
-export const DEFAULT_CONNECT_TIMEOUT = 5_000;
+/** The default total deadline of a call, in milliseconds. @default 30000 */
+export const DEFAULT_DEADLINE_MS = 30_000;
+/** The default per-attempt timeout, in milliseconds. @default 10000 */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
+/** The default connect timeout of the client's own Agent, in milliseconds. @default 5000 */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/** @deprecated use `DEFAULT_DEADLINE_MS`. */
+export const DEFAULT_DEADLINE = DEFAULT_DEADLINE_MS;
+/** @deprecated use `DEFAULT_ATTEMPT_TIMEOUT_MS`. */
+export const DEFAULT_ATTEMPT_TIMEOUT = DEFAULT_ATTEMPT_TIMEOUT_MS;
+/** @deprecated use `DEFAULT_CONNECT_TIMEOUT_MS`. */
+export const DEFAULT_CONNECT_TIMEOUT = DEFAULT_CONNECT_TIMEOUT_MS;
 
 // undici runs headersTimeout on its coarse "fast timers" (500 ms ticks, so up to ~1 s late): an attempt
 // it bounds must leave at least this much room before the deadline, which stays exact.
@@ -304,7 +322,7 @@ function isRequest(input: FetchInput): input is Request {
  * A retryable failure that is not retried is returned as it is (the last response, or the last error
  * thrown); the caller's abort rejects with the signal's reason at once, during a wait too.
  * @example
- * const fetch = createFetch({ idempotencyKey: 'auto', deadline: 10_000 });
+ * const fetch = createFetch({ idempotencyKey: 'auto', deadlineMs: 10_000 });
  * const res = await fetch('https://api.example.com/v1/payments', {
  *   method: 'POST',
  *   headers: { 'content-type': 'application/json' },
@@ -313,11 +331,12 @@ function isRequest(input: FetchInput): input is Request {
  */
 export function createFetch(options: FetchOptions = {}): SuretyFetch {
   const maxAttemptsDefault = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  const deadlineDefault = options.deadline ?? DEFAULT_DEADLINE;
-  const attemptTimeout = options.attemptTimeout ?? DEFAULT_ATTEMPT_TIMEOUT;
+  // The unit-named options win; the old names stay as deprecated aliases (same values, in ms).
+  const deadlineDefault = options.deadlineMs ?? options.deadline ?? DEFAULT_DEADLINE_MS;
+  const attemptTimeout = options.attemptTimeoutMs ?? options.attemptTimeout ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const backoff = {
-    baseDelay: options.baseDelay ?? DEFAULT_BASE_DELAY,
-    maxDelay: options.maxDelay ?? DEFAULT_MAX_DELAY,
+    baseDelayMs: options.baseDelayMs ?? options.baseDelay ?? DEFAULT_BASE_DELAY_MS,
+    maxDelayMs: options.maxDelayMs ?? options.maxDelay ?? DEFAULT_MAX_DELAY_MS,
   };
   const retryMethods = new Set((options.retryMethods ?? DEFAULT_RETRY_METHODS).map((m) => m.toUpperCase()));
   const retryStatuses = new Set(options.retryStatuses ?? DEFAULT_RETRY_STATUSES);
@@ -331,7 +350,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
   const random = options.random ?? Math.random;
   const { onRetry, onGiveUp } = options;
   const ownDispatcher = options.dispatcher === undefined;
-  const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
+  const connectTimeout = options.connectTimeoutMs ?? options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
   // The client's own Agent enforces the attempt timeout itself (headersTimeout), which lets most attempts
   // go out without an AbortSignal of ours: undici's fetch spends ~10 µs of CPU per request on a signal
   // (listeners, setMaxListeners, a FinalizationRegistry entry), measured in bench/client.
@@ -408,7 +427,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       pairs = toPairs(init?.headers);
     }
     const verb = method === undefined ? 'GET' : method.toUpperCase();
-    const deadlineMs = init?.deadline ?? deadlineDefault;
+    const deadlineMs = init?.deadlineMs ?? init?.deadline ?? deadlineDefault;
     const deadlineAt = started + deadlineMs;
     const maxAttempts = init?.maxAttempts ?? maxAttemptsDefault;
 
@@ -441,6 +460,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
     const {
       idempotencyKey: _key,
       deadline: _deadline,
+      deadlineMs: _deadlineMs,
       maxAttempts: _maxAttempts,
       bodyFactory: _bodyFactory,
       ...rest
@@ -542,7 +562,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       if (breaker !== undefined && breaker.state === 'open') {
         return report(onGiveUp, url, verb, attempt, 'circuit-open', response, error);
       }
-      let delayMs = fullJitter(attempt - 1, backoff, random);
+      let delayMs = fullJitter(attempt - 1, { ...backoff, random });
       let retryAfterMs: number | undefined;
       if (response !== undefined) {
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), wallClock());
@@ -571,7 +591,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         if (onAbort !== undefined) unforward(signal!, onAbort);
         await discard(response);
       }
-      await sleep(clock, delayMs, signal);
+      await sleep(clock, delayMs, { signal });
     }
   };
 

@@ -34,9 +34,14 @@ export const systemClock: Clock = {
  * Waits `ms` on `clock`; rejects with the signal's reason the moment `signal` aborts (also when it is
  * already aborted), so a caller's abort is honoured during backoff too.
  * @example
- * await sleep(systemClock, 250, controller.signal);
+ * await sleep(systemClock, 250, { signal: controller.signal });
  */
-export function sleep(clock: Clock, ms: number, signal?: AbortSignal | null): Promise<void> {
+export function sleep(
+  clock: Clock,
+  ms: number,
+  options: { signal?: AbortSignal | null } = {},
+): Promise<void> {
+  const { signal } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => {

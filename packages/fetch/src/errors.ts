@@ -5,6 +5,22 @@
  * rejects with the signal's own `reason`, as `fetch` does.
  */
 
+/** Every `code` an error of this package can carry. */
+export type SuretyFetchErrorCode =
+  | 'SURETY_ATTEMPT_TIMEOUT'
+  | 'SURETY_DEADLINE_EXCEEDED'
+  | 'SURETY_CIRCUIT_OPEN';
+
+// Brands in the global symbol registry, as undici does: `instanceof` and the guards below then
+// recognise an error made by another installed copy of this package (two versions in one tree).
+const kError: unique symbol = Symbol.for('surety.fetch.error');
+const kAttemptTimeout: unique symbol = Symbol.for('surety.fetch.error.SURETY_ATTEMPT_TIMEOUT');
+const kDeadlineExceeded: unique symbol = Symbol.for('surety.fetch.error.SURETY_DEADLINE_EXCEEDED');
+const kCircuitOpen: unique symbol = Symbol.for('surety.fetch.error.SURETY_CIRCUIT_OPEN');
+
+const branded = (value: unknown, symbol: symbol): boolean =>
+  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+
 /**
  * Base class of the errors of `@surety/fetch`.
  * @example
@@ -13,12 +29,20 @@
 export class SuretyFetchError extends Error {
   constructor(
     /** Stable, machine-readable: switch on it, never on the message. */
-    readonly code: string,
+    readonly code: SuretyFetchErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
     this.name = 'SuretyFetchError';
+  }
+
+  get [kError](): true {
+    return true;
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kError);
   }
 }
 
@@ -29,6 +53,7 @@ export class SuretyFetchError extends Error {
  * try { await fetch(url) } catch (e) { if (isAttemptTimeoutError(e)) console.log(e.timeoutMs) }
  */
 export class AttemptTimeoutError extends SuretyFetchError {
+  declare readonly code: 'SURETY_ATTEMPT_TIMEOUT';
   constructor(
     /** The per-attempt timeout that elapsed, in milliseconds. */
     readonly timeoutMs: number,
@@ -36,6 +61,14 @@ export class AttemptTimeoutError extends SuretyFetchError {
   ) {
     super('SURETY_ATTEMPT_TIMEOUT', `the attempt produced no response within ${timeoutMs} ms`, options);
     this.name = 'AttemptTimeoutError';
+  }
+
+  get [kAttemptTimeout](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kAttemptTimeout);
   }
 }
 
@@ -47,6 +80,7 @@ export class AttemptTimeoutError extends SuretyFetchError {
  * try { await fetch(url, { deadline: 2_000 }) } catch (e) { if (isDeadlineExceededError(e)) return fallback }
  */
 export class DeadlineExceededError extends SuretyFetchError {
+  declare readonly code: 'SURETY_DEADLINE_EXCEEDED';
   constructor(
     /** The deadline that passed, in milliseconds from the start of the call. */
     readonly deadlineMs: number,
@@ -54,6 +88,14 @@ export class DeadlineExceededError extends SuretyFetchError {
   ) {
     super('SURETY_DEADLINE_EXCEEDED', `the deadline of ${deadlineMs} ms was exceeded`, options);
     this.name = 'DeadlineExceededError';
+  }
+
+  get [kDeadlineExceeded](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kDeadlineExceeded);
   }
 }
 
@@ -64,6 +106,7 @@ export class DeadlineExceededError extends SuretyFetchError {
  * try { await fetch(url) } catch (e) { if (isCircuitOpenError(e)) return cached(e.retryAfterMs) }
  */
 export class CircuitOpenError extends SuretyFetchError {
+  declare readonly code: 'SURETY_CIRCUIT_OPEN';
   constructor(
     /** The origin whose circuit is open, e.g. `https://api.example.com`. */
     readonly origin: string,
@@ -76,6 +119,14 @@ export class CircuitOpenError extends SuretyFetchError {
     );
     this.name = 'CircuitOpenError';
   }
+
+  get [kCircuitOpen](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kCircuitOpen);
+  }
 }
 
 /**
@@ -83,15 +134,14 @@ export class CircuitOpenError extends SuretyFetchError {
  * @example
  * if (isSuretyFetchError(e)) metrics.increment(e.code);
  */
-export const isSuretyFetchError = (e: unknown): e is SuretyFetchError => e instanceof SuretyFetchError;
+export const isSuretyFetchError = (e: unknown): e is SuretyFetchError => branded(e, kError);
 
 /**
  * True when one attempt timed out.
  * @example
  * if (isAttemptTimeoutError(e)) console.log(e.timeoutMs);
  */
-export const isAttemptTimeoutError = (e: unknown): e is AttemptTimeoutError =>
-  e instanceof AttemptTimeoutError;
+export const isAttemptTimeoutError = (e: unknown): e is AttemptTimeoutError => branded(e, kAttemptTimeout);
 
 /**
  * True when the call's total deadline passed.
@@ -99,11 +149,11 @@ export const isAttemptTimeoutError = (e: unknown): e is AttemptTimeoutError =>
  * if (isDeadlineExceededError(e)) return reply.code(504).send();
  */
 export const isDeadlineExceededError = (e: unknown): e is DeadlineExceededError =>
-  e instanceof DeadlineExceededError;
+  branded(e, kDeadlineExceeded);
 
 /**
  * True when the request was refused by an open circuit breaker.
  * @example
  * if (isCircuitOpenError(e)) return serveStale();
  */
-export const isCircuitOpenError = (e: unknown): e is CircuitOpenError => e instanceof CircuitOpenError;
+export const isCircuitOpenError = (e: unknown): e is CircuitOpenError => branded(e, kCircuitOpen);

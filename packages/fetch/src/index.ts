@@ -1,5 +1,11 @@
 export type { BackoffOptions } from './backoff.js';
-export { DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, fullJitter } from './backoff.js';
+export {
+  DEFAULT_BASE_DELAY,
+  DEFAULT_BASE_DELAY_MS,
+  DEFAULT_MAX_DELAY,
+  DEFAULT_MAX_DELAY_MS,
+  fullJitter,
+} from './backoff.js';
 export type { Body } from './body.js';
 export type { RetryBudgetOptions } from './budget.js';
 export {
@@ -24,8 +30,11 @@ export type {
 export {
   createFetch,
   DEFAULT_ATTEMPT_TIMEOUT,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_DEADLINE,
+  DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_ATTEMPTS,
 } from './client.js';
 export type { Clock } from './clock.js';
@@ -40,6 +49,7 @@ export {
   isDeadlineExceededError,
   isSuretyFetchError,
   SuretyFetchError,
+  type SuretyFetchErrorCode,
 } from './errors.js';
 export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from './headers.js';
 export {

@@ -26,6 +26,13 @@ export const WebhookErrorCode = {
 
 export type WebhookErrorCode = (typeof WebhookErrorCode)[keyof typeof WebhookErrorCode];
 
+// A brand in the global symbol registry, as undici does: `instanceof` and the guard below then
+// recognise an error made by another installed copy of this package (two versions in one tree).
+const kError: unique symbol = Symbol.for('surety.webhook-verify.error');
+
+const branded = (value: unknown, symbol: symbol): boolean =>
+  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+
 /**
  * The one error `sign` and `verify` throw. Switch on `code`, never on `message`.
  * @example
@@ -44,15 +51,23 @@ export class WebhookVerificationError extends Error {
     super(message, options);
     this.name = 'WebhookVerificationError';
   }
+
+  get [kError](): true {
+    return true;
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kError);
+  }
 }
 
 /**
- * Type guard for {@link WebhookVerificationError}.
+ * Type guard for {@link WebhookVerificationError} (of any installed copy of this package).
  * @example
  * if (isWebhookVerificationError(e)) reply.code(401);
  */
 export function isWebhookVerificationError(error: unknown): error is WebhookVerificationError {
-  return error instanceof WebhookVerificationError;
+  return branded(error, kError);
 }
 
 /** Shorthand used inside the package. */
