@@ -2,7 +2,7 @@ import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { checkPreconditions } from '@surety/conditional/fastify';
 import { type Queryable, quoteSchema } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { newId } from '@surety/webhooks';
+import { newId } from '@surety/webhooks/ids';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
 

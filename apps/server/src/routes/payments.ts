@@ -1,6 +1,6 @@
 import { keysetCursor, quoteSchema } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { newId } from '@surety/webhooks';
+import { newId } from '@surety/webhooks/ids';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../problem.js';
 
