@@ -1,8 +1,9 @@
 // One delivery attempt: build the envelope, sign it with the endpoint's live secrets, POST it. The
 // result is classified elsewhere (classify.ts); nothing here decides what it means.
 import { signSync } from '@surety/webhook-verify';
-import type { AttemptResult } from './classify.js';
+import type { AttemptResult, Classification } from './classify.js';
 import { envelopeJson } from './envelope.js';
+import type { Completion } from './outcome-writer.js';
 import type { Claimed } from './sql/claim.js';
 import type { GuardedResponse } from './ssrf/index.js';
 
@@ -77,4 +78,49 @@ export async function sendAttempt(input: {
       errorMessage: e.message ?? String(error),
     };
   }
+}
+
+/** The attempt's record, from what was sent and how it was classified. */
+export function completionOf(input: {
+  row: Claimed;
+  sent: Sent;
+  classification: Classification;
+  startedMs: number;
+  durationMs: number;
+}): Completion {
+  const { row, sent, classification: c } = input;
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    endpointId: row.endpoint_id,
+    outcome: c.kind,
+    nextAt: c.kind === 'retry' ? new Date(c.nextAtMs).toISOString() : null,
+    status: c.status,
+    errorCode: c.errorCode,
+    errorMessage: sent.errorMessage,
+    excerpt: sent.excerpt, // capped and made storable where outcomes are recorded
+    attempt: row.attempts,
+    startedAt: new Date(input.startedMs).toISOString(),
+    durationMs: input.durationMs,
+    gone: c.kind === 'failed' && c.gone,
+  };
+}
+
+/** A claimed delivery put back without counting an attempt, due `waitMs` after `nowMs`. */
+export function deferral(row: Claimed, nowMs: number, waitMs: number): Completion {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    endpointId: row.endpoint_id,
+    outcome: 'defer',
+    nextAt: new Date(nowMs + waitMs).toISOString(),
+    status: null,
+    errorCode: null,
+    errorMessage: null,
+    excerpt: null,
+    attempt: row.attempts,
+    startedAt: new Date(nowMs).toISOString(),
+    durationMs: 0,
+    gone: false,
+  };
 }

@@ -59,10 +59,6 @@ export function statusCode(status: number): AttemptErrorCode | null {
   return null;
 }
 
-/** True for the codes of an attempt that sent nothing (the one place they are compared). */
-export const isNotSent = (code: AttemptErrorCode | null): code is NotSentCode =>
-  code === 'endpoint_deleted' || code === 'endpoint_disabled' || code === 'event_deleted';
-
 /**
  * How an outcome counts towards its endpoint's health: `ignored` when the endpoint is gone or
  * disabled (its health is not the receiver's), `no_send` when the event was deleted (a failure that

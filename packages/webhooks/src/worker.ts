@@ -4,12 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { type PostFn, sendAttempt } from './attempt.js';
+import { completionOf, deferral, type PostFn, sendAttempt } from './attempt.js';
 import { classify } from './classify.js';
 import { EndpointHealthRecorder } from './health.js';
 import { type Completion, OutcomeWriter } from './outcome-writer.js';
 import { type Claimed, claimDeliveries, releaseSlots } from './sql/claim.js';
 import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
+import { Wakeup } from './wake.js';
 import { internalsOf, type Webhooks, type WebhooksInternals } from './webhooks.js';
 import type { WorkerEventMap } from './worker-events.js';
 import {
@@ -45,8 +46,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #loop: Promise<void> | undefined;
   #inflight = 0;
   readonly #outcomes: OutcomeWriter;
-  #wake: (() => void) | undefined;
-  #woken = false;
+  readonly #wakeup = new Wakeup();
   readonly #health: EndpointHealthRecorder;
   /** Claimed rows not yet sent, oldest first, with when they were claimed. */
   #queue: { row: Claimed; claimedAt: number }[] = [];
@@ -181,28 +181,11 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   }
 
   #wakeUp(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    if (wake) wake();
-    // A NOTIFY that arrives while the loop is claiming must not be lost: the next sleep returns at once.
-    else this.#woken = true;
+    this.#wakeup.wake();
   }
 
   #sleep(ms: number): Promise<void> {
-    if (this.#woken) {
-      this.#woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#wake = undefined;
-        resolve();
-      }, ms);
-      this.#wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    return this.#wakeup.sleep(ms);
   }
 
   /**
@@ -327,36 +310,12 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     }
   }
 
-  /** Puts a claimed row back unsent (see `#defer`) and frees its slot. */
+  /** Puts a claimed row back unsent (no attempt counted, due in `wait` ms) and frees its slot. */
   #handBack(row: Claimed, now: number, wait?: number): void {
-    this.#complete(this.#defer(row, now, wait));
+    // By default, a rate limit's token interval plus jitter.
+    const waitMs = wait ?? Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#o.random() * 50);
+    this.#complete(deferral(row, now, waitMs));
     this.#release(row);
-  }
-
-  /**
-   * Puts a claimed delivery back without counting an attempt: due in `wait` ms (by default, a rate
-   * limit's token interval plus jitter).
-   */
-  #defer(
-    row: Claimed,
-    now: number,
-    wait = Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#o.random() * 50),
-  ): Completion {
-    return {
-      id: row.id,
-      tenant: row.tenant,
-      endpointId: row.endpoint_id,
-      outcome: 'defer',
-      nextAt: new Date(now + wait).toISOString(),
-      status: null,
-      errorCode: null,
-      errorMessage: null,
-      excerpt: null,
-      attempt: row.attempts,
-      startedAt: new Date(now).toISOString(),
-      durationMs: 0,
-      gone: false,
-    };
   }
 
   async #attempt(row: Claimed): Promise<Completion> {
@@ -385,21 +344,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       durationMs,
       latencyMs: endMs - new Date(row.created_at).getTime(),
     });
-    return {
-      id: row.id,
-      tenant: row.tenant,
-      endpointId: row.endpoint_id,
-      outcome: c.kind,
-      nextAt: c.kind === 'retry' ? new Date(c.nextAtMs).toISOString() : null,
-      status: c.status,
-      errorCode: c.errorCode,
-      errorMessage: sent.errorMessage,
-      excerpt: sent.excerpt, // capped and made storable where outcomes are recorded
-      attempt: row.attempts,
-      startedAt: new Date(startedMs).toISOString(),
-      durationMs,
-      gone: c.kind === 'failed' && c.gone,
-    };
+    return completionOf({ row, sent, classification: c, startedMs, durationMs });
   }
 
   #complete(c: Completion): void {
