@@ -14,6 +14,7 @@ import { type Backlog, readBacklog } from './sql/backlog.js';
 import { ENDPOINT_COLUMNS, type EndpointRow, toEndpoint } from './sql/endpoint-row.js';
 import { type Statements, statements } from './sql/index.js';
 import { notifyChannel } from './sql/names.js';
+import { insertEvent } from './sql/publish.js';
 
 /**
  * What the package's own modules (the worker, the queries, the testing subpath) use of an engine:
@@ -198,22 +199,22 @@ export class Webhooks {
     if (data === undefined) throw new InvalidEventError('event data must be JSON');
     const id = input.id ?? newId('evt');
     const createdAt = new Date(this.#i.now()).toISOString();
-    const { rows } = await tx.query<{ sequence: string; deliveries: number }>(this.#i.st.publish, [
-      input.tenant,
+    const written = await insertEvent(tx, this.#i.st, {
+      tenant: input.tenant,
       id,
-      input.type,
-      this.apiVersion,
-      input.resource ?? null,
+      type: input.type,
+      apiVersion: this.apiVersion,
+      resource: input.resource ?? null,
       data,
       createdAt,
-      input.endpointId ?? null,
-    ]);
-    const deliveries = rows[0]!.deliveries;
+      endpointId: input.endpointId ?? null,
+    });
+    const deliveries = written.deliveries;
     if (deliveries > 0) {
       if ('afterCommit' in tx) tx.afterCommit(this.#wake);
       else this.#wake();
     }
-    return { id, sequence: Number(rows[0]!.sequence), createdAt, deliveries };
+    return { id, sequence: Number(written.sequence), createdAt, deliveries };
   }
 
   // Wakes the workers (NOTIFY on the channel) after a commit that created deliveries. One NOTIFY at
