@@ -7,11 +7,37 @@ import { migrations } from './migrations.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import type { AllowList } from './ssrf/index.js';
 import { validateWebhookUrl } from './ssrf/index.js';
+import type {
+  CreateEndpointInput,
+  Endpoint,
+  PublishedEvent,
+  PublishInput,
+  SecretEntry,
+  WebhooksOptions,
+} from './types.js';
 
 export type { Backlog } from './sql/backlog.js';
+export type {
+  CircuitState,
+  CreateEndpointInput,
+  Endpoint,
+  PublishedEvent,
+  PublishInput,
+  SecretEntry,
+  WebhooksOptions,
+} from './types.js';
 
 import { type Backlog, readBacklog } from './sql/backlog.js';
-import { ENDPOINT_COLUMNS, type EndpointRow, toEndpoint } from './sql/endpoint-row.js';
+import { toEndpoint } from './sql/endpoint-row.js';
+import {
+  deleteEndpointRow,
+  enableEndpointRow,
+  insertEndpoint,
+  rotateSecretRow,
+  selectEndpoint,
+  updateEndpointRow,
+} from './sql/endpoints.js';
+import { disableEndpointRow } from './sql/health.js';
 import { type Statements, statements } from './sql/index.js';
 import { notifyChannel } from './sql/names.js';
 import { insertEvent } from './sql/publish.js';
@@ -32,111 +58,6 @@ const internals = new WeakMap<Webhooks, WebhooksInternals>();
 
 /** The engine's internals (module-internal accessor; see WebhooksInternals). */
 export const internalsOf = (w: Webhooks): WebhooksInternals => internals.get(w)!;
-
-export interface WebhooksOptions {
-  sql: Sql;
-  /** @default "surety" */
-  schema?: string;
-  /** Sent as `apiVersion` in every envelope. @default "2026-11-01" */
-  apiVersion?: string;
-  /** Let endpoint URLs use plain http (development, tests). @default false */
-  allowHttp?: boolean;
-  /** Private ranges endpoint URLs may reach (development, tests): `SURETY_WEBHOOK_ALLOWED_CIDRS`. @default [] */
-  allowList?: AllowList;
-  /**
-   * Checks an event's payload before it is written (the event registry plugs in here); throw
-   * InvalidEventError to refuse it.
-   */
-  validate?: (type: string, data: unknown) => void;
-  /** Injected clock. @default Date.now */
-  now?: () => number;
-  /**
-   * Most endpoints one tenant may have; a create beyond it throws EndpointLimitError. Generous: a
-   * platform tenant may have an endpoint per customer of its own.
-   * @default 10000
-   */
-  maxEndpointsPerTenant?: number;
-}
-
-export interface PublishInput {
-  tenant: string;
-  /** `noun.verb`, lower case: `order.shipped`. */
-  type: string;
-  data: unknown;
-  /** The resource the event is about (`order:ord_1`); its events carry increasing sequences. */
-  resource?: string;
-  /** Your own event id, for idempotent publishing. @default a new `evt_…` */
-  id?: string;
-  /** Deliver only to this endpoint (test events). */
-  endpointId?: string;
-}
-
-export interface PublishedEvent {
-  id: string;
-  sequence: number;
-  createdAt: string;
-  /** How many deliveries were queued (one per subscribed enabled endpoint). */
-  deliveries: number;
-}
-
-export interface SecretEntry {
-  secret: string;
-  /** When a rotated-out secret stops being used; null for the current one. */
-  expiresAt: string | null;
-}
-
-export interface Endpoint {
-  id: string;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  format: 'surety' | 'standard';
-  status: 'enabled' | 'disabled';
-  disabledReason: string | null;
-  disabledAt: string | null;
-  retrySchedule: number[] | null;
-  rateLimit: number | null;
-  ordered: boolean;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  failingSince: string | null;
-  /** The endpoint's circuit breaker (docs/webhooks.md). */
-  circuit: CircuitState;
-}
-
-/**
- * An endpoint's circuit breaker. `closed`: deliveries go out on their own schedules. `open`: after
- * `consecutiveFailures` failed attempts in a row, every pending delivery waits behind one probe
- * attempt at `nextProbeAt`. `half_open`: the probe is due or in flight; its success closes the
- * breaker (the held deliveries go out), its failure sets a later `nextProbeAt`.
- */
-export interface CircuitState {
-  state: 'closed' | 'open' | 'half_open';
-  /** Failed attempts since the last success. */
-  consecutiveFailures: number;
-  /** When the breaker opened; null while closed. */
-  openedAt: string | null;
-  /** When the probe attempt is due; null while closed. */
-  nextProbeAt: string | null;
-}
-
-export interface CreateEndpointInput {
-  tenant: string;
-  url: string;
-  eventTypes: string[];
-  description?: string;
-  /** @default "surety" */
-  format?: 'surety' | 'standard';
-  /** Seconds after the first attempt; null uses the engine's schedule. */
-  retrySchedule?: number[] | null;
-  /** Deliveries per second, enforced across all workers. */
-  rateLimit?: number | null;
-  /** One delivery in flight at a time, in sequence order. @default false */
-  ordered?: boolean;
-}
 
 const TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
@@ -263,45 +184,29 @@ export class Webhooks {
     const url = this.checkUrl(input.url);
     const secret = generateSecret();
     const now = new Date(this.#i.now()).toISOString();
-    const { EP, T } = this.#i.st.tables;
-    const { rows } = await q.query<EndpointRow>(
-      `with slot as (
-         insert into ${T} as t (tenant, endpoints) values ($1, 1)
-         on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
-         returning 1)
-       insert into ${EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-              rate_limit, ordered, created_at, updated_at)
-       select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
-              $10::bool, $11::timestamptz, $11::timestamptz
-        where exists (select 1 from slot)
-       returning ${ENDPOINT_COLUMNS}`,
-      [
-        input.tenant,
-        newId('we'),
-        url,
-        input.description ?? '',
-        input.eventTypes,
-        input.format ?? 'surety',
-        JSON.stringify([{ secret, expiresAt: null }] satisfies SecretEntry[]),
-        input.retrySchedule ?? null,
-        input.rateLimit ?? null,
-        input.ordered ?? false,
-        now,
-        this.maxEndpointsPerTenant,
-      ],
-    );
-    if (rows.length === 0) throw new EndpointLimitError(this.maxEndpointsPerTenant);
-    return { endpoint: toEndpoint(rows[0]!, this.#i.now()), secret };
+    const row = await insertEndpoint(q, this.#i.st.tables, {
+      tenant: input.tenant,
+      id: newId('we'),
+      url,
+      description: input.description ?? '',
+      eventTypes: input.eventTypes,
+      format: input.format ?? 'surety',
+      secretsJson: JSON.stringify([{ secret, expiresAt: null }] satisfies SecretEntry[]),
+      retrySchedule: input.retrySchedule ?? null,
+      rateLimit: input.rateLimit ?? null,
+      ordered: input.ordered ?? false,
+      nowIso: now,
+      maxEndpointsPerTenant: this.maxEndpointsPerTenant,
+    });
+    if (!row) throw new EndpointLimitError(this.maxEndpointsPerTenant);
+    return { endpoint: toEndpoint(row, this.#i.now()), secret };
   }
 
   async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
     assertStorable({ tenant, id });
-    const { rows } = await q.query<EndpointRow>(
-      `select ${ENDPOINT_COLUMNS} from ${this.#i.st.tables.EP} where tenant = $1 and id = $2`,
-      [tenant, id],
-    );
-    if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!, this.#i.now());
+    const row = await selectEndpoint(q, this.#i.st.tables, { tenant, id });
+    if (!row) throw new EndpointNotFoundError();
+    return toEndpoint(row, this.#i.now());
   }
 
   /**
@@ -322,31 +227,22 @@ export class Webhooks {
   ): Promise<Endpoint | undefined> {
     assertStorable({ tenant, id, ...patch });
     const url = patch.url === undefined ? null : this.checkUrl(patch.url);
-    const { rows } = await q.query<EndpointRow>(
-      `update ${this.#i.st.tables.EP} set
-          url = coalesce($4, url), event_types = coalesce($5, event_types), description = coalesce($6, description),
-          format = coalesce($7, format),
-          retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
-          rate_limit = case when $10::bool then $11::int else rate_limit end,
-          ordered = coalesce($12, ordered), version = version + 1, updated_at = $13
-        where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
-      [
-        tenant,
-        id,
-        expectedVersion,
-        url,
-        patch.eventTypes ?? null,
-        patch.description ?? null,
-        patch.format ?? null,
-        patch.retrySchedule !== undefined,
-        patch.retrySchedule ?? null,
-        patch.rateLimit !== undefined,
-        patch.rateLimit ?? null,
-        patch.ordered ?? null,
-        new Date(this.#i.now()).toISOString(),
-      ],
-    );
-    if (rows.length > 0) return toEndpoint(rows[0]!, this.#i.now());
+    const row = await updateEndpointRow(q, this.#i.st.tables, {
+      tenant,
+      id,
+      ifVersion: expectedVersion,
+      url,
+      eventTypes: patch.eventTypes ?? null,
+      description: patch.description ?? null,
+      format: patch.format ?? null,
+      setRetrySchedule: patch.retrySchedule !== undefined,
+      retrySchedule: patch.retrySchedule ?? null,
+      setRateLimit: patch.rateLimit !== undefined,
+      rateLimit: patch.rateLimit ?? null,
+      ordered: patch.ordered ?? null,
+      nowIso: new Date(this.#i.now()).toISOString(),
+    });
+    if (row) return toEndpoint(row, this.#i.now());
     await this.getEndpoint(q, tenant, id); // throws when it does not exist
     return undefined;
   }
@@ -359,26 +255,16 @@ export class Webhooks {
   async deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean> {
     assertStorable({ tenant, id });
     // The tenant's endpoint count goes down in the statement that deletes (createEndpoint's limit).
-    const { rows } = await tx.query<{ deleted: number }>(
-      `with d as (
-         delete from ${this.#i.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)
-         returning tenant),
-       c as (
-         update ${this.#i.st.tables.T} t set endpoints = t.endpoints - 1 from d
-          where t.tenant = d.tenant and t.endpoints > 0
-         returning 1)
-       select (select count(*) from d)::int as deleted, (select count(*) from c)::int as counted`,
-      [tenant, id, expectedVersion ?? null],
-    );
-    if (rows[0]!.deleted === 0) {
+    const deleted = await deleteEndpointRow(tx, this.#i.st.tables, {
+      tenant,
+      id,
+      ifVersion: expectedVersion ?? null,
+      nowIso: new Date(this.#i.now()).toISOString(),
+    });
+    if (!deleted) {
       await this.getEndpoint(tx, tenant, id); // throws when it does not exist
       return false;
     }
-    await tx.query(
-      `update ${this.#i.st.tables.D} set status = 'failed', last_error = 'endpoint_deleted', completed_at = $3
-        where tenant = $1 and endpoint_id = $2 and status = 'pending'`,
-      [tenant, id, new Date(this.#i.now()).toISOString()],
-    );
     return true;
   }
 
@@ -388,19 +274,13 @@ export class Webhooks {
    */
   async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
     assertStorable({ tenant, id });
-    const { rows } = await q.query<EndpointRow>(
-      `update ${this.#i.st.tables.EP} set status = 'enabled', disabled_reason = null, disabled_at = null,
-              failing_since = null, version = version + 1, updated_at = $3,
-              circuit_failures = case when status = 'disabled' then 0 else circuit_failures end,
-              circuit_opened_at = case when status = 'disabled' then null else circuit_opened_at end,
-              circuit_probe_at = case when status = 'disabled' then null else circuit_probe_at end,
-              circuit_probes = case when status = 'disabled' then 0 else circuit_probes end,
-              circuit_hold_until = case when status = 'disabled' then null else circuit_hold_until end
-        where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
-      [tenant, id, new Date(this.#i.now()).toISOString()],
-    );
-    if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!, this.#i.now());
+    const row = await enableEndpointRow(q, this.#i.st.tables, {
+      tenant,
+      id,
+      nowIso: new Date(this.#i.now()).toISOString(),
+    });
+    if (!row) throw new EndpointNotFoundError();
+    return toEndpoint(row, this.#i.now());
   }
 
   /**
@@ -411,17 +291,12 @@ export class Webhooks {
   async disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean> {
     assertStorable({ tenant, id, reason });
     const now = new Date(this.#i.now()).toISOString();
-    const { rows } = await tx.query<{ url: string; failed: number }>(this.#i.st.disable, [
-      tenant,
-      id,
-      reason,
-      now,
-    ]);
-    if (rows.length === 0) return false;
+    const row = await disableEndpointRow(tx, this.#i.st, { tenant, id, reason, nowIso: now });
+    if (!row) return false;
     await this.publish(tx, {
       tenant,
       type: 'endpoint.disabled',
-      data: { endpointId: id, url: rows[0]!.url, reason, disabledAt: now, failedDeliveries: rows[0]!.failed },
+      data: { endpointId: id, url: row.url, reason, disabledAt: now, failedDeliveries: row.failed },
       resource: `webhook_endpoint:${id}`,
     });
     return true;
@@ -441,18 +316,15 @@ export class Webhooks {
     const now = this.#i.now();
     const secret = generateSecret();
     const until = new Date(now + overlapMs).toISOString();
-    const { rows } = await q.query<EndpointRow>(
-      `update ${this.#i.st.tables.EP} set
-          secrets = jsonb_build_array(jsonb_build_object('secret', $3::text, 'expiresAt', null)) ||
-            coalesce((select jsonb_agg(case when s->>'expiresAt' is null then jsonb_set(s, '{expiresAt}', to_jsonb($4::text)) else s end)
-                        from jsonb_array_elements(secrets) s
-                       where s->>'expiresAt' is null or (s->>'expiresAt')::timestamptz > $5::timestamptz), '[]'::jsonb),
-          version = version + 1, updated_at = $5
-        where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
-      [tenant, id, secret, until, new Date(now).toISOString()],
-    );
-    if (rows.length === 0) throw new EndpointNotFoundError();
-    return { endpoint: toEndpoint(rows[0]!, this.#i.now()), secret };
+    const row = await rotateSecretRow(q, this.#i.st.tables, {
+      tenant,
+      id,
+      secret,
+      untilIso: until,
+      nowIso: new Date(now).toISOString(),
+    });
+    if (!row) throw new EndpointNotFoundError();
+    return { endpoint: toEndpoint(row, this.#i.now()), secret };
   }
 
   /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */
