@@ -2,21 +2,104 @@
 
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
+export type { AttemptErrorCode, NotSentCode } from "./classify.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
-export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidInputError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidInputError, WebhookError, } from "./errors.js";
-export { newId } from "./ids.js";
+export type { WebhookErrorCode } from "./errors.js";
+export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidInputError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
-export { isPgText, toPgText } from "./pg-text.js";
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from "./queries.js";
-export { deliveryNumber, endpointHealth, getEvent, listAttempts, listDeliveries, listEndpoints, listEvents, } from "./queries.js";
+export { endpointHealth, getEvent, listAttempts, listDeliveries, listEndpoints, listEvents, } from "./queries.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
-export * from "./ssrf/index.js";
-export type { CircuitState, CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, SecretEntry, WebhooksOptions, } from "./webhooks.js";
-export { notifyChannel, toEndpoint, Webhooks } from "./webhooks.js";
+export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
+export type { AllowList } from "./ssrf/classify.js";
+export type { Backlog, CircuitState, CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, SecretEntry, WebhooksOptions, } from "./webhooks.js";
+export { Webhooks } from "./webhooks.js";
 export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
+
+// --- dist/classify.d.ts
+import type { DeliveryErrorCode } from "./ssrf/errors.js";
+export type NotSentCode = "endpoint_deleted" | "endpoint_disabled" | "event_deleted";
+export type AttemptErrorCode = NotSentCode | "redirect_not_followed" | `http_${number}` | DeliveryErrorCode | "attempt_failed" | (string & {});
+export type AttemptResult = {
+    kind: "not_sent";
+    code: NotSentCode;
+} | {
+    kind: "response";
+    status: number;
+    retryAfter: string | string[] | undefined;
+} | {
+    kind: "error";
+    code: AttemptErrorCode;
+};
+export type Classification = {
+    kind: "delivered";
+    status: number;
+    errorCode: null;
+    gone: false;
+} | {
+    kind: "failed";
+    status: number | null;
+    errorCode: AttemptErrorCode;
+    gone: boolean;
+} | {
+    kind: "retry";
+    status: number | null;
+    errorCode: AttemptErrorCode;
+    delayMs: number;
+    nextAtMs: number;
+};
+export interface ClassifyInput {
+    result: AttemptResult;
+    attempts: number;
+    schedule: readonly number[];
+    nowMs: number;
+    random: () => number;
+    maxRetryAfterSeconds: number;
+}
+export declare function statusCode(status: number): AttemptErrorCode | null;
+export declare function healthEffect(outcome: "delivered" | "retry" | "failed", code: AttemptErrorCode | null): "ignored" | "no_send" | "success" | "failure";
+export declare function classify(input: ClassifyInput): Classification;
+
+// --- dist/ssrf/errors.d.ts
+export type DeliveryErrorCode = "invalid_url" | "ssrf_blocked" | "dns_failed" | "connect_timeout" | "timeout" | "tls_error" | "connection_error";
+export declare class DeliveryError extends Error {
+    readonly code: DeliveryErrorCode;
+    constructor(code: DeliveryErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export interface BlockedAddress {
+    readonly address: string;
+    readonly category: string;
+}
+export declare class SsrfBlockedError extends DeliveryError {
+    readonly code: "ssrf_blocked";
+    readonly hostname: string;
+    readonly blocked: readonly BlockedAddress[];
+    readonly addresses: readonly string[];
+    constructor(hostname: string, blocked: readonly BlockedAddress[], addresses?: readonly string[]);
+}
+export declare class DnsError extends DeliveryError {
+    readonly code: "dns_failed";
+    readonly hostname: string;
+    constructor(hostname: string, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class WebhookUrlError extends DeliveryError {
+    readonly code: "invalid_url";
+    readonly reason: string;
+    constructor(reason: string, message: string);
+}
+export declare class AllowListError extends Error {
+    readonly code = "invalid_allow_list";
+    constructor(message: string);
+}
+export declare function isDeliveryError(error: unknown): error is DeliveryError;
+export declare function isSsrfBlockedError(error: unknown): error is SsrfBlockedError;
 
 // --- dist/envelope.d.ts
 export type { Envelope } from "@surety/core";
@@ -30,11 +113,19 @@ export declare function envelopeJson(e: {
 }): string;
 
 // --- dist/errors.d.ts
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_OUTCOME_UNSTORABLE";
+declare const kError: unique symbol;
+declare const kInvalidEvent: unique symbol;
+declare const kInvalidInput: unique symbol;
+declare const kNotFound: unique symbol;
+declare const kLimit: unique symbol;
 export declare class WebhookError extends Error {
-    readonly code: string;
-    constructor(code: string, message: string, options?: {
+    readonly code: WebhookErrorCode;
+    constructor(code: WebhookErrorCode, message: string, options?: {
         cause?: unknown;
     });
+    get [kError](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class InvalidEventError extends WebhookError {
     readonly errors: {
@@ -45,6 +136,8 @@ export declare class InvalidEventError extends WebhookError {
         path: string;
         message: string;
     }[]);
+    get [kInvalidEvent](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class InvalidInputError extends WebhookError {
     readonly errors: {
@@ -55,27 +148,33 @@ export declare class InvalidInputError extends WebhookError {
         path: string;
         message: string;
     }[]);
+    get [kInvalidInput](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class EndpointNotFoundError extends WebhookError {
     constructor();
+    get [kNotFound](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class EndpointLimitError extends WebhookError {
     readonly limit: number;
     constructor(limit: number);
+    get [kLimit](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
 }
+export declare const isWebhookError: (e: unknown) => e is WebhookError;
 export declare const isEndpointLimitError: (e: unknown) => e is EndpointLimitError;
 export declare const isInvalidEventError: (e: unknown) => e is InvalidEventError;
 export declare const isInvalidInputError: (e: unknown) => e is InvalidInputError;
 export declare const isEndpointNotFoundError: (e: unknown) => e is EndpointNotFoundError;
-
-// --- dist/ids.d.ts
-export declare function newId(prefix: string, now?: number): string;
+export {};
 
 // --- dist/migrations.d.ts
 export declare const migrations: import("@surety/db").MigrationSet;
 
 // --- dist/outcome-writer.d.ts
-import { type Queryable, type Statement } from "@surety/db";
+import { type Queryable } from "@surety/db";
+import { type completeStatements } from "./sql/complete.js";
 export interface Completion {
     id: string;
     tenant: string;
@@ -101,7 +200,7 @@ export interface UnstorableOutcome {
 }
 export interface OutcomeWriterOptions {
     sql: Queryable;
-    statement: Statement;
+    st: ReturnType<typeof completeStatements>;
     workerId: string;
     now: () => number;
     batchSize: number;
@@ -132,9 +231,58 @@ export declare class OutcomeWriter {
     flush(): Promise<void>;
 }
 
-// --- dist/pg-text.d.ts
-export declare const isPgText: (value: string) => boolean;
-export declare function toPgText(value: string, maxLength?: number): string;
+// --- dist/sql/complete.d.ts
+import type { Queryable } from "@surety/db";
+import type { Names } from "./names.js";
+export declare function completeStatements({ D, A, st }: Names): {
+    complete: import("@surety/db").Statement;
+};
+export interface DeliveryOutcome {
+    id: string;
+    outcome: "delivered" | "retry" | "failed" | "defer";
+    nextAt: string | null;
+    status: number | null;
+    errorCode: string | null;
+}
+export interface AttemptRow {
+    deliveryId: string;
+    tenant: string;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    excerpt: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    endpointId: string;
+}
+export declare function completeDeliveries(q: Queryable, st: ReturnType<typeof completeStatements>, input: {
+    nowIso: string;
+    workerId: string;
+    outcomes: readonly DeliveryOutcome[];
+    attempts: readonly AttemptRow[];
+}): Promise<{
+    completed: number;
+    attempts: number;
+}>;
+
+// --- dist/sql/names.d.ts
+import { type Statement } from "@surety/db";
+export declare const lockId: (name: string) => string;
+export declare const notifyChannel: (schema: string) => string;
+export declare function names(schema: string): {
+    schema: string;
+    s: string;
+    EP: string;
+    EV: string;
+    D: string;
+    A: string;
+    S: string;
+    T: string;
+    st: (name: string, text: string) => Statement;
+};
+export type Names = ReturnType<typeof names>;
+export declare const iso: (d: Date | string | null) => string | null;
 
 // --- dist/queries.d.ts
 import { type Queryable } from "@surety/db";
@@ -211,106 +359,24 @@ export declare function listAttempts(w: Webhooks, q: Queryable, tenant: string, 
 // --- dist/webhooks.d.ts
 import { type Queryable, type Sql, type Tx } from "@surety/db";
 import type { AllowList } from "./ssrf/index.js";
-import { type Statements } from "./statements.js";
-export declare const notifyChannel: (schema: string) => string;
-export interface WebhooksOptions {
+import type { CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, WebhooksOptions } from "./types.js";
+export type { Backlog } from "./sql/backlog.js";
+export type { CircuitState, CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, SecretEntry, WebhooksOptions, } from "./types.js";
+import { type Backlog } from "./sql/backlog.js";
+import { type Statements } from "./sql/index.js";
+export interface WebhooksInternals {
     sql: Sql;
-    schema?: string;
-    apiVersion?: string;
-    allowHttp?: boolean;
-    allowList?: AllowList;
-    validate?: (type: string, data: unknown) => void;
-    now?: () => number;
-    maxEndpointsPerTenant?: number;
+    st: Statements;
+    now: () => number;
+    channel: string;
 }
-export interface PublishInput {
-    tenant: string;
-    type: string;
-    data: unknown;
-    resource?: string;
-    id?: string;
-    endpointId?: string;
-}
-export interface PublishedEvent {
-    id: string;
-    sequence: number;
-    createdAt: string;
-    deliveries: number;
-}
-export interface SecretEntry {
-    secret: string;
-    expiresAt: string | null;
-}
-export interface Endpoint {
-    id: string;
-    url: string;
-    description: string;
-    eventTypes: string[];
-    format: "surety" | "standard";
-    status: "enabled" | "disabled";
-    disabledReason: string | null;
-    disabledAt: string | null;
-    retrySchedule: number[] | null;
-    rateLimit: number | null;
-    ordered: boolean;
-    version: number;
-    createdAt: string;
-    updatedAt: string;
-    lastSuccessAt: string | null;
-    lastFailureAt: string | null;
-    failingSince: string | null;
-    circuit: CircuitState;
-}
-export interface CircuitState {
-    state: "closed" | "open" | "half_open";
-    consecutiveFailures: number;
-    openedAt: string | null;
-    nextProbeAt: string | null;
-}
-export interface CreateEndpointInput {
-    tenant: string;
-    url: string;
-    eventTypes: string[];
-    description?: string;
-    format?: "surety" | "standard";
-    retrySchedule?: number[] | null;
-    rateLimit?: number | null;
-    ordered?: boolean;
-}
-interface EndpointRow {
-    id: string;
-    url: string;
-    description: string;
-    event_types: string[];
-    format: "surety" | "standard";
-    secrets: SecretEntry[];
-    status: "enabled" | "disabled";
-    disabled_reason: string | null;
-    disabled_at: Date | null;
-    retry_schedule: number[] | null;
-    rate_limit: number | null;
-    ordered: boolean;
-    version: number;
-    created_at: Date;
-    updated_at: Date;
-    last_success_at: Date | null;
-    last_failure_at: Date | null;
-    failing_since: Date | null;
-    circuit_failures: number;
-    circuit_opened_at: Date | null;
-    circuit_probe_at: Date | null;
-}
-export declare const toEndpoint: (r: EndpointRow, nowMs?: number) => Endpoint;
+export declare const internalsOf: (w: Webhooks) => WebhooksInternals;
 export declare class Webhooks {
     #private;
-    readonly sql: Sql;
     readonly schema: string;
     readonly apiVersion: string;
     readonly allowHttp: boolean;
     readonly allowList: AllowList;
-    readonly channel: string;
-    readonly st: Statements;
-    readonly now: () => number;
     readonly maxEndpointsPerTenant: number;
     constructor(options: WebhooksOptions);
     migrate(): Promise<void>;
@@ -336,9 +402,9 @@ export declare class Webhooks {
         batchSize?: number;
         maxBatches?: number;
     }): Promise<number>;
+    backlog(): Promise<Backlog>;
     scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
 }
-export {};
 
 // --- dist/ssrf/index.d.ts
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./allow-list.js";
@@ -463,44 +529,6 @@ export declare function resolveTarget(hostname: string, options?: ResolveTargetO
     family: 4 | 6;
 }>;
 
-// --- dist/ssrf/errors.d.ts
-export type DeliveryErrorCode = "invalid_url" | "ssrf_blocked" | "dns_failed" | "connect_timeout" | "timeout" | "tls_error" | "connection_error";
-export declare class DeliveryError extends Error {
-    readonly code: DeliveryErrorCode;
-    constructor(code: DeliveryErrorCode, message: string, options?: {
-        cause?: unknown;
-    });
-}
-export interface BlockedAddress {
-    readonly address: string;
-    readonly category: string;
-}
-export declare class SsrfBlockedError extends DeliveryError {
-    readonly code: "ssrf_blocked";
-    readonly hostname: string;
-    readonly blocked: readonly BlockedAddress[];
-    readonly addresses: readonly string[];
-    constructor(hostname: string, blocked: readonly BlockedAddress[], addresses?: readonly string[]);
-}
-export declare class DnsError extends DeliveryError {
-    readonly code: "dns_failed";
-    readonly hostname: string;
-    constructor(hostname: string, message: string, options?: {
-        cause?: unknown;
-    });
-}
-export declare class WebhookUrlError extends DeliveryError {
-    readonly code: "invalid_url";
-    readonly reason: string;
-    constructor(reason: string, message: string);
-}
-export declare class AllowListError extends Error {
-    readonly code = "invalid_allow_list";
-    constructor(message: string);
-}
-export declare function isDeliveryError(error: unknown): error is DeliveryError;
-export declare function isSsrfBlockedError(error: unknown): error is SsrfBlockedError;
-
 // --- dist/ssrf/post.d.ts
 import type { IncomingHttpHeaders } from "node:http";
 import type { GuardedDispatcher } from "./dispatcher.js";
@@ -543,9 +571,99 @@ export type UrlValidation = {
 export declare function validateWebhookUrl(input: string | URL, options?: UrlValidationOptions): UrlValidation;
 export declare function classifyLiteralHost(hostname: string): AddressClassification | undefined;
 
-// --- dist/statements.d.ts
-import { type Statement } from "@surety/db";
+// --- dist/types.d.ts
+import type { Sql } from "@surety/db";
+import type { AllowList } from "./ssrf/index.js";
+export interface WebhooksOptions {
+    sql: Sql;
+    schema?: string;
+    apiVersion?: string;
+    allowHttp?: boolean;
+    allowList?: AllowList;
+    validate?: (type: string, data: unknown) => void;
+    now?: () => number;
+    maxEndpointsPerTenant?: number;
+}
+export interface PublishInput {
+    tenant: string;
+    type: string;
+    data: unknown;
+    resource?: string;
+    id?: string;
+    endpointId?: string;
+}
+export interface PublishedEvent {
+    id: string;
+    sequence: number;
+    createdAt: string;
+    deliveries: number;
+}
+export interface SecretEntry {
+    secret: string;
+    expiresAt: string | null;
+}
+export interface Endpoint {
+    id: string;
+    url: string;
+    description: string;
+    eventTypes: string[];
+    format: "surety" | "standard";
+    status: "enabled" | "disabled";
+    disabledReason: string | null;
+    disabledAt: string | null;
+    retrySchedule: number[] | null;
+    rateLimit: number | null;
+    ordered: boolean;
+    version: number;
+    createdAt: string;
+    updatedAt: string;
+    lastSuccessAt: string | null;
+    lastFailureAt: string | null;
+    failingSince: string | null;
+    circuit: CircuitState;
+}
+export interface CircuitState {
+    state: "closed" | "open" | "half_open";
+    consecutiveFailures: number;
+    openedAt: string | null;
+    nextProbeAt: string | null;
+}
+export interface CreateEndpointInput {
+    tenant: string;
+    url: string;
+    eventTypes: string[];
+    description?: string;
+    format?: "surety" | "standard";
+    retrySchedule?: number[] | null;
+    rateLimit?: number | null;
+    ordered?: boolean;
+}
+
+// --- dist/sql/backlog.d.ts
+import type { Queryable } from "@surety/db";
+import type { Names } from "./names.js";
+export interface Backlog {
+    due: number;
+    scheduled: number;
+    inFlight: number;
+    oldestDueSeconds: number;
+    circuits: {
+        open: number;
+        halfOpen: number;
+    };
+}
+export declare function readBacklog(q: Queryable, t: Pick<Names, "D" | "EP">): Promise<Backlog>;
+
+// --- dist/sql/index.d.ts
 export declare function statements(schema: string): {
+    health: import("@surety/db").Statement;
+    disable: import("@surety/db").Statement;
+    complete: import("@surety/db").Statement;
+    claim: import("@surety/db").Statement;
+    claimSettings: string;
+    releaseSlots: import("@surety/db").Statement;
+    takeTokens: import("@surety/db").Statement;
+    publish: import("@surety/db").Statement;
     tables: {
         EP: string;
         EV: string;
@@ -554,14 +672,6 @@ export declare function statements(schema: string): {
         S: string;
         T: string;
     };
-    publish: Statement;
-    claim: Statement;
-    claimSettings: string;
-    releaseSlots: Statement;
-    complete: Statement;
-    health: Statement;
-    disable: Statement;
-    takeTokens: Statement;
 };
 export type Statements = ReturnType<typeof statements>;
 
@@ -581,37 +691,24 @@ export declare function parseRetryAfter(value: string | string[] | undefined, no
 
 // --- dist/worker.d.ts
 import { EventEmitter } from "node:events";
-import { type UnstorableOutcome } from "./outcome-writer.js";
-import { type GuardedResponse, type GuardOptions } from "./ssrf/index.js";
-import type { Webhooks } from "./webhooks.js";
-export type PostFn = (url: string, request: {
-    headers: Record<string, string>;
-    body: string;
-    timeoutMs: number;
-}) => Promise<Pick<GuardedResponse, "status" | "headers" | "bodyExcerpt">>;
-export interface DeliveryWorkerOptions {
-    webhooks: Webhooks;
-    id?: string;
-    concurrency?: number;
-    batchSize?: number;
-    maxInFlightPerEndpoint?: number;
-    maxInFlightPerTenant?: number;
-    claimWindow?: number;
-    pollIntervalMs?: number;
-    leaseMs?: number;
-    timeoutMs?: number;
-    schedule?: readonly number[];
-    disableAfterMs?: number;
-    maxRetryAfterSeconds?: number;
-    circuitThreshold?: number;
-    circuitProbeMs?: number;
-    circuitMaxProbeMs?: number;
-    guard?: GuardOptions;
-    post?: PostFn;
-    listen?: boolean;
-    random?: () => number;
-    flushIntervalMs?: number;
+import type { WorkerEventMap } from "./worker-events.js";
+import { type DeliveryWorkerOptions } from "./worker-options.js";
+export type { PostFn } from "./attempt.js";
+export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from "./worker-events.js";
+export type { DeliveryWorkerOptions } from "./worker-options.js";
+export declare class DeliveryWorker extends EventEmitter<WorkerEventMap> {
+    #private;
+    readonly id: string;
+    constructor(options: DeliveryWorkerOptions);
+    start(): Promise<void>;
+    stop(): Promise<void>;
+    drain(): Promise<number>;
 }
+export declare const createDeliveryWorker: (options: DeliveryWorkerOptions) => DeliveryWorker;
+
+// --- dist/worker-events.d.ts
+import type { AttemptErrorCode } from "./classify.js";
+import type { UnstorableOutcome } from "./outcome-writer.js";
 export type AttemptOutcome = "delivered" | "retry" | "failed";
 export interface AttemptEvent {
     deliveryId: string;
@@ -621,7 +718,7 @@ export interface AttemptEvent {
     attempt: number;
     outcome: AttemptOutcome;
     status: number | null;
-    errorCode: string | null;
+    errorCode: AttemptErrorCode | null;
     durationMs: number;
     latencyMs: number;
 }
@@ -676,20 +773,171 @@ export interface WorkerEventMap {
         }
     ];
 }
-export declare class DeliveryWorker extends EventEmitter<WorkerEventMap> {
-    #private;
-    readonly id: string;
-    constructor(options: DeliveryWorkerOptions);
-    start(): Promise<void>;
-    stop(): Promise<void>;
-    drain(): Promise<number>;
+
+// --- dist/worker-options.d.ts
+import type { PostFn } from "./attempt.js";
+import type { GuardOptions } from "./ssrf/index.js";
+import type { Webhooks } from "./webhooks.js";
+export interface DeliveryWorkerOptions {
+    webhooks: Webhooks;
+    id?: string;
+    concurrency?: number;
+    batchSize?: number;
+    maxInFlightPerEndpoint?: number;
+    maxInFlightPerTenant?: number;
+    claimWindow?: number;
+    pollIntervalMs?: number;
+    leaseMs?: number;
+    timeoutMs?: number;
+    schedule?: readonly number[];
+    disableAfterMs?: number;
+    maxRetryAfterSeconds?: number;
+    circuitThreshold?: number;
+    circuitProbeMs?: number;
+    circuitMaxProbeMs?: number;
+    guard?: GuardOptions;
+    post?: PostFn;
+    listen?: boolean;
+    random?: () => number;
+    flushIntervalMs?: number;
 }
-export declare const createDeliveryWorker: (options: DeliveryWorkerOptions) => DeliveryWorker;
+export declare function resolveWorkerOptions(options: DeliveryWorkerOptions): {
+    concurrency: number;
+    batchSize: number;
+    maxInFlightPerEndpoint: number;
+    maxInFlightPerTenant: number;
+    claimWindow: number;
+    pollIntervalMs: number;
+    leaseMs: number;
+    timeoutMs: number;
+    schedule: readonly number[];
+    disableAfterMs: number;
+    maxRetryAfterSeconds: number;
+    circuitThreshold: number;
+    circuitProbeMs: number;
+    circuitMaxProbeMs: number;
+    listen: boolean;
+    random: () => number;
+    flushIntervalMs: number;
+};
+export type ResolvedWorkerOptions = ReturnType<typeof resolveWorkerOptions>;
+
+// --- dist/attempt.d.ts
+import type { AttemptResult, Classification } from "./classify.js";
+import type { Completion } from "./outcome-writer.js";
+import type { Claimed } from "./sql/claim.js";
+import type { GuardedResponse } from "./ssrf/index.js";
+export type PostFn = (url: string, request: {
+    headers: Record<string, string>;
+    body: string;
+    timeoutMs: number;
+}) => Promise<Pick<GuardedResponse, "status" | "headers" | "bodyExcerpt">>;
+export interface Sent {
+    result: AttemptResult;
+    excerpt: string | null;
+    errorMessage: string | null;
+}
+export declare function sendAttempt(input: {
+    row: Claimed;
+    post: PostFn;
+    timeoutMs: number;
+    startedMs: number;
+}): Promise<Sent>;
+export declare function completionOf(input: {
+    row: Claimed;
+    sent: Sent;
+    classification: Classification;
+    startedMs: number;
+    durationMs: number;
+}): Completion;
+export declare function deferral(row: Claimed, nowMs: number, waitMs: number): Completion;
+
+// --- dist/sql/claim.d.ts
+import type { Queryable, Sql } from "@surety/db";
+import type { SecretEntry } from "../webhooks.js";
+import { type Names } from "./names.js";
+export interface Claimed {
+    id: string;
+    tenant: string;
+    endpoint_id: string;
+    attempts: number;
+    event_id: string;
+    type: string | null;
+    api_version: string;
+    created_at: Date;
+    sequence: string;
+    data: string;
+    url: string | null;
+    secrets: SecretEntry[] | null;
+    format: "surety" | "standard";
+    endpoint_status: string | null;
+    retry_schedule: number[] | null;
+    rate_limit: number | null;
+}
+export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
+    claim: import("@surety/db").Statement;
+    claimSettings: string;
+    releaseSlots: import("@surety/db").Statement;
+    takeTokens: import("@surety/db").Statement;
+};
+type ClaimStatements = ReturnType<typeof claimStatements>;
+export interface SlotCount {
+    tenant: string;
+    endpointId: string;
+    n: number;
+}
+export declare function claimDeliveries(sql: Sql, st: ClaimStatements, input: {
+    nowMs: number;
+    limit: number;
+    leaseMs: number;
+    workerId: string;
+    claimWindow: number;
+    maxInFlightPerEndpoint: number;
+    maxInFlightPerTenant: number;
+    mine: readonly SlotCount[];
+}): Promise<{
+    rows: Claimed[];
+    allowed: Set<string>;
+    held: string[];
+}>;
+export declare function takeTokens(q: Queryable, st: ClaimStatements, input: {
+    tenants: string[];
+    endpointIds: string[];
+    wanted: number[];
+    nowMs: number;
+}): Promise<{
+    tenant: string;
+    id: string;
+    granted: number;
+    rate_limit: number;
+}[]>;
+export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
+    workerId: string;
+}): Promise<void>;
+export {};
+
+// ===== ./ssrf → ./dist/ssrf.d.ts
+// --- dist/ssrf.d.ts
+export * from "./ssrf/index.js";
+
+// (dist/ssrf/index.d.ts: above)
+// (dist/ssrf/allow-list.d.ts: above)
+// (dist/ssrf/classify.d.ts: above)
+// (dist/ssrf/ip.d.ts: above)
+// (dist/ssrf/dispatcher.d.ts: above)
+// (dist/ssrf/resolve.d.ts: above)
+// (dist/ssrf/errors.d.ts: above)
+// (dist/ssrf/post.d.ts: above)
+// (dist/ssrf/validate-url.d.ts: above)
+// ===== ./ids → ./dist/ids.d.ts
+// --- dist/ids.d.ts
+export declare function newId(prefix: string, now?: number): string;
 
 // ===== ./testing → ./dist/testing.d.ts
 // --- dist/testing.d.ts
 import { type ChildProcess } from "node:child_process";
 import { type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import { type Webhooks, type WebhooksInternals } from "./webhooks.js";
 export interface Received {
     headers: IncomingHttpHeaders;
     body: string;
@@ -711,3 +959,20 @@ export declare function spawnWorkerProcess(options: {
     env?: Record<string, string>;
 }): Promise<ChildProcess>;
 export declare const stopProcess: (child: ChildProcess, signal?: NodeJS.Signals) => Promise<void>;
+export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksInternals;
+export { notifyChannel } from "./sql/names.js";
+
+// (dist/webhooks.d.ts: above)
+// (dist/ssrf/index.d.ts: above)
+// (dist/ssrf/allow-list.d.ts: above)
+// (dist/ssrf/classify.d.ts: above)
+// (dist/ssrf/ip.d.ts: above)
+// (dist/ssrf/dispatcher.d.ts: above)
+// (dist/ssrf/resolve.d.ts: above)
+// (dist/ssrf/errors.d.ts: above)
+// (dist/ssrf/post.d.ts: above)
+// (dist/ssrf/validate-url.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/sql/backlog.d.ts: above)
+// (dist/sql/names.d.ts: above)
+// (dist/sql/index.d.ts: above)

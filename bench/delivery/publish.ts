@@ -8,6 +8,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/publish.ts [--quick]
 import { createPgSql, type Tx } from '@surety/db';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
+import { webhooksInternals } from '@surety/webhooks/testing';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
 
@@ -34,17 +35,20 @@ const variants: Record<string, (tx: Tx, i: number) => Promise<unknown>> = {
   surety: (tx, i) => webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } }),
   // the baseline: the same rows, and the NOTIFY inside the transaction
   'notify-in-transaction': async (tx, i) => {
-    const { rows } = await tx.query<{ sequence: string; deliveries: number }>(webhooks.st.publish, [
-      'bench',
-      `evt_in_tx_${process.pid}_${i}`,
-      'order.created',
-      webhooks.apiVersion,
-      null,
-      JSON.stringify({ i }),
-      new Date().toISOString(),
-      null,
-    ]);
-    await tx.query(`select pg_notify($1, '')`, [webhooks.channel]);
+    const { rows } = await tx.query<{ sequence: string; deliveries: number }>(
+      webhooksInternals(webhooks).st.publish,
+      [
+        'bench',
+        `evt_in_tx_${process.pid}_${i}`,
+        'order.created',
+        webhooks.apiVersion,
+        null,
+        JSON.stringify({ i }),
+        new Date().toISOString(),
+        null,
+      ],
+    );
+    await tx.query(`select pg_notify($1, '')`, [webhooksInternals(webhooks).channel]);
     return rows[0];
   },
 };

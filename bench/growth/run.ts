@@ -16,6 +16,7 @@ import { loadavg } from 'node:os';
 import { createPgSql } from '@surety/db';
 import { createIdempotency, type Idempotency } from '@surety/idempotency';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
+import { webhooksInternals } from '@surety/webhooks/testing';
 import pg from 'pg';
 import { emitResult } from '../lib/result.js';
 import { args, percentile, requireDatabaseUrl } from '../lib/stats.js';
@@ -224,14 +225,14 @@ for (let round = 0; round < claimRounds; round++) {
       const t = performance.now();
       const { rows } = await sql.transaction(
         (tx) =>
-          tx.query<{ id: string | null }>(wh.st.claim, [
+          tx.query<{ id: string | null }>(webhooksInternals(wh).st.claim, [
             new Date().toISOString(),
             50,
             lease,
             `bench-${run}`,
             ...NO_CAPS,
           ]),
-        { first: wh.st.claimSettings },
+        { first: webhooksInternals(wh).st.claimSettings },
       );
       lat.push(performance.now() - t);
       if (rows.length !== 50 || rows.some((r) => r.id === null))
@@ -299,9 +300,9 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
     ['idempotency purge (one batch of 500)', ist.purge, [now, 500]],
     [
       'delivery claim (batch of 50, 1 M pending)',
-      wh.st.claim,
+      webhooksInternals(wh).st.claim,
       [now, 50, new Date(Date.now() + 60_000).toISOString(), 'explain', ...NO_CAPS],
-      wh.st.claimSettings,
+      webhooksInternals(wh).st.claimSettings,
     ],
   ];
   const md: string[] = [];

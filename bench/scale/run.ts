@@ -16,7 +16,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { notifyChannel } from '@surety/webhooks';
+import { notifyChannel } from '@surety/webhooks/testing';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startReceiver } from '../lib/receiver.js';

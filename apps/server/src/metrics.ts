@@ -94,7 +94,6 @@ export class Metrics {
 
 /** `/metrics`, HTTP metrics on every route, and the delivery backlog read from the database at scrape time. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const { D, EP } = app.webhooks.st.tables;
   const backlog = new Gauge({
     name: 'surety_webhook_backlog',
     help: 'Pending deliveries: due now, scheduled for later, and in flight (claimed, lease not passed)',
@@ -115,29 +114,15 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   let cached: Promise<void> | undefined;
   const collect = () => {
     // one query per scrape, shared by both gauges
-    cached ??= app.sql
-      .query<{ due: number; later: number; in_flight: number; oldest: number | null }>(
-        // In flight: claimed by a worker whose lease has not passed (not due, whatever next_attempt_at says).
-        `select count(*) filter (where next_attempt_at <= now() and not in_flight)::int as due,
-                count(*) filter (where next_attempt_at > now() and not in_flight)::int as later,
-                count(*) filter (where in_flight)::int as in_flight,
-                extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now() and not in_flight))::float8 as oldest
-           from (select next_attempt_at, coalesce(lease_until > now(), false) as in_flight
-                   from ${D} where status = 'pending') d`,
-      )
-      .then(async ({ rows }) => {
-        // Open breakers only (a partial index holds them): a handful of rows, whatever the endpoint count.
-        const open = await app.sql.query<{ open: number; half_open: number }>(
-          `select count(*) filter (where circuit_probe_at > now())::int as open,
-                  count(*) filter (where circuit_probe_at <= now())::int as half_open
-             from ${EP} where circuit_opened_at is not null`,
-        );
-        circuits.set({ state: 'open' }, open.rows[0]!.open);
-        circuits.set({ state: 'half_open' }, open.rows[0]!.half_open);
-        backlog.set({ state: 'due' }, rows[0]!.due);
-        backlog.set({ state: 'scheduled' }, rows[0]!.later);
-        backlog.set({ state: 'in_flight' }, rows[0]!.in_flight);
-        oldestDue.set(rows[0]!.oldest ?? 0);
+    cached ??= app.webhooks
+      .backlog()
+      .then((b) => {
+        circuits.set({ state: 'open' }, b.circuits.open);
+        circuits.set({ state: 'half_open' }, b.circuits.halfOpen);
+        backlog.set({ state: 'due' }, b.due);
+        backlog.set({ state: 'scheduled' }, b.scheduled);
+        backlog.set({ state: 'in_flight' }, b.inFlight);
+        oldestDue.set(b.oldestDueSeconds);
       })
       .finally(() => {
         cached = undefined;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createRegistry } from '@surety/events';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
-import { startReceiver } from '@surety/webhooks/testing';
+import { startReceiver, webhooksInternals } from '@surety/webhooks/testing';
 import { auth, createTestApp, newKey, PAYMENT, postPayment, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -176,7 +176,7 @@ test('/metrics counts a claimed delivery as in flight, not due, until its lease 
   const { webhooks } = t.app;
   const claimed = await t.db.sql.transaction(
     (tx) =>
-      tx.query(webhooks.st.claim, [
+      tx.query(webhooksInternals(webhooks).st.claim, [
         new Date(now + 1000).toISOString(),
         1,
         new Date(now + 60_000).toISOString(),
@@ -188,7 +188,7 @@ test('/metrics counts a claimed delivery as in flight, not due, until its lease 
         [],
         [],
       ]),
-    { first: webhooks.st.claimSettings },
+    { first: webhooksInternals(webhooks).st.claimSettings },
   );
   // one claimed row (a claim that takes nothing still answers one row, with a null id)
   assert.equal(claimed.rows.filter((r) => r.id !== null).length, 1);

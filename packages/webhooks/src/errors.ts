@@ -1,12 +1,41 @@
-/** Errors of the webhooks package (other than delivery attempts, see ./ssrf/errors.ts). */
+/** Every `code` an error of this package (other than a delivery attempt's, see ./ssrf/errors.ts) carries. */
+export type WebhookErrorCode =
+  | 'SURETY_INVALID_URL'
+  | 'SURETY_INVALID_EVENT'
+  | 'SURETY_INVALID_INPUT'
+  | 'SURETY_INVALID_CURSOR'
+  | 'SURETY_ENDPOINT_NOT_FOUND'
+  | 'SURETY_ENDPOINT_LIMIT'
+  | 'SURETY_OUTCOME_UNSTORABLE';
+
+// Brands in the global symbol registry, as undici does (and @surety/idempotency): `instanceof` and
+// the guards below then recognise an error made by another installed copy of this package.
+const kError: unique symbol = Symbol.for('surety.webhooks.error');
+const kInvalidEvent: unique symbol = Symbol.for('surety.webhooks.error.SURETY_INVALID_EVENT');
+const kInvalidInput: unique symbol = Symbol.for('surety.webhooks.error.SURETY_INVALID_INPUT');
+const kNotFound: unique symbol = Symbol.for('surety.webhooks.error.SURETY_ENDPOINT_NOT_FOUND');
+const kLimit: unique symbol = Symbol.for('surety.webhooks.error.SURETY_ENDPOINT_LIMIT');
+
+const branded = (value: unknown, symbol: symbol): boolean =>
+  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+
+/** Base class of the package's errors: a stable `code`, and `cause` where there is one. */
 export class WebhookError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: WebhookErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
     this.name = 'WebhookError';
+  }
+
+  get [kError](): true {
+    return true;
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kError);
   }
 }
 
@@ -19,6 +48,14 @@ export class InvalidEventError extends WebhookError {
   ) {
     super('SURETY_INVALID_EVENT', message);
     this.name = 'InvalidEventError';
+  }
+
+  get [kInvalidEvent](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kInvalidEvent);
   }
 }
 
@@ -35,12 +72,29 @@ export class InvalidInputError extends WebhookError {
     super('SURETY_INVALID_INPUT', message);
     this.name = 'InvalidInputError';
   }
+
+  get [kInvalidInput](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kInvalidInput);
+  }
 }
 
+/** A mutation or a health read named an endpoint the tenant does not have. */
 export class EndpointNotFoundError extends WebhookError {
   constructor() {
     super('SURETY_ENDPOINT_NOT_FOUND', 'no such webhook endpoint');
     this.name = 'EndpointNotFoundError';
+  }
+
+  get [kNotFound](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kNotFound);
   }
 }
 
@@ -50,8 +104,17 @@ export class EndpointLimitError extends WebhookError {
     super('SURETY_ENDPOINT_LIMIT', `a tenant may have at most ${limit} webhook endpoints`);
     this.name = 'EndpointLimitError';
   }
+
+  get [kLimit](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kLimit);
+  }
 }
 
+export const isWebhookError = (e: unknown): e is WebhookError => e instanceof WebhookError;
 export const isEndpointLimitError = (e: unknown): e is EndpointLimitError => e instanceof EndpointLimitError;
 export const isInvalidEventError = (e: unknown): e is InvalidEventError => e instanceof InvalidEventError;
 export const isInvalidInputError = (e: unknown): e is InvalidInputError => e instanceof InvalidInputError;

@@ -1,6 +1,10 @@
-// @surety/webhooks: the transactional outbox, delivery workers and the SSRF guard.
+// @surety/webhooks: the transactional outbox and the delivery workers. The SSRF guard is its own
+// subpath (`@surety/webhooks/ssrf`), id helpers `@surety/webhooks/ids`, test helpers
+// `@surety/webhooks/testing`; statements, row mappers and table names stay inside the package.
+export type { AttemptErrorCode, NotSentCode } from './classify.js';
 export type { Envelope } from './envelope.js';
 export { envelopeJson } from './envelope.js';
+export type { WebhookErrorCode } from './errors.js';
 export {
   EndpointLimitError,
   EndpointNotFoundError,
@@ -10,15 +14,13 @@ export {
   isEndpointNotFoundError,
   isInvalidEventError,
   isInvalidInputError,
+  isWebhookError,
   WebhookError,
 } from './errors.js';
-export { newId } from './ids.js';
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
-export { isPgText, toPgText } from './pg-text.js';
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from './queries.js';
 export {
-  deliveryNumber,
   endpointHealth,
   getEvent,
   listAttempts,
@@ -27,8 +29,12 @@ export {
   listEvents,
 } from './queries.js';
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
-export * from './ssrf/index.js';
+// The engine's allow-list option (WebhooksOptions.allowList) is configured from the root; the
+// guard itself is `@surety/webhooks/ssrf`.
+export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from './ssrf/allow-list.js';
+export type { AllowList } from './ssrf/classify.js';
 export type {
+  Backlog,
   CircuitState,
   CreateEndpointInput,
   Endpoint,
@@ -37,7 +43,7 @@ export type {
   SecretEntry,
   WebhooksOptions,
 } from './webhooks.js';
-export { notifyChannel, toEndpoint, Webhooks } from './webhooks.js';
+export { Webhooks } from './webhooks.js';
 export type {
   AttemptEvent,
   AttemptOutcome,

@@ -7,9 +7,10 @@
 //   with no attempt row (`attempt_unrecorded`): isolated, reported once, never retried;
 // - any other failure (the database unreachable, a table it cannot write) keeps every outcome, backs
 //   off and says it is `blocked`: the worker claims nothing until a write succeeds.
-import { isConnectionError, type Queryable, type Statement, sqlState } from '@surety/db';
+import { isConnectionError, type Queryable, sqlState } from '@surety/db';
 import { WebhookError } from './errors.js';
 import { toPgText } from './pg-text.js';
+import { completeDeliveries, type completeStatements } from './sql/complete.js';
 
 /** A worker's outcome for one claimed delivery, as recorded. */
 export interface Completion {
@@ -50,8 +51,8 @@ export interface UnstorableOutcome {
 
 export interface OutcomeWriterOptions {
   sql: Queryable;
-  /** The `complete` statement (statements.ts). */
-  statement: Statement;
+  /** The statements holding `complete` (sql/complete.ts). */
+  st: ReturnType<typeof completeStatements>;
   /** Fencing identity: only rows still locked by this worker are completed. */
   workerId: string;
   now: () => number;
@@ -255,25 +256,23 @@ export class OutcomeWriter {
     const attempts = mode === 'delivery_only' ? [] : batch.filter((c) => c.outcome !== 'defer');
     const text = (v: string | null) => (mode === 'no_text' ? null : v);
     try {
-      await this.#o.sql.query(this.#o.statement, [
-        now,
-        batch.map((c) => c.id),
-        batch.map((c) => c.outcome),
-        batch.map((c) => c.nextAt),
-        batch.map((c) => c.status),
-        batch.map((c) => c.errorCode),
-        this.#o.workerId,
-        attempts.map((c) => c.id),
-        attempts.map((c) => c.tenant),
-        attempts.map((c) => c.attempt),
-        attempts.map((c) => c.startedAt),
-        attempts.map((c) => c.durationMs),
-        attempts.map((c) => c.status),
-        attempts.map((c) => text(c.excerpt)),
-        attempts.map((c) => c.errorCode),
-        attempts.map((c) => text(c.errorMessage)),
-        attempts.map((c) => c.endpointId),
-      ]);
+      await completeDeliveries(this.#o.sql, this.#o.st, {
+        nowIso: now,
+        workerId: this.#o.workerId,
+        outcomes: batch,
+        attempts: attempts.map((c) => ({
+          deliveryId: c.id,
+          tenant: c.tenant,
+          attempt: c.attempt,
+          startedAt: c.startedAt,
+          durationMs: c.durationMs,
+          status: c.status,
+          excerpt: text(c.excerpt),
+          errorCode: c.errorCode,
+          errorMessage: text(c.errorMessage),
+          endpointId: c.endpointId,
+        })),
+      });
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }

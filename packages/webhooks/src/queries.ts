@@ -7,7 +7,9 @@ import {
 } from '@surety/db';
 import { EndpointNotFoundError, WebhookError } from './errors.js';
 import { assertStorable, assertTimestamp } from './input.js';
-import { type Endpoint, toEndpoint, type Webhooks } from './webhooks.js';
+import { ENDPOINT_COLUMNS, toEndpoint } from './sql/endpoint-row.js';
+import { iso } from './sql/names.js';
+import { type Endpoint, internalsOf, type Webhooks } from './webhooks.js';
 
 /** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
 export interface Page<T> {
@@ -62,8 +64,6 @@ export interface EndpointHealth {
   pendingDeliveries: number;
 }
 
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
-
 // Cursors are @surety/db's keyset codec, one per sort order; a forged one is a WebhookError
 // SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
 const BY_TIME = keysetCursor('timestamp', 'text');
@@ -92,11 +92,6 @@ function page<T, R, P extends readonly CursorPart[]>(
   return { data, hasMore, nextCursor: hasMore && last ? codec.encode(key(last)) : null };
 }
 
-const ENDPOINT_COLUMNS =
-  'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
-  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
-  'circuit_failures, circuit_opened_at, circuit_probe_at';
-
 /** The endpoints of a tenant, newest first. */
 export async function listEndpoints(
   w: Webhooks,
@@ -114,10 +109,10 @@ export async function listEndpoints(
     where += ' and (created_at, id) < ($3::timestamptz, $4)';
   }
   const { rows } = await q.query<Parameters<typeof toEndpoint>[0]>(
-    `select ${ENDPOINT_COLUMNS} from ${w.st.tables.EP} where ${where} order by created_at desc, id desc limit $2`,
+    `select ${ENDPOINT_COLUMNS} from ${internalsOf(w).st.tables.EP} where ${where} order by created_at desc, id desc limit $2`,
     params,
   );
-  const nowMs = w.now();
+  const nowMs = internalsOf(w).now();
   return page(
     rows,
     limit,
@@ -134,7 +129,7 @@ export async function endpointHealth(
   id: string,
 ): Promise<EndpointHealth> {
   assertStorable({ tenant, id });
-  const since = new Date(w.now() - 86_400_000).toISOString();
+  const since = new Date(internalsOf(w).now() - 86_400_000).toISOString();
   const { rows } = await q.query<{
     last_success_at: Date | null;
     last_failure_at: Date | null;
@@ -144,11 +139,11 @@ export async function endpointHealth(
     pending: number;
   }>(
     `select e.last_success_at, e.last_failure_at, e.failing_since,
-            (select count(*)::int from ${w.st.tables.A} a where a.tenant = e.tenant and a.endpoint_id = e.id and a.started_at >= $3) as attempts,
-            (select count(*)::int from ${w.st.tables.A} a where a.tenant = e.tenant and a.endpoint_id = e.id and a.started_at >= $3
+            (select count(*)::int from ${internalsOf(w).st.tables.A} a where a.tenant = e.tenant and a.endpoint_id = e.id and a.started_at >= $3) as attempts,
+            (select count(*)::int from ${internalsOf(w).st.tables.A} a where a.tenant = e.tenant and a.endpoint_id = e.id and a.started_at >= $3
                 and a.status between 200 and 299) as ok,
-            (select count(*)::int from ${w.st.tables.D} d where d.tenant = e.tenant and d.endpoint_id = e.id and d.status = 'pending') as pending
-       from ${w.st.tables.EP} e where e.tenant = $1 and e.id = $2`,
+            (select count(*)::int from ${internalsOf(w).st.tables.D} d where d.tenant = e.tenant and d.endpoint_id = e.id and d.status = 'pending') as pending
+       from ${internalsOf(w).st.tables.EP} e where e.tenant = $1 and e.id = $2`,
     [tenant, id, since],
   );
   const r = rows[0];
@@ -208,7 +203,7 @@ export async function listEvents(
     where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
   }
   const { rows } = await q.query<EventRow>(
-    `select id, type, api_version, created_at, sequence::text, resource, data from ${w.st.tables.EV}
+    `select id, type, api_version, created_at, sequence::text, resource, data from ${internalsOf(w).st.tables.EV}
       where ${where} order by created_at desc, id desc limit $2`,
     params,
   );
@@ -223,7 +218,7 @@ export async function getEvent(
 ): Promise<EventRecord | undefined> {
   assertStorable({ tenant, id });
   const { rows } = await q.query<EventRow>(
-    `select id, type, api_version, created_at, sequence::text, resource, data from ${w.st.tables.EV} where tenant = $1 and id = $2`,
+    `select id, type, api_version, created_at, sequence::text, resource, data from ${internalsOf(w).st.tables.EV} where tenant = $1 and id = $2`,
     [tenant, id],
   );
   return rows[0] ? toEvent(rows[0]) : undefined;
@@ -284,7 +279,7 @@ export async function listDeliveries(
     `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
             greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
             d.completed_at, d.last_status, d.last_error
-       from ${w.st.tables.D} d left join ${w.st.tables.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id
+       from ${internalsOf(w).st.tables.D} d left join ${internalsOf(w).st.tables.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id
       where ${where} order by d.id desc limit $2`,
     params,
   );
@@ -300,10 +295,10 @@ export async function listAttempts(
 ): Promise<AttemptRecord[] | undefined> {
   const n = deliveryNumber(deliveryId);
   if (!n) return undefined;
-  const owner = await q.query(`select 1 from ${w.st.tables.D} where tenant = $1 and id = $2::bigint`, [
-    tenant,
-    n,
-  ]);
+  const owner = await q.query(
+    `select 1 from ${internalsOf(w).st.tables.D} where tenant = $1 and id = $2::bigint`,
+    [tenant, n],
+  );
   if (owner.rows.length === 0) return undefined;
   const { rows } = await q.query<{
     id: string;
@@ -316,7 +311,7 @@ export async function listAttempts(
     error_message: string | null;
   }>(
     `select id::text, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message
-       from ${w.st.tables.A} where tenant = $1 and delivery_id = $2::bigint order by id`,
+       from ${internalsOf(w).st.tables.A} where tenant = $1 and delivery_id = $2::bigint order by id`,
     [tenant, n],
   );
   return rows.map((r) => ({

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { internalsOf, type Webhooks, type WebhooksInternals } from './webhooks.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -116,3 +117,13 @@ export const stopProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
     child.once('exit', () => resolve());
     child.kill(signal);
   });
+
+/**
+ * An engine's internals (its prepared statements, NOTIFY channel and clock), for tests of the
+ * package's own SQL (plans, claims under caps) and benchmarks. Not part of the API: statements and
+ * their parameters change without notice. `now` may be replaced (a test that needs wall-clock time).
+ */
+export const webhooksInternals = (webhooks: Webhooks): WebhooksInternals => internalsOf(webhooks);
+
+/** The LISTEN/NOTIFY channel an engine on `schema` wakes its workers on (benchmarks that notify by hand). */
+export { notifyChannel } from './sql/names.js';

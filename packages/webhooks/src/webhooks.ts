@@ -8,180 +8,59 @@ import { migrations } from './migrations.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import type { AllowList } from './ssrf/index.js';
 import { validateWebhookUrl } from './ssrf/index.js';
-import { type Statements, statements } from './statements.js';
+import type {
+  CreateEndpointInput,
+  Endpoint,
+  PublishedEvent,
+  PublishInput,
+  SecretEntry,
+  WebhooksOptions,
+} from './types.js';
 
-/** The LISTEN/NOTIFY channel workers wait on, per schema. */
-export const notifyChannel = (schema: string) => `surety_webhooks_${schema}`;
+export type { Backlog } from './sql/backlog.js';
+export type {
+  CircuitState,
+  CreateEndpointInput,
+  Endpoint,
+  PublishedEvent,
+  PublishInput,
+  SecretEntry,
+  WebhooksOptions,
+} from './types.js';
 
-export interface WebhooksOptions {
-  sql: Sql;
-  /** @default "surety" */
-  schema?: string;
-  /** Sent as `apiVersion` in every envelope. @default "2026-11-01" */
-  apiVersion?: string;
-  /** Let endpoint URLs use plain http (development, tests). @default false */
-  allowHttp?: boolean;
-  /** Private ranges endpoint URLs may reach (development, tests): `SURETY_WEBHOOK_ALLOWED_CIDRS`. @default [] */
-  allowList?: AllowList;
-  /**
-   * Checks an event's payload before it is written (the event registry plugs in here); throw
-   * InvalidEventError to refuse it.
-   */
-  validate?: (type: string, data: unknown) => void;
-  /** Injected clock. @default Date.now */
-  now?: () => number;
-  /**
-   * Most endpoints one tenant may have; a create beyond it throws EndpointLimitError. Generous: a
-   * platform tenant may have an endpoint per customer of its own.
-   * @default 10000
-   */
-  maxEndpointsPerTenant?: number;
-}
-
-export interface PublishInput {
-  tenant: string;
-  /** `noun.verb`, lower case: `order.shipped`. */
-  type: string;
-  data: unknown;
-  /** The resource the event is about (`order:ord_1`); its events carry increasing sequences. */
-  resource?: string;
-  /** Your own event id, for idempotent publishing. @default a new `evt_…` */
-  id?: string;
-  /** Deliver only to this endpoint (test events). */
-  endpointId?: string;
-}
-
-export interface PublishedEvent {
-  id: string;
-  sequence: number;
-  createdAt: string;
-  /** How many deliveries were queued (one per subscribed enabled endpoint). */
-  deliveries: number;
-}
-
-export interface SecretEntry {
-  secret: string;
-  /** When a rotated-out secret stops being used; null for the current one. */
-  expiresAt: string | null;
-}
-
-export interface Endpoint {
-  id: string;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  format: 'surety' | 'standard';
-  status: 'enabled' | 'disabled';
-  disabledReason: string | null;
-  disabledAt: string | null;
-  retrySchedule: number[] | null;
-  rateLimit: number | null;
-  ordered: boolean;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  failingSince: string | null;
-  /** The endpoint's circuit breaker (docs/webhooks.md). */
-  circuit: CircuitState;
-}
+import { type Backlog, readBacklog } from './sql/backlog.js';
+import { toEndpoint } from './sql/endpoint-row.js';
+import {
+  deleteEndpointRow,
+  enableEndpointRow,
+  insertEndpoint,
+  rotateSecretRow,
+  selectEndpoint,
+  updateEndpointRow,
+} from './sql/endpoints.js';
+import { disableEndpointRow } from './sql/health.js';
+import { type Statements, statements } from './sql/index.js';
+import { notifyChannel } from './sql/names.js';
+import { insertEvent } from './sql/publish.js';
 
 /**
- * An endpoint's circuit breaker. `closed`: deliveries go out on their own schedules. `open`: after
- * `consecutiveFailures` failed attempts in a row, every pending delivery waits behind one probe
- * attempt at `nextProbeAt`. `half_open`: the probe is due or in flight; its success closes the
- * breaker (the held deliveries go out), its failure sets a later `nextProbeAt`.
+ * What the package's own modules (the worker, the queries, the testing subpath) use of an engine:
+ * its connection, statements, clock and NOTIFY channel. Not exported from the package root.
  */
-export interface CircuitState {
-  state: 'closed' | 'open' | 'half_open';
-  /** Failed attempts since the last success. */
-  consecutiveFailures: number;
-  /** When the breaker opened; null while closed. */
-  openedAt: string | null;
-  /** When the probe attempt is due; null while closed. */
-  nextProbeAt: string | null;
+export interface WebhooksInternals {
+  sql: Sql;
+  st: Statements;
+  /** Mutable for the testing subpath only (a test that needs wall-clock time). */
+  now: () => number;
+  channel: string;
 }
 
-export interface CreateEndpointInput {
-  tenant: string;
-  url: string;
-  eventTypes: string[];
-  description?: string;
-  /** @default "surety" */
-  format?: 'surety' | 'standard';
-  /** Seconds after the first attempt; null uses the engine's schedule. */
-  retrySchedule?: number[] | null;
-  /** Deliveries per second, enforced across all workers. */
-  rateLimit?: number | null;
-  /** One delivery in flight at a time, in sequence order. @default false */
-  ordered?: boolean;
-}
+const internals = new WeakMap<Webhooks, WebhooksInternals>();
+
+/** The engine's internals (module-internal accessor; see WebhooksInternals). */
+export const internalsOf = (w: Webhooks): WebhooksInternals => internals.get(w)!;
 
 const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
-
-interface EndpointRow {
-  id: string;
-  url: string;
-  description: string;
-  event_types: string[];
-  format: 'surety' | 'standard';
-  secrets: SecretEntry[];
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  disabled_at: Date | null;
-  retry_schedule: number[] | null;
-  rate_limit: number | null;
-  ordered: boolean;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-  last_success_at: Date | null;
-  last_failure_at: Date | null;
-  failing_since: Date | null;
-  circuit_failures: number;
-  circuit_opened_at: Date | null;
-  circuit_probe_at: Date | null;
-}
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
-
-/** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
-export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint => ({
-  id: r.id,
-  url: r.url,
-  description: r.description,
-  eventTypes: r.event_types,
-  format: r.format,
-  status: r.status,
-  disabledReason: r.disabled_reason,
-  disabledAt: iso(r.disabled_at),
-  retrySchedule: r.retry_schedule,
-  rateLimit: r.rate_limit,
-  ordered: r.ordered,
-  version: r.version,
-  createdAt: iso(r.created_at)!,
-  updatedAt: iso(r.updated_at)!,
-  lastSuccessAt: iso(r.last_success_at),
-  lastFailureAt: iso(r.last_failure_at),
-  failingSince: iso(r.failing_since),
-  circuit: {
-    state:
-      r.circuit_opened_at === null
-        ? 'closed'
-        : r.circuit_probe_at !== null && new Date(r.circuit_probe_at).getTime() > nowMs
-          ? 'open'
-          : 'half_open',
-    consecutiveFailures: r.circuit_failures,
-    openedAt: iso(r.circuit_opened_at),
-    nextProbeAt: iso(r.circuit_probe_at),
-  },
-});
-
-const ENDPOINT_COLUMNS =
-  'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
-  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
-  'circuit_failures, circuit_opened_at, circuit_probe_at';
 
 /**
  * The webhook engine on one schema: the transactional outbox (`publish`), endpoints, replay and
@@ -194,32 +73,32 @@ const ENDPOINT_COLUMNS =
  * });
  */
 export class Webhooks {
-  readonly sql: Sql;
+  readonly #i: WebhooksInternals;
   readonly schema: string;
   readonly apiVersion: string;
   readonly allowHttp: boolean;
   readonly allowList: AllowList;
-  readonly channel: string;
-  readonly st: Statements;
-  readonly now: () => number;
   readonly maxEndpointsPerTenant: number;
   readonly #validate: ((type: string, data: unknown) => void) | undefined;
 
   constructor(options: WebhooksOptions) {
-    this.sql = options.sql;
     this.schema = options.schema ?? 'surety';
     this.apiVersion = options.apiVersion ?? '2026-11-01';
     this.allowHttp = options.allowHttp ?? false;
     this.allowList = options.allowList ?? [];
-    this.channel = notifyChannel(this.schema);
-    this.st = statements(this.schema);
-    this.now = options.now ?? Date.now;
+    this.#i = {
+      sql: options.sql,
+      st: statements(this.schema),
+      now: options.now ?? Date.now,
+      channel: notifyChannel(this.schema),
+    };
+    internals.set(this, this.#i);
     this.maxEndpointsPerTenant = options.maxEndpointsPerTenant ?? 10_000;
     this.#validate = options.validate;
   }
 
   async migrate(): Promise<void> {
-    await migrate(this.sql, { schema: this.schema, sets: [migrations] });
+    await migrate(this.#i.sql, { schema: this.schema, sets: [migrations] });
   }
 
   /**
@@ -240,23 +119,23 @@ export class Webhooks {
     const data = JSON.stringify(input.data);
     if (data === undefined) throw new InvalidEventError('event data must be JSON');
     const id = input.id ?? newId('evt');
-    const createdAt = new Date(this.now()).toISOString();
-    const { rows } = await tx.query<{ sequence: string; deliveries: number }>(this.st.publish, [
-      input.tenant,
+    const createdAt = new Date(this.#i.now()).toISOString();
+    const written = await insertEvent(tx, this.#i.st, {
+      tenant: input.tenant,
       id,
-      input.type,
-      this.apiVersion,
-      input.resource ?? null,
+      type: input.type,
+      apiVersion: this.apiVersion,
+      resource: input.resource ?? null,
       data,
       createdAt,
-      input.endpointId ?? null,
-    ]);
-    const deliveries = rows[0]!.deliveries;
+      endpointId: input.endpointId ?? null,
+    });
+    const deliveries = written.deliveries;
     if (deliveries > 0) {
       if ('afterCommit' in tx) tx.afterCommit(this.#wake);
       else this.#wake();
     }
-    return { id, sequence: Number(rows[0]!.sequence), createdAt, deliveries };
+    return { id, sequence: Number(written.sequence), createdAt, deliveries };
   }
 
   // Wakes the workers (NOTIFY on the channel) after a commit that created deliveries. One NOTIFY at
@@ -271,8 +150,8 @@ export class Webhooks {
       return;
     }
     this.#notifying = true;
-    this.sql
-      .notify(this.channel)
+    this.#i.sql
+      .notify(this.#i.channel)
       .catch(() => {
         // A wake-up is a hint: the workers' poll finds the deliveries anyway.
       })
@@ -304,46 +183,30 @@ export class Webhooks {
     assertStorable({ ...input });
     const url = this.checkUrl(input.url);
     const secret = generateSecret();
-    const now = new Date(this.now()).toISOString();
-    const { EP, T } = this.st.tables;
-    const { rows } = await q.query<EndpointRow>(
-      `with slot as (
-         insert into ${T} as t (tenant, endpoints) values ($1, 1)
-         on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
-         returning 1)
-       insert into ${EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-              rate_limit, ordered, created_at, updated_at)
-       select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
-              $10::bool, $11::timestamptz, $11::timestamptz
-        where exists (select 1 from slot)
-       returning ${ENDPOINT_COLUMNS}`,
-      [
-        input.tenant,
-        newId('we'),
-        url,
-        input.description ?? '',
-        input.eventTypes,
-        input.format ?? 'surety',
-        JSON.stringify([{ secret, expiresAt: null }] satisfies SecretEntry[]),
-        input.retrySchedule ?? null,
-        input.rateLimit ?? null,
-        input.ordered ?? false,
-        now,
-        this.maxEndpointsPerTenant,
-      ],
-    );
-    if (rows.length === 0) throw new EndpointLimitError(this.maxEndpointsPerTenant);
-    return { endpoint: toEndpoint(rows[0]!, this.now()), secret };
+    const now = new Date(this.#i.now()).toISOString();
+    const row = await insertEndpoint(q, this.#i.st.tables, {
+      tenant: input.tenant,
+      id: newId('we'),
+      url,
+      description: input.description ?? '',
+      eventTypes: input.eventTypes,
+      format: input.format ?? 'surety',
+      secretsJson: JSON.stringify([{ secret, expiresAt: null }] satisfies SecretEntry[]),
+      retrySchedule: input.retrySchedule ?? null,
+      rateLimit: input.rateLimit ?? null,
+      ordered: input.ordered ?? false,
+      nowIso: now,
+      maxEndpointsPerTenant: this.maxEndpointsPerTenant,
+    });
+    if (!row) throw new EndpointLimitError(this.maxEndpointsPerTenant);
+    return { endpoint: toEndpoint(row, this.#i.now()), secret };
   }
 
   async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
     assertStorable({ tenant, id });
-    const { rows } = await q.query<EndpointRow>(
-      `select ${ENDPOINT_COLUMNS} from ${this.st.tables.EP} where tenant = $1 and id = $2`,
-      [tenant, id],
-    );
-    if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!, this.now());
+    const row = await selectEndpoint(q, this.#i.st.tables, { tenant, id });
+    if (!row) throw new EndpointNotFoundError();
+    return toEndpoint(row, this.#i.now());
   }
 
   /**
@@ -364,31 +227,22 @@ export class Webhooks {
   ): Promise<Endpoint | undefined> {
     assertStorable({ tenant, id, ...patch });
     const url = patch.url === undefined ? null : this.checkUrl(patch.url);
-    const { rows } = await q.query<EndpointRow>(
-      `update ${this.st.tables.EP} set
-          url = coalesce($4, url), event_types = coalesce($5, event_types), description = coalesce($6, description),
-          format = coalesce($7, format),
-          retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
-          rate_limit = case when $10::bool then $11::int else rate_limit end,
-          ordered = coalesce($12, ordered), version = version + 1, updated_at = $13
-        where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
-      [
-        tenant,
-        id,
-        expectedVersion,
-        url,
-        patch.eventTypes ?? null,
-        patch.description ?? null,
-        patch.format ?? null,
-        patch.retrySchedule !== undefined,
-        patch.retrySchedule ?? null,
-        patch.rateLimit !== undefined,
-        patch.rateLimit ?? null,
-        patch.ordered ?? null,
-        new Date(this.now()).toISOString(),
-      ],
-    );
-    if (rows.length > 0) return toEndpoint(rows[0]!, this.now());
+    const row = await updateEndpointRow(q, this.#i.st.tables, {
+      tenant,
+      id,
+      ifVersion: expectedVersion,
+      url,
+      eventTypes: patch.eventTypes ?? null,
+      description: patch.description ?? null,
+      format: patch.format ?? null,
+      setRetrySchedule: patch.retrySchedule !== undefined,
+      retrySchedule: patch.retrySchedule ?? null,
+      setRateLimit: patch.rateLimit !== undefined,
+      rateLimit: patch.rateLimit ?? null,
+      ordered: patch.ordered ?? null,
+      nowIso: new Date(this.#i.now()).toISOString(),
+    });
+    if (row) return toEndpoint(row, this.#i.now());
     await this.getEndpoint(q, tenant, id); // throws when it does not exist
     return undefined;
   }
@@ -401,26 +255,16 @@ export class Webhooks {
   async deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean> {
     assertStorable({ tenant, id });
     // The tenant's endpoint count goes down in the statement that deletes (createEndpoint's limit).
-    const { rows } = await tx.query<{ deleted: number }>(
-      `with d as (
-         delete from ${this.st.tables.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)
-         returning tenant),
-       c as (
-         update ${this.st.tables.T} t set endpoints = t.endpoints - 1 from d
-          where t.tenant = d.tenant and t.endpoints > 0
-         returning 1)
-       select (select count(*) from d)::int as deleted, (select count(*) from c)::int as counted`,
-      [tenant, id, expectedVersion ?? null],
-    );
-    if (rows[0]!.deleted === 0) {
+    const deleted = await deleteEndpointRow(tx, this.#i.st.tables, {
+      tenant,
+      id,
+      ifVersion: expectedVersion ?? null,
+      nowIso: new Date(this.#i.now()).toISOString(),
+    });
+    if (!deleted) {
       await this.getEndpoint(tx, tenant, id); // throws when it does not exist
       return false;
     }
-    await tx.query(
-      `update ${this.st.tables.D} set status = 'failed', last_error = 'endpoint_deleted', completed_at = $3
-        where tenant = $1 and endpoint_id = $2 and status = 'pending'`,
-      [tenant, id, new Date(this.now()).toISOString()],
-    );
     return true;
   }
 
@@ -430,19 +274,13 @@ export class Webhooks {
    */
   async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
     assertStorable({ tenant, id });
-    const { rows } = await q.query<EndpointRow>(
-      `update ${this.st.tables.EP} set status = 'enabled', disabled_reason = null, disabled_at = null,
-              failing_since = null, version = version + 1, updated_at = $3,
-              circuit_failures = case when status = 'disabled' then 0 else circuit_failures end,
-              circuit_opened_at = case when status = 'disabled' then null else circuit_opened_at end,
-              circuit_probe_at = case when status = 'disabled' then null else circuit_probe_at end,
-              circuit_probes = case when status = 'disabled' then 0 else circuit_probes end,
-              circuit_hold_until = case when status = 'disabled' then null else circuit_hold_until end
-        where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
-      [tenant, id, new Date(this.now()).toISOString()],
-    );
-    if (rows.length === 0) throw new EndpointNotFoundError();
-    return toEndpoint(rows[0]!, this.now());
+    const row = await enableEndpointRow(q, this.#i.st.tables, {
+      tenant,
+      id,
+      nowIso: new Date(this.#i.now()).toISOString(),
+    });
+    if (!row) throw new EndpointNotFoundError();
+    return toEndpoint(row, this.#i.now());
   }
 
   /**
@@ -452,18 +290,13 @@ export class Webhooks {
    */
   async disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean> {
     assertStorable({ tenant, id, reason });
-    const now = new Date(this.now()).toISOString();
-    const { rows } = await tx.query<{ url: string; failed: number }>(this.st.disable, [
-      tenant,
-      id,
-      reason,
-      now,
-    ]);
-    if (rows.length === 0) return false;
+    const now = new Date(this.#i.now()).toISOString();
+    const row = await disableEndpointRow(tx, this.#i.st, { tenant, id, reason, nowIso: now });
+    if (!row) return false;
     await this.publish(tx, {
       tenant,
       type: 'endpoint.disabled',
-      data: { endpointId: id, url: rows[0]!.url, reason, disabledAt: now, failedDeliveries: rows[0]!.failed },
+      data: { endpointId: id, url: row.url, reason, disabledAt: now, failedDeliveries: row.failed },
       resource: `webhook_endpoint:${id}`,
     });
     return true;
@@ -480,28 +313,25 @@ export class Webhooks {
     overlapMs = 86_400_000,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
     assertStorable({ tenant, id });
-    const now = this.now();
+    const now = this.#i.now();
     const secret = generateSecret();
     const until = new Date(now + overlapMs).toISOString();
-    const { rows } = await q.query<EndpointRow>(
-      `update ${this.st.tables.EP} set
-          secrets = jsonb_build_array(jsonb_build_object('secret', $3::text, 'expiresAt', null)) ||
-            coalesce((select jsonb_agg(case when s->>'expiresAt' is null then jsonb_set(s, '{expiresAt}', to_jsonb($4::text)) else s end)
-                        from jsonb_array_elements(secrets) s
-                       where s->>'expiresAt' is null or (s->>'expiresAt')::timestamptz > $5::timestamptz), '[]'::jsonb),
-          version = version + 1, updated_at = $5
-        where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
-      [tenant, id, secret, until, new Date(now).toISOString()],
-    );
-    if (rows.length === 0) throw new EndpointNotFoundError();
-    return { endpoint: toEndpoint(rows[0]!, this.now()), secret };
+    const row = await rotateSecretRow(q, this.#i.st.tables, {
+      tenant,
+      id,
+      secret,
+      untilIso: until,
+      nowIso: new Date(now).toISOString(),
+    });
+    if (!row) throw new EndpointNotFoundError();
+    return { endpoint: toEndpoint(row, this.#i.now()), secret };
   }
 
   /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */
   async replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number> {
     assertStorable({ tenant, eventId, endpointId });
-    const { D, EP, EV } = this.st.tables;
-    const now = new Date(this.now()).toISOString();
+    const { D, EP, EV } = this.#i.st.tables;
+    const now = new Date(this.#i.now()).toISOString();
     const { rows } = await q.query<{ n: number }>(
       `with ev as (select id, type from ${EV} where tenant = $1 and id = $2),
        d as (
@@ -512,7 +342,7 @@ export class Webhooks {
          returning 1),
        n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
        select (select count(*) from d)::int as n, (select count(*) from n)::int as notified, (select count(*) from ev)::int as found`,
-      [tenant, eventId, endpointId ?? null, now, this.channel],
+      [tenant, eventId, endpointId ?? null, now, this.#i.channel],
     );
     return rows[0]!.n;
   }
@@ -521,15 +351,15 @@ export class Webhooks {
   async recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number> {
     assertStorable({ tenant, endpointId });
     assertTimestamp('since', since);
-    const now = new Date(this.now()).toISOString();
+    const now = new Date(this.#i.now()).toISOString();
     const { rows } = await q.query<{ n: number }>(
       `with d as (
-         update ${this.st.tables.D} set status = 'pending', attempts = 0, next_attempt_at = $4, completed_at = null
+         update ${this.#i.st.tables.D} set status = 'pending', attempts = 0, next_attempt_at = $4, completed_at = null
           where tenant = $1 and endpoint_id = $2 and status = 'failed' and created_at >= $3
          returning 1),
        n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
        select (select count(*) from d)::int as n, (select count(*) from n)::int as notified`,
-      [tenant, endpointId, since.toISOString(), now, this.channel],
+      [tenant, endpointId, since.toISOString(), now, this.#i.channel],
     );
     return rows[0]!.n;
   }
@@ -539,12 +369,12 @@ export class Webhooks {
    * batches of `batchSize` events. Pending deliveries keep their event.
    */
   async purge(options: { olderThanDays: number; batchSize?: number; maxBatches?: number }): Promise<number> {
-    const { D, EV, A } = this.st.tables;
-    const cutoff = new Date(this.now() - options.olderThanDays * 86_400_000).toISOString();
+    const { D, EV, A } = this.#i.st.tables;
+    const cutoff = new Date(this.#i.now() - options.olderThanDays * 86_400_000).toISOString();
     const batch = options.batchSize ?? 1000;
     let total = 0;
     for (let i = 0; i < (options.maxBatches ?? 100); i++) {
-      const { rows } = await this.sql.query<{ n: number }>(
+      const { rows } = await this.#i.sql.query<{ n: number }>(
         `with old as (
            select tenant, id from ${EV} ev where created_at < $1
               and not exists (select 1 from ${D} d where d.tenant = ev.tenant and d.event_id = ev.id and d.status = 'pending')
@@ -559,6 +389,11 @@ export class Webhooks {
       if (rows[0]!.n < batch) break;
     }
     return total;
+  }
+
+  /** The delivery backlog and open breakers, read at once (`/metrics` reads it per scrape). */
+  backlog(): Promise<Backlog> {
+    return readBacklog(this.#i.sql, this.#i.st.tables);
   }
 
   /** The schedule a delivery follows. */

@@ -12,7 +12,7 @@ import {
   parseAllowList,
   Webhooks,
 } from '../src/index.js';
-import { startReceiver } from '../src/testing.js';
+import { startReceiver, webhooksInternals } from '../src/testing.js';
 
 let db: TestDatabase;
 let clock = Date.parse('2026-06-01T00:00:00Z');
@@ -450,7 +450,7 @@ describe('waking workers', () => {
   test('a commit that created deliveries wakes listeners after COMMIT; a rollback wakes nobody', async () => {
     await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/x', eventTypes: ['*'] });
     const heard: number[] = [];
-    const unlisten = await db.sql.listen(webhooks.channel, () => heard.push(Date.now()));
+    const unlisten = await db.sql.listen(webhooksInternals(webhooks).channel, () => heard.push(Date.now()));
     try {
       await assert.rejects(
         db.sql.transaction(async (tx) => {
@@ -485,7 +485,7 @@ describe('waking workers', () => {
     const rx = await receiver();
     await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
     let heard = 0;
-    const unlisten = await db.sql.listen(webhooks.channel, () => heard++);
+    const unlisten = await db.sql.listen(webhooksInternals(webhooks).channel, () => heard++);
     // A worker that would not poll for ten minutes: only wake-ups bring it the burst's deliveries.
     const w = worker({ listen: true, pollIntervalMs: 600_000 });
     await w.start();
@@ -558,7 +558,7 @@ describe('claiming', () => {
     const plan = await db.sql.transaction(
       async (tx) => {
         await tx.query(
-          `prepare claim_plan(timestamptz, int, timestamptz, text, int, int, int, text[], text[], int[]) as ${webhooks.st.claim.text}`,
+          `prepare claim_plan(timestamptz, int, timestamptz, text, int, int, int, text[], text[], int[]) as ${webhooksInternals(webhooks).st.claim.text}`,
         );
         const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
           `explain execute claim_plan('${new Date(clock).toISOString()}', 100, '${new Date(clock + 60_000).toISOString()}', 'w', 200, 32, 48, '{}', '{}', '{}')`,
@@ -566,7 +566,7 @@ describe('claiming', () => {
         await tx.query('deallocate claim_plan');
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       },
-      { first: webhooks.st.claimSettings },
+      { first: webhooksInternals(webhooks).st.claimSettings },
     );
     assert.match(plan, /Index Scan using webhook_deliveries_due/);
     assert.doesNotMatch(plan, /Bitmap/, plan);
@@ -589,7 +589,7 @@ describe('claiming', () => {
       db.sql.transaction(
         async (tx) =>
           (
-            await tx.query<{ id: string | null; attempts: number }>(webhooks.st.claim, [
+            await tx.query<{ id: string | null; attempts: number }>(webhooksInternals(webhooks).st.claim, [
               at(nowMs),
               limit,
               at(nowMs + leaseMs),
@@ -597,7 +597,7 @@ describe('claiming', () => {
               ...noCaps,
             ])
           ).rows.filter((r) => r.id !== null),
-        { first: webhooks.st.claimSettings },
+        { first: webhooksInternals(webhooks).st.claimSettings },
       );
     const first = await claim(0, 60_000, 'a', 1);
     assert.equal(first.length, 1);
@@ -618,7 +618,7 @@ describe('claiming', () => {
     );
     // a's late outcome is fenced off (the row is c's now); c's lands, and clears the lease
     const complete = (by: string) =>
-      db.sql.query<{ completed: number }>(webhooks.st.complete, [
+      db.sql.query<{ completed: number }>(webhooksInternals(webhooks).st.complete, [
         at(60_500),
         [first[0]!.id],
         ['delivered'],
@@ -674,7 +674,7 @@ describe('claiming', () => {
             ).rows[0]!;
           const before = await read();
           // 5 rows: their new versions (~1 KB) fit in the 20% a page keeps free
-          const { rows } = await tx.query<{ id: string | null }>(own.st.claim, [
+          const { rows } = await tx.query<{ id: string | null }>(webhooksInternals(own).st.claim, [
             new Date(clock).toISOString(),
             5,
             new Date(clock + 60_000).toISOString(),
@@ -688,7 +688,7 @@ describe('claiming', () => {
             hot: after.hot - before.hot,
           };
         },
-        { first: own.st.claimSettings },
+        { first: webhooksInternals(own).st.claimSettings },
       );
       // Moving next_attempt_at (the due index's key), as the claim did before, makes this 0.
       assert.deepEqual(counts, { claimed: 5, updated: 5, hot: 5 });
@@ -711,7 +711,7 @@ describe('rate limits', () => {
     });
     const t0 = Date.parse('2026-06-02T00:00:00Z');
     const take = async (atMs: number, wanted: number) => {
-      const { rows } = await db.sql.query<{ granted: number }>(webhooks.st.takeTokens, [
+      const { rows } = await db.sql.query<{ granted: number }>(webhooksInternals(webhooks).st.takeTokens, [
         [tenant],
         [ep.id],
         [wanted],
@@ -750,16 +750,17 @@ describe('workers on PostgreSQL', { skip: needsPostgres }, () => {
     await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'], rateLimit: 20 });
     const n = 100;
     for (let i = 0; i < n; i++) await publish('order.created', { i });
-    const realClock = webhooks.now;
+    const internals = webhooksInternals(webhooks);
+    const realClock = internals.now;
     // real time for this test: the bucket refills with wall-clock time
-    (webhooks as unknown as { now: () => number }).now = Date.now;
+    internals.now = Date.now;
     try {
       const a = worker({ pollIntervalMs: 10 });
       const b = worker({ pollIntervalMs: 10 });
       await Promise.all([a.start(), b.start()]);
       await rx.waitFor(n, 30_000);
     } finally {
-      (webhooks as unknown as { now: () => number }).now = realClock;
+      internals.now = realClock;
     }
     const times = rx.received.map((r) => r.at).sort((x, y) => x - y);
     // A bucket of 20 tokens refilled at 20/s grants at most 20 + 20 × (window) in any window of the

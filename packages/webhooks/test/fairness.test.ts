@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
-import { startReceiver } from '../src/testing.js';
+import { startReceiver, webhooksInternals } from '../src/testing.js';
 
 let db: TestDatabase;
 let webhooks: Webhooks;
@@ -128,7 +128,7 @@ describe('claims across tenants', () => {
         async (tx) => {
           const counts = new Map<string, number>();
           for (const r of o.mine ?? []) counts.set(r.endpoint_id, (counts.get(r.endpoint_id) ?? 0) + 1);
-          const { rows } = await tx.query<Row>(webhooks.st.claim, [
+          const { rows } = await tx.query<Row>(webhooksInternals(webhooks).st.claim, [
             new Date(now).toISOString(),
             8,
             new Date(now + 60_000).toISOString(),
@@ -142,7 +142,7 @@ describe('claims across tenants', () => {
           ]);
           return rows.filter((r) => r.id !== null);
         },
-        { first: webhooks.st.claimSettings },
+        { first: webhooksInternals(webhooks).st.claimSettings },
       );
     const tenants = (rows: Row[]) => rows.map((r) => (r.tenant === quiet ? 'quiet' : 'burst'));
     // A window that reaches the quiet tenant's rows: every tenant's first row, then every tenant's

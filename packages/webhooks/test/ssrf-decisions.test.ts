@@ -9,7 +9,7 @@ import {
   type DeliveryErrorCode,
   guardedPost,
   isDeliveryError,
-} from '../src/index.js';
+} from '../src/ssrf.js';
 import { recordingConnector, tableResolver } from './ssrf-helpers.js';
 
 const PUBLIC4 = '93.184.215.14';

@@ -5,12 +5,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  createGuardedDispatcher,
-  type GuardedDispatcher,
-  guardedPost,
-  parseAllowList,
-} from '../src/index.js';
+import { createGuardedDispatcher, type GuardedDispatcher, guardedPost, parseAllowList } from '../src/ssrf.js';
 import {
   ipv6LoopbackAvailable,
   listen,

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { buildConnector } from 'undici';
-import type { Connector, Resolver } from '../src/index.js';
+import type { Connector, Resolver } from '../src/ssrf.js';
 
 export interface Attempt {
   hostname: string;

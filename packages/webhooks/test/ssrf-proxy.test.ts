@@ -4,12 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
-import {
-  createGuardedDispatcher,
-  type GuardedDispatcher,
-  guardedPost,
-  parseAllowList,
-} from '../src/index.js';
+import { createGuardedDispatcher, type GuardedDispatcher, guardedPost, parseAllowList } from '../src/ssrf.js';
 import { isLoopback, listen, type TestServer, tableResolver } from './ssrf-helpers.js';
 
 let receiver: TestServer;

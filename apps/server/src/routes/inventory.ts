@@ -1,6 +1,6 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { txOf } from '@surety/idempotency/fastify';
-import { newId } from '@surety/webhooks';
+import { newId } from '@surety/webhooks/ids';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { inventoryData, type StockRow } from '../data/inventory.js';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';

@@ -1,5 +1,5 @@
 import { txOf } from '@surety/idempotency/fastify';
-import { newId } from '@surety/webhooks';
+import { newId } from '@surety/webhooks/ids';
 import type { FastifyPluginAsync } from 'fastify';
 import { PAYMENTS_BY_TIME, type PaymentRow, paymentData } from '../data/payments.js';
 import { notFound } from '../problem.js';

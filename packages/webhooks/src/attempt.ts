@@ -1,0 +1,126 @@
+// One delivery attempt: build the envelope, sign it with the endpoint's live secrets, POST it. The
+// result is classified elsewhere (classify.ts); nothing here decides what it means.
+import { signSync } from '@surety/webhook-verify';
+import type { AttemptResult, Classification } from './classify.js';
+import { envelopeJson } from './envelope.js';
+import type { Completion } from './outcome-writer.js';
+import type { Claimed } from './sql/claim.js';
+import type { GuardedResponse } from './ssrf/index.js';
+
+/** One HTTP attempt; the default goes through the SSRF guard. Throws errors with a `code`. */
+export type PostFn = (
+  url: string,
+  request: { headers: Record<string, string>; body: string; timeoutMs: number },
+) => Promise<Pick<GuardedResponse, 'status' | 'headers' | 'bodyExcerpt'>>;
+
+const USER_AGENT = 'Surety-Webhooks/0.1';
+
+/** What was sent and answered: the result to classify, and the text recorded with the attempt. */
+export interface Sent {
+  result: AttemptResult;
+  /** The receiver's answer, capped and made storable where outcomes are recorded. */
+  excerpt: string | null;
+  errorMessage: string | null;
+}
+
+/** Sends one claimed delivery; `startedMs` is the clock's value at the start (the signature's time). */
+export async function sendAttempt(input: {
+  row: Claimed;
+  post: PostFn;
+  timeoutMs: number;
+  startedMs: number;
+}): Promise<Sent> {
+  const { row, startedMs } = input;
+  if (row.url === null || row.type === null) {
+    return {
+      result: { kind: 'not_sent', code: row.url === null ? 'endpoint_deleted' : 'event_deleted' },
+      excerpt: null,
+      errorMessage: null,
+    };
+  }
+  if (row.endpoint_status !== 'enabled') {
+    return { result: { kind: 'not_sent', code: 'endpoint_disabled' }, excerpt: null, errorMessage: null };
+  }
+  const body = envelopeJson({
+    id: row.event_id,
+    type: row.type,
+    apiVersion: row.api_version,
+    createdAt: row.created_at,
+    sequence: row.sequence,
+    data: row.data,
+  });
+  try {
+    const secrets = (row.secrets ?? [])
+      .filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > startedMs)
+      .map((s) => s.secret);
+    const signed = signSync({
+      id: row.event_id,
+      body,
+      secrets,
+      format: row.format,
+      timestamp: Math.floor(startedMs / 1000),
+    });
+    const res = await input.post(row.url, {
+      headers: { ...signed, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+      body,
+      timeoutMs: input.timeoutMs,
+    });
+    return {
+      result: { kind: 'response', status: res.status, retryAfter: res.headers['retry-after'] },
+      excerpt: res.bodyExcerpt,
+      errorMessage: null,
+    };
+  } catch (error) {
+    const e = error as { code?: unknown; message?: string };
+    return {
+      result: { kind: 'error', code: typeof e.code === 'string' ? e.code : 'attempt_failed' },
+      excerpt: null,
+      errorMessage: e.message ?? String(error),
+    };
+  }
+}
+
+/** The attempt's record, from what was sent and how it was classified. */
+export function completionOf(input: {
+  row: Claimed;
+  sent: Sent;
+  classification: Classification;
+  startedMs: number;
+  durationMs: number;
+}): Completion {
+  const { row, sent, classification: c } = input;
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    endpointId: row.endpoint_id,
+    outcome: c.kind,
+    nextAt: c.kind === 'retry' ? new Date(c.nextAtMs).toISOString() : null,
+    status: c.status,
+    errorCode: c.errorCode,
+    errorMessage: sent.errorMessage,
+    excerpt: sent.excerpt, // capped and made storable where outcomes are recorded
+    attempt: row.attempts,
+    startedAt: new Date(input.startedMs).toISOString(),
+    durationMs: input.durationMs,
+    gone: c.kind === 'failed' && c.gone,
+  };
+}
+
+/** A claimed delivery put back without counting an attempt, due `waitMs` after `nowMs`. */
+export function deferral(row: Claimed, nowMs: number, waitMs: number): Completion {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    endpointId: row.endpoint_id,
+    outcome: 'defer',
+    nextAt: new Date(nowMs + waitMs).toISOString(),
+    status: null,
+    errorCode: null,
+    errorMessage: null,
+    excerpt: null,
+    attempt: row.attempts,
+    startedAt: new Date(nowMs).toISOString(),
+    durationMs: 0,
+    gone: false,
+  };
+}

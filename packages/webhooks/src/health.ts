@@ -1,0 +1,117 @@
+// Endpoint health after each recorded batch: last success/failure, the failure streak, the circuit
+// breaker (in the health statement, sql/health.ts) and disabling (410 Gone, or failing too long).
+import type { Sql } from '@surety/db';
+import { healthEffect } from './classify.js';
+import type { Completion } from './outcome-writer.js';
+import { type EndpointBatch, type HealthRow, recordHealth } from './sql/health.js';
+import type { Statements } from './sql/index.js';
+
+/** Held deliveries wait this many longest probe intervals past the probe (1 hour by default). */
+const HOLD_PROBES = 12;
+
+export interface HealthOptions {
+  sql: Sql;
+  st: Statements;
+  circuitThreshold: number;
+  circuitProbeMs: number;
+  circuitMaxProbeMs: number;
+  timeoutMs: number;
+  flushIntervalMs: number;
+  disableAfterMs: number;
+  /** Disables the endpoint in its own transaction; false when it was not enabled. */
+  disable: (input: { tenant: string; id: string; reason: string }) => Promise<boolean>;
+  on: {
+    breaker(action: 'open' | 'close' | 'probe_failed', row: HealthRow): void;
+    disabled(info: { tenant: string; endpointId: string; reason: string }): void;
+  };
+}
+
+/** One worker's view of its endpoints' health (which it last saw healthy, and when). */
+export class EndpointHealthRecorder {
+  readonly #o: HealthOptions;
+  /** Endpoints this worker last saw healthy (no failure streak), and when. */
+  readonly #healthyAt = new Map<string, number>();
+
+  constructor(options: HealthOptions) {
+    this.#o = options;
+  }
+
+  /** Records a batch's attempts (`now`: when the batch was written). */
+  async record(attempts: Completion[], now: string): Promise<void> {
+    if (attempts.length === 0) return;
+    const per = new Map<string, EndpointBatch>();
+    // In start order, so that `failures` counts the failed attempts after the batch's last success.
+    for (const c of [...attempts].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1))) {
+      if (c.outcome === 'defer') continue; // never in a written batch; narrows the type
+      const effect = healthEffect(c.outcome, c.errorCode);
+      if (effect === 'ignored') continue;
+      const k = `${c.tenant}\0${c.endpointId}`;
+      const h = per.get(k) ?? {
+        tenant: c.tenant,
+        id: c.endpointId,
+        ok: null,
+        fail: null,
+        gone: false,
+        failures: 0,
+      };
+      if (effect === 'success') {
+        h.ok = c.startedAt > (h.ok ?? '') ? c.startedAt : h.ok;
+        h.failures = 0;
+      } else {
+        h.fail = c.startedAt > (h.fail ?? '') ? c.startedAt : h.fail;
+        // A deleted event sent nothing: not the receiver's failure.
+        if (effect === 'failure') h.failures++;
+      }
+      h.gone ||= c.gone;
+      per.set(k, h);
+    }
+    // Successes only, for an endpoint this worker found healthy less than a second ago: nothing to
+    // record (last_success_at is kept to the second), so no statement. Failures always go through.
+    const nowMs = Date.parse(now);
+    for (const [k, h] of per) {
+      const healthyAt = this.#healthyAt.get(k);
+      if (h.fail === null && healthyAt !== undefined && nowMs - healthyAt < 1000) per.delete(k);
+    }
+    if (per.size === 0) return;
+    const hs = [...per.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
+    const o = this.#o;
+    const rows = await recordHealth(o.sql, o.st, {
+      endpoints: hs,
+      nowIso: now,
+      circuitThreshold: o.circuitThreshold,
+      circuitProbeMs: o.circuitProbeMs,
+      circuitMaxProbeMs: o.circuitMaxProbeMs,
+      // The hold horizon: held deliveries are due this long after the probe (released sooner by its
+      // success), so a long outage moves them once per horizon, not once per probe.
+      holdHorizonMs: HOLD_PROBES * o.circuitMaxProbeMs,
+      // Held rows are moved again before a probe whose outcome (its timeout, a flush, a second's
+      // margin) could land after they come due.
+      probeMarginMs: o.timeoutMs + o.flushIntervalMs + 1000,
+    });
+    for (const r of rows) {
+      if (r.action === 'open' || r.action === 'probe_failed' || r.action === 'close')
+        o.on.breaker(r.action, r);
+    }
+    // Healthy now: a success with no failure in this batch, and no failure streak recorded (a row
+    // that was not rewritten had nothing to change, so it had no streak either).
+    const streak = new Set(rows.filter((r) => r.failing_since !== null).map((r) => `${r.tenant}\0${r.id}`));
+    for (const h of hs) {
+      const k = `${h.tenant}\0${h.id}`;
+      if (h.ok !== null && h.fail === null && !streak.has(k)) this.#healthyAt.set(k, nowMs);
+      else this.#healthyAt.delete(k);
+    }
+    const cutoff = Date.parse(now) - o.disableAfterMs;
+    for (const r of rows) {
+      if (r.status !== 'enabled') continue;
+      const reason = r.gone
+        ? 'the endpoint answered 410 Gone'
+        : r.failing_since && new Date(r.failing_since).getTime() < cutoff
+          ? `no successful delivery since ${new Date(r.failing_since).toISOString()}`
+          : undefined;
+      if (!reason) continue;
+      if (await o.disable({ tenant: r.tenant, id: r.id, reason })) {
+        o.on.disabled({ tenant: r.tenant, endpointId: r.id, reason });
+      }
+    }
+  }
+}

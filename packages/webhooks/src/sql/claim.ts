@@ -1,0 +1,277 @@
+// The claim: due deliveries taken in batches with FOR UPDATE SKIP LOCKED under the fairness caps
+// and rate limits, and the worker's slot counts (docs/decisions.md, issue 15).
+import type { Queryable, Sql } from '@surety/db';
+import type { SecretEntry } from '../webhooks.js';
+import { lockId, type Names } from './names.js';
+
+/** A claimed delivery with its event and endpoint (null when they were deleted meanwhile). */
+export interface Claimed {
+  id: string;
+  tenant: string;
+  endpoint_id: string;
+  attempts: number;
+  event_id: string;
+  type: string | null;
+  api_version: string;
+  created_at: Date;
+  sequence: string;
+  data: string;
+  url: string | null;
+  secrets: SecretEntry[] | null;
+  format: 'surety' | 'standard';
+  endpoint_status: string | null;
+  retry_schedule: number[] | null;
+  rate_limit: number | null;
+}
+
+export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
+  return {
+    // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
+    // for an ordered endpoint only the head of its queue. The claim sets the lease (lease_until) and
+    // counts the attempt, so a crashed worker's rows come back when the lease passes. No index covers
+    // lease_until, attempts or locked_by, so the claim is a HOT update where the page has room
+    // (fillfactor 80 keeps some): no index entries, where moving next_attempt_at wrote five per row
+    // (migration 000003).
+    // Fairness (issue 15; docs/decisions.md): attempts in flight are capped per endpoint ($6) and per
+    // tenant ($7) across every worker. Each worker's counts per (tenant, endpoint) live in
+    // webhook_worker_slots (its own passed in as $8-$10, rewritten here with what it claims); claims
+    // are serialised by the advisory lock in `claimSettings`, so each one sees every earlier claim.
+    // The walk skips the rows of a full endpoint or tenant, and of a rate-limited endpoint without a
+    // token, without claiming them: a held-back backlog costs a read per row (no write) and does not
+    // count towards the window ($5, the most claimable rows read). From the window, each endpoint
+    // gets at most its room and each tenant its room, and the picks go round-robin across tenants
+    // (every tenant's first row, then every tenant's second…; within a tenant, across its endpoints),
+    // so one tenant's deep backlog or burst never puts another's due rows behind it.
+    // The worker runs it under `claimSettings`: planned for its values every time (one plan per
+    // batch), with bitmap scans and sorts off, so the due index is walked in order whatever the
+    // statistics say (after a backlog they predate, the planner otherwise reads and sorts every
+    // pending row); the only sorts left are of the window's rows. The claimed rows are updated by
+    // primary key (`= any (array(…))`), and the event and endpoint fetched per row (LATERAL … LIMIT
+    // 1): a generic plan merge-joined the whole primary key for the first (460 ms at a million
+    // pending) and hash-joined every event for the second. Always one row at least: `held` names the
+    // tenants a cap held rows back for (the worker claims again when one of its attempts for such a
+    // tenant ends, not at the next poll); a row with a null id carries it alone when nothing was claimed.
+    claim: st(
+      'claim',
+      `with mine as (
+         select * from unnest($8::text[], $9::text[], $10::int[]) as m(tenant, endpoint_id, n)),
+       busy as (
+         select b.tenant, b.endpoint_id, sum(b.n)::int as n from (
+           select m.tenant, m.endpoint_id, m.n from mine m
+           union all
+           select o.tenant, o.endpoint_id, o.n
+             from ${S} w cross join lateral unnest(w.tenants, w.endpoint_ids, w.counts) as o(tenant, endpoint_id, n)
+            where w.worker <> $4 and w.lease_until > $1) b
+          group by b.tenant, b.endpoint_id),
+       tbusy as (select b.tenant, sum(b.n)::int as n from busy b group by b.tenant),
+       tokens as (
+         select e.tenant, e.id as endpoint_id,
+                floor(least(e.rate_limit::float8, coalesce(e.rate_tokens, e.rate_limit::float8)
+                  + greatest(0, extract(epoch from ($1::timestamptz - coalesce(e.rate_at, $1::timestamptz))))
+                    * e.rate_limit))::int as n
+           from ${EP} e where e.rate_limit is not null),
+       blocked as (
+         select b.tenant, b.endpoint_id from busy b where b.n >= $6
+         union all
+         select t.tenant, t.endpoint_id from tokens t where t.n < 1),
+       walk as materialized (
+         select d.id, d.tenant, d.endpoint_id, d.next_attempt_at from ${D} d
+          where d.status = 'pending' and d.next_attempt_at <= $1
+            and (d.lease_until is null or d.lease_until <= $1)
+            and (d.tenant, d.endpoint_id) not in (select x.tenant, x.endpoint_id from blocked x)
+            and d.tenant not in (select t.tenant from tbusy t where t.n >= $7)
+            and (not d.ordered or d.id = (select min(x.id) from ${D} x
+                  where x.tenant = d.tenant and x.endpoint_id = d.endpoint_id and x.status = 'pending'))
+          order by d.next_attempt_at
+          limit $5),
+       cand as (
+         select w.id, w.tenant, w.next_attempt_at,
+                least($6::int - coalesce(b.n, 0), coalesce(t.n, $6::int)) as room,
+                row_number() over (partition by w.tenant, w.endpoint_id order by w.next_attempt_at, w.id) as n
+           from walk w
+           left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
+           left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
+       ranked as (
+         select c.id, c.tenant, c.next_attempt_at, $7::int - coalesce(tb.n, 0) as room,
+                row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.id) as n
+           from cand c left join tbusy tb on tb.tenant = c.tenant
+          where c.n <= c.room),
+       pick as (
+         select r.id, row_number() over (order by r.n, r.next_attempt_at, r.id) as ord
+           from ranked r where r.n <= r.room
+          order by r.n, r.next_attempt_at, r.id
+          limit $2),
+       due as (
+         select d.id from ${D} d
+          where d.id = any (array(select p.id from pick p)) and d.status = 'pending'
+            and (d.lease_until is null or d.lease_until <= $1)
+          for update skip locked),
+       claimed as (
+         update ${D} d set lease_until = $3, attempts = d.attempts + 1, locked_by = $4
+          where d.id = any (array(select id from due))
+         returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts),
+       counts as (
+         select k.tenant, k.endpoint_id, sum(k.n)::int as n from (
+           select m.tenant, m.endpoint_id, m.n from mine m where m.n > 0
+           union all
+           select c.tenant, c.endpoint_id, 1 from claimed c) k
+          group by k.tenant, k.endpoint_id),
+       slots as (
+         insert into ${S} as w (worker, lease_until, tenants, endpoint_ids, counts)
+         select $4, $3, coalesce(array_agg(k.tenant order by k.tenant, k.endpoint_id), '{}'),
+                coalesce(array_agg(k.endpoint_id order by k.tenant, k.endpoint_id), '{}'),
+                coalesce(array_agg(k.n order by k.tenant, k.endpoint_id), '{}')
+           from counts k
+         on conflict (worker) do update set lease_until = excluded.lease_until, tenants = excluded.tenants,
+                endpoint_ids = excluded.endpoint_ids, counts = excluded.counts
+          -- unchanged counts are not rewritten until half the lease has passed
+          where w.tenants is distinct from excluded.tenants or w.endpoint_ids is distinct from excluded.endpoint_ids
+             or w.counts is distinct from excluded.counts
+             or w.lease_until < $1::timestamptz + ($3::timestamptz - $1::timestamptz) / 2
+         returning 1)
+       select c.id::text as id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
+              ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
+              ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
+              array(select b.tenant from busy b where b.n >= $6 union select t.tenant from tbusy t where t.n >= $7
+                    union select x.tenant from cand x where x.n > x.room
+                    union select x.tenant from ranked x where x.n > x.room) as held
+         from (select 1) one
+         left join (claimed c join pick p on p.id = c.id) on true
+         left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id limit 1) ev on true
+         left join lateral (select * from ${EP} e where e.tenant = c.tenant and e.id = c.endpoint_id limit 1) ep on true
+        order by p.ord`,
+    ),
+    // Session settings the claim runs under (SET LOCAL, in the claim's transaction), and the lock
+    // that serialises claims of this schema: each claim's snapshot then holds every earlier claim
+    // and its counts, so two workers cannot both fill the same endpoint's or tenant's last slots.
+    // A claim holds it for its own few milliseconds; completions and publishes never take it. JIT off:
+    // the window's sorts carry enable_sort's penalty cost (1e10), far past jit_above_cost, and
+    // compiling the claim took ~5 s (measured on PostgreSQL 15) for a statement that runs in ~2 ms.
+    claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_custom_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
+    // A stopped worker's counts (its claims are all handed back or recorded).
+    releaseSlots: st('release_slots', `delete from ${S} where worker = $1`),
+    // Token bucket per endpoint, in the endpoint row: enforced across every worker. Rows are locked
+    // (in key order) before the tokens are read, so two workers cannot both spend the same tokens.
+    // Each worker passes its own "now", read before its claim: a worker can arrive with a time older
+    // than the bucket's. Such a call refills nothing and leaves rate_at where it is; moving rate_at
+    // back would let the next call refill the same interval twice (one token too many per race).
+    takeTokens: st(
+      'take_tokens',
+      `with req as (select * from unnest($1::text[], $2::text[], $3::int[]) as r(tenant, endpoint_id, wanted)),
+       locked as (
+         select e.tenant, e.id, e.rate_limit,
+                least(e.rate_limit::float8, coalesce(e.rate_tokens, e.rate_limit::float8)
+                  + greatest(0, extract(epoch from ($4::timestamptz - coalesce(e.rate_at, $4::timestamptz))))
+                    * e.rate_limit) as available
+           from ${EP} e join req on e.tenant = req.tenant and e.id = req.endpoint_id
+          where e.rate_limit is not null
+          order by e.tenant, e.id for update of e),
+       grant_ as (
+         select l.tenant, l.id, l.available, l.rate_limit, least(req.wanted, floor(l.available))::int as granted
+           from locked l join req on req.tenant = l.tenant and req.endpoint_id = l.id)
+       update ${EP} e set rate_tokens = g.available - g.granted,
+                       rate_at = greatest(e.rate_at, $4)
+         from grant_ g where e.tenant = g.tenant and e.id = g.id
+       returning e.tenant, e.id, g.granted, e.rate_limit`,
+    ),
+  };
+}
+
+type ClaimStatements = ReturnType<typeof claimStatements>;
+
+/** One (tenant, endpoint) and how many attempts this worker holds for it. */
+export interface SlotCount {
+  tenant: string;
+  endpointId: string;
+  n: number;
+}
+
+/**
+ * Claims up to `limit` due deliveries in one transaction (under `claimSettings`), then takes the
+ * rate-limited ones' tokens under the same lock. `held`: the tenants a cap held rows back for.
+ */
+export async function claimDeliveries(
+  sql: Sql,
+  st: ClaimStatements,
+  input: {
+    nowMs: number;
+    limit: number;
+    leaseMs: number;
+    workerId: string;
+    claimWindow: number;
+    maxInFlightPerEndpoint: number;
+    maxInFlightPerTenant: number;
+    mine: readonly SlotCount[];
+  },
+): Promise<{ rows: Claimed[]; allowed: Set<string>; held: string[] }> {
+  const { nowMs, mine } = input;
+  return sql.transaction(
+    async (tx) => {
+      const { rows: all } = await tx.query<Claimed & { held: string[] }>(st.claim, [
+        new Date(nowMs).toISOString(),
+        input.limit,
+        new Date(nowMs + input.leaseMs).toISOString(),
+        input.workerId,
+        input.claimWindow,
+        input.maxInFlightPerEndpoint,
+        input.maxInFlightPerTenant,
+        mine.map((m) => m.tenant),
+        mine.map((m) => m.endpointId),
+        mine.map((m) => m.n),
+      ]);
+      const rows = all.filter((r) => r.id !== null);
+      return { rows, allowed: await grantRateLimited(tx, st, { rows, nowMs }), held: all[0]?.held ?? [] };
+    },
+    { first: st.claimSettings },
+  );
+}
+
+/**
+ * Which claimed rows may be sent now under their endpoints' rate limits (a shared token bucket).
+ * The claim takes no more rows of a limited endpoint than its bucket holds and leaves the rest of
+ * its backlog unclaimed, so this grants them all unless the bucket moved in between (a worker
+ * whose clock runs behind the bucket's): only then is a row put back.
+ */
+async function grantRateLimited(
+  tx: Queryable,
+  st: ClaimStatements,
+  input: { rows: Claimed[]; nowMs: number },
+): Promise<Set<string>> {
+  const allowed = new Set(input.rows.filter((r) => r.rate_limit === null).map((r) => r.id));
+  const limited = input.rows.filter((r) => r.rate_limit !== null);
+  if (limited.length === 0) return allowed;
+  const wanted = new Map<string, Claimed[]>();
+  for (const r of limited) {
+    const k = `${r.tenant}\0${r.endpoint_id}`;
+    wanted.set(k, [...(wanted.get(k) ?? []), r]);
+  }
+  const keys = [...wanted.keys()].map((k) => k.split('\0') as [string, string]);
+  const grants = await takeTokens(tx, st, {
+    tenants: keys.map((k) => k[0]),
+    endpointIds: keys.map((k) => k[1]),
+    wanted: keys.map((k) => wanted.get(k.join('\0'))!.length),
+    nowMs: input.nowMs,
+  });
+  for (const g of grants) {
+    for (const r of wanted.get(`${g.tenant}\0${g.id}`)!.slice(0, g.granted)) allowed.add(r.id);
+  }
+  return allowed;
+}
+
+/** Takes up to `wanted[i]` tokens from each endpoint's bucket; returns what each was granted. */
+export async function takeTokens(
+  q: Queryable,
+  st: ClaimStatements,
+  input: { tenants: string[]; endpointIds: string[]; wanted: number[]; nowMs: number },
+): Promise<{ tenant: string; id: string; granted: number; rate_limit: number }[]> {
+  const { rows } = await q.query<{ tenant: string; id: string; granted: number; rate_limit: number }>(
+    st.takeTokens,
+    [input.tenants, input.endpointIds, input.wanted, new Date(input.nowMs).toISOString()],
+  );
+  return rows;
+}
+
+/** Deletes a stopped worker's slot counts (its claims are all handed back or recorded). */
+export async function releaseSlots(q: Queryable, st: ClaimStatements, input: { workerId: string }) {
+  await q.query(st.releaseSlots, [input.workerId]);
+}

@@ -1,0 +1,94 @@
+// Batch completion of a worker's outcomes (outcome-writer.ts decides what goes in a batch).
+import type { Queryable } from '@surety/db';
+import type { Names } from './names.js';
+
+export function completeStatements({ D, A, st }: Names) {
+  return {
+    // Batch completion: one statement for a whole batch of outcomes (unnest), fenced by locked_by,
+    // plus the attempt records. Per-delivery statements are not affordable at thousands a second.
+    complete: st(
+      'complete',
+      `with r as (
+         select * from unnest($2::bigint[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
+           as r(id, outcome, next_at, http_status, error_code)),
+       upd as (
+         update ${D} d set
+           status = case when r.outcome in ('retry', 'defer') then 'pending' else r.outcome end,
+           next_attempt_at = coalesce(r.next_at, d.next_attempt_at),
+           attempts = case when r.outcome = 'defer' then d.attempts - 1 else d.attempts end,
+           completed_at = case when r.outcome in ('retry', 'defer') then null else $1::timestamptz end,
+           last_status = case when r.outcome = 'defer' then d.last_status else r.http_status end,
+           last_error = case when r.outcome = 'defer' then d.last_error else r.error_code end,
+           locked_by = null, lease_until = null
+         from r where d.id = r.id and d.locked_by = $7
+         returning d.id),
+       att as (
+         insert into ${A} (delivery_id, tenant, attempt, started_at, duration_ms, status, response_excerpt,
+                           error_code, error_message, endpoint_id)
+         select * from unnest($8::bigint[], $9::text[], $10::int[], $11::timestamptz[], $12::int[], $13::int[],
+                              $14::text[], $15::text[], $16::text[], $17::text[])
+         returning 1)
+       select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts`,
+    ),
+  };
+}
+
+/** A delivery's outcome as the statement writes it (`defer`: handed back, no attempt counted). */
+export interface DeliveryOutcome {
+  id: string;
+  outcome: 'delivered' | 'retry' | 'failed' | 'defer';
+  nextAt: string | null;
+  status: number | null;
+  errorCode: string | null;
+}
+
+/** One attempt's record. */
+export interface AttemptRow {
+  deliveryId: string;
+  tenant: string;
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  status: number | null;
+  excerpt: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  endpointId: string;
+}
+
+/**
+ * Completes the deliveries this worker still holds (fenced by `locked_by = workerId`) and inserts the
+ * attempt records, in one statement (graphile-worker's `completeJobs`).
+ */
+export async function completeDeliveries(
+  q: Queryable,
+  st: ReturnType<typeof completeStatements>,
+  input: {
+    nowIso: string;
+    workerId: string;
+    outcomes: readonly DeliveryOutcome[];
+    attempts: readonly AttemptRow[];
+  },
+): Promise<{ completed: number; attempts: number }> {
+  const { outcomes: o, attempts: a } = input;
+  const { rows } = await q.query<{ completed: number; attempts: number }>(st.complete, [
+    input.nowIso,
+    o.map((c) => c.id),
+    o.map((c) => c.outcome),
+    o.map((c) => c.nextAt),
+    o.map((c) => c.status),
+    o.map((c) => c.errorCode),
+    input.workerId,
+    a.map((c) => c.deliveryId),
+    a.map((c) => c.tenant),
+    a.map((c) => c.attempt),
+    a.map((c) => c.startedAt),
+    a.map((c) => c.durationMs),
+    a.map((c) => c.status),
+    a.map((c) => c.excerpt),
+    a.map((c) => c.errorCode),
+    a.map((c) => c.errorMessage),
+    a.map((c) => c.endpointId),
+  ]);
+  return rows[0]!;
+}

@@ -1,0 +1,64 @@
+// An endpoint row as selected, and its mapping to the public Endpoint (internal: not exported from the root).
+import type { Endpoint, SecretEntry } from '../webhooks.js';
+import { iso } from './names.js';
+
+export interface EndpointRow {
+  id: string;
+  url: string;
+  description: string;
+  event_types: string[];
+  format: 'surety' | 'standard';
+  secrets: SecretEntry[];
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  retry_schedule: number[] | null;
+  rate_limit: number | null;
+  ordered: boolean;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  failing_since: Date | null;
+  circuit_failures: number;
+  circuit_opened_at: Date | null;
+  circuit_probe_at: Date | null;
+}
+
+/** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
+export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint => ({
+  id: r.id,
+  url: r.url,
+  description: r.description,
+  eventTypes: r.event_types,
+  format: r.format,
+  status: r.status,
+  disabledReason: r.disabled_reason,
+  disabledAt: iso(r.disabled_at),
+  retrySchedule: r.retry_schedule,
+  rateLimit: r.rate_limit,
+  ordered: r.ordered,
+  version: r.version,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+  lastSuccessAt: iso(r.last_success_at),
+  lastFailureAt: iso(r.last_failure_at),
+  failingSince: iso(r.failing_since),
+  circuit: {
+    state:
+      r.circuit_opened_at === null
+        ? 'closed'
+        : r.circuit_probe_at !== null && new Date(r.circuit_probe_at).getTime() > nowMs
+          ? 'open'
+          : 'half_open',
+    consecutiveFailures: r.circuit_failures,
+    openedAt: iso(r.circuit_opened_at),
+    nextProbeAt: iso(r.circuit_probe_at),
+  },
+});
+
+export const ENDPOINT_COLUMNS =
+  'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
+  'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
+  'circuit_failures, circuit_opened_at, circuit_probe_at';

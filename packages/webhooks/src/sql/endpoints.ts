@@ -1,0 +1,185 @@
+// Endpoint statements (Webhooks' endpoint methods keep the checks and the not-found rule).
+import type { Queryable } from '@surety/db';
+import { ENDPOINT_COLUMNS, type EndpointRow } from './endpoint-row.js';
+import type { Names } from './names.js';
+
+type Tables = Pick<Names, 'EP' | 'T' | 'D'>;
+
+/**
+ * Inserts an endpoint if the tenant has room (its count row is taken in the same statement, so the
+ * limit is exact under concurrent creates); undefined when it has not.
+ */
+export async function insertEndpoint(
+  q: Queryable,
+  t: Tables,
+  input: {
+    tenant: string;
+    id: string;
+    url: string;
+    description: string;
+    eventTypes: string[];
+    format: string;
+    secretsJson: string;
+    retrySchedule: number[] | null;
+    rateLimit: number | null;
+    ordered: boolean;
+    nowIso: string;
+    maxEndpointsPerTenant: number;
+  },
+): Promise<EndpointRow | undefined> {
+  const { rows } = await q.query<EndpointRow>(
+    `with slot as (
+       insert into ${t.T} as t (tenant, endpoints) values ($1, 1)
+       on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
+       returning 1)
+     insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
+            rate_limit, ordered, created_at, updated_at)
+     select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
+            $10::bool, $11::timestamptz, $11::timestamptz
+      where exists (select 1 from slot)
+     returning ${ENDPOINT_COLUMNS}`,
+    [
+      input.tenant,
+      input.id,
+      input.url,
+      input.description,
+      input.eventTypes,
+      input.format,
+      input.secretsJson,
+      input.retrySchedule,
+      input.rateLimit,
+      input.ordered,
+      input.nowIso,
+      input.maxEndpointsPerTenant,
+    ],
+  );
+  return rows[0];
+}
+
+export async function selectEndpoint(
+  q: Queryable,
+  t: Tables,
+  input: { tenant: string; id: string },
+): Promise<EndpointRow | undefined> {
+  const { rows } = await q.query<EndpointRow>(
+    `select ${ENDPOINT_COLUMNS} from ${t.EP} where tenant = $1 and id = $2`,
+    [input.tenant, input.id],
+  );
+  return rows[0];
+}
+
+/** The endpoint changed if it is at `ifVersion`; undefined otherwise (missing, or another version). */
+export async function updateEndpointRow(
+  q: Queryable,
+  t: Tables,
+  input: {
+    tenant: string;
+    id: string;
+    ifVersion: number;
+    url: string | null;
+    eventTypes: string[] | null;
+    description: string | null;
+    format: string | null;
+    /** Whether to set retry_schedule (to `retrySchedule`, null included). */
+    setRetrySchedule: boolean;
+    retrySchedule: number[] | null;
+    setRateLimit: boolean;
+    rateLimit: number | null;
+    ordered: boolean | null;
+    nowIso: string;
+  },
+): Promise<EndpointRow | undefined> {
+  const { rows } = await q.query<EndpointRow>(
+    `update ${t.EP} set
+        url = coalesce($4, url), event_types = coalesce($5, event_types), description = coalesce($6, description),
+        format = coalesce($7, format),
+        retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
+        rate_limit = case when $10::bool then $11::int else rate_limit end,
+        ordered = coalesce($12, ordered), version = version + 1, updated_at = $13
+      where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
+    [
+      input.tenant,
+      input.id,
+      input.ifVersion,
+      input.url,
+      input.eventTypes,
+      input.description,
+      input.format,
+      input.setRetrySchedule,
+      input.retrySchedule,
+      input.setRateLimit,
+      input.rateLimit,
+      input.ordered,
+      input.nowIso,
+    ],
+  );
+  return rows[0];
+}
+
+/**
+ * Deletes the endpoint (at `ifVersion` when given) and lowers the tenant's count in the same
+ * statement; when it was deleted, fails its queued deliveries. False when nothing was deleted.
+ */
+export async function deleteEndpointRow(
+  q: Queryable,
+  t: Tables,
+  input: { tenant: string; id: string; ifVersion: number | null; nowIso: string },
+): Promise<boolean> {
+  const { rows } = await q.query<{ deleted: number }>(
+    `with d as (
+       delete from ${t.EP} where tenant = $1 and id = $2 and ($3::int is null or version = $3)
+       returning tenant),
+     c as (
+       update ${t.T} t set endpoints = t.endpoints - 1 from d
+        where t.tenant = d.tenant and t.endpoints > 0
+       returning 1)
+     select (select count(*) from d)::int as deleted, (select count(*) from c)::int as counted`,
+    [input.tenant, input.id, input.ifVersion],
+  );
+  if (rows[0]!.deleted === 0) return false;
+  await q.query(
+    `update ${t.D} set status = 'failed', last_error = 'endpoint_deleted', completed_at = $3
+      where tenant = $1 and endpoint_id = $2 and status = 'pending'`,
+    [input.tenant, input.id, input.nowIso],
+  );
+  return true;
+}
+
+/** Re-enables the endpoint, clearing its breaker when it was disabled; undefined when it is missing. */
+export async function enableEndpointRow(
+  q: Queryable,
+  t: Tables,
+  input: { tenant: string; id: string; nowIso: string },
+): Promise<EndpointRow | undefined> {
+  const { rows } = await q.query<EndpointRow>(
+    `update ${t.EP} set status = 'enabled', disabled_reason = null, disabled_at = null,
+            failing_since = null, version = version + 1, updated_at = $3,
+            circuit_failures = case when status = 'disabled' then 0 else circuit_failures end,
+            circuit_opened_at = case when status = 'disabled' then null else circuit_opened_at end,
+            circuit_probe_at = case when status = 'disabled' then null else circuit_probe_at end,
+            circuit_probes = case when status = 'disabled' then 0 else circuit_probes end,
+            circuit_hold_until = case when status = 'disabled' then null else circuit_hold_until end
+      where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
+    [input.tenant, input.id, input.nowIso],
+  );
+  return rows[0];
+}
+
+/** Makes `secret` current; the current ones expire at `untilIso`, expired ones drop out. */
+export async function rotateSecretRow(
+  q: Queryable,
+  t: Tables,
+  input: { tenant: string; id: string; secret: string; untilIso: string; nowIso: string },
+): Promise<EndpointRow | undefined> {
+  const { rows } = await q.query<EndpointRow>(
+    `update ${t.EP} set
+        secrets = jsonb_build_array(jsonb_build_object('secret', $3::text, 'expiresAt', null)) ||
+          coalesce((select jsonb_agg(case when s->>'expiresAt' is null then jsonb_set(s, '{expiresAt}', to_jsonb($4::text)) else s end)
+                      from jsonb_array_elements(secrets) s
+                     where s->>'expiresAt' is null or (s->>'expiresAt')::timestamptz > $5::timestamptz), '[]'::jsonb),
+        version = version + 1, updated_at = $5
+      where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
+    [input.tenant, input.id, input.secret, input.untilIso, input.nowIso],
+  );
+  return rows[0];
+}

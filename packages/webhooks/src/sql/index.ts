@@ -1,0 +1,21 @@
+// The package's SQL: one home, each statement beside the typed function that owns its values.
+// Internal: nothing here is exported from the package (the `testing` subpath re-exports what tests need).
+import { claimStatements } from './claim.js';
+import { completeStatements } from './complete.js';
+import { healthStatements } from './health.js';
+import { names } from './names.js';
+import { publishStatements } from './publish.js';
+
+/** Every prepared statement of one schema, and its table names. Every value is a bound parameter. */
+export function statements(schema: string) {
+  const n = names(schema);
+  return {
+    tables: { EP: n.EP, EV: n.EV, D: n.D, A: n.A, S: n.S, T: n.T },
+    ...publishStatements(n),
+    ...claimStatements(n),
+    ...completeStatements(n),
+    ...healthStatements(n),
+  };
+}
+
+export type Statements = ReturnType<typeof statements>;

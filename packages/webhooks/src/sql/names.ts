@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { quoteSchema, type Statement } from '@surety/db';
+
+/** A 64-bit advisory lock id for a name (signed, as pg_advisory_xact_lock takes it). */
+export const lockId = (name: string) =>
+  createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
+
+/** The LISTEN/NOTIFY channel workers wait on, per schema. */
+export const notifyChannel = (schema: string) => `surety_webhooks_${schema}`;
+
+/** The schema's quoted table names, and prepared statements named per schema. Internal to the package. */
+export function names(schema: string) {
+  const s = quoteSchema(schema);
+  const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
+  return {
+    schema,
+    s,
+    EP: `${s}.webhook_endpoints`,
+    EV: `${s}.webhook_events`,
+    D: `${s}.webhook_deliveries`,
+    A: `${s}.webhook_attempts`,
+    S: `${s}.webhook_worker_slots`,
+    T: `${s}.webhook_tenants`,
+    st: (name: string, text: string): Statement => ({ name: n(name), text }),
+  };
+}
+
+export type Names = ReturnType<typeof names>;
+
+/** Timestamps as the API spells them (ISO 8601, UTC); null stays null. */
+export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());

@@ -1,0 +1,55 @@
+// The outbox write (Webhooks.publish) and the event-level statements.
+import type { Queryable } from '@surety/db';
+import type { Names } from './names.js';
+
+export function publishStatements({ s, EV, D, EP, st }: Names) {
+  return {
+    // The outbox write: the event and one delivery per subscribed enabled endpoint. One round trip.
+    // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
+    // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
+    // commit record to the end of COMMIT, so every publishing transaction would commit one at a
+    // time (measured: half the publish rate). Webhooks wakes workers after COMMIT instead.
+    publish: st(
+      'publish',
+      `with ev as (
+         insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at)
+         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7)
+         returning sequence),
+       d as (
+         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
+         select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7 from ${EP} e
+          where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', $3]::text[]
+            and ($8::text is null or e.id = $8)
+         returning 1)
+       select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries`,
+    ),
+  };
+}
+
+/** Writes the event and its deliveries; `deliveries`: how many were queued. */
+export async function insertEvent(
+  q: Queryable,
+  st: ReturnType<typeof publishStatements>,
+  input: {
+    tenant: string;
+    id: string;
+    type: string;
+    apiVersion: string;
+    resource: string | null;
+    data: string;
+    createdAt: string;
+    endpointId: string | null;
+  },
+): Promise<{ sequence: string; deliveries: number }> {
+  const { rows } = await q.query<{ sequence: string; deliveries: number }>(st.publish, [
+    input.tenant,
+    input.id,
+    input.type,
+    input.apiVersion,
+    input.resource,
+    input.data,
+    input.createdAt,
+    input.endpointId,
+  ]);
+  return rows[0]!;
+}

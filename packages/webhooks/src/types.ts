@@ -1,0 +1,108 @@
+// The engine's public data types: options, inputs, endpoints.
+import type { Sql } from '@surety/db';
+import type { AllowList } from './ssrf/index.js';
+
+export interface WebhooksOptions {
+  sql: Sql;
+  /** @default "surety" */
+  schema?: string;
+  /** Sent as `apiVersion` in every envelope. @default "2026-11-01" */
+  apiVersion?: string;
+  /** Let endpoint URLs use plain http (development, tests). @default false */
+  allowHttp?: boolean;
+  /** Private ranges endpoint URLs may reach (development, tests): `SURETY_WEBHOOK_ALLOWED_CIDRS`. @default [] */
+  allowList?: AllowList;
+  /**
+   * Checks an event's payload before it is written (the event registry plugs in here); throw
+   * InvalidEventError to refuse it.
+   */
+  validate?: (type: string, data: unknown) => void;
+  /** Injected clock. @default Date.now */
+  now?: () => number;
+  /**
+   * Most endpoints one tenant may have; a create beyond it throws EndpointLimitError. Generous: a
+   * platform tenant may have an endpoint per customer of its own.
+   * @default 10000
+   */
+  maxEndpointsPerTenant?: number;
+}
+
+export interface PublishInput {
+  tenant: string;
+  /** `noun.verb`, lower case: `order.shipped`. */
+  type: string;
+  data: unknown;
+  /** The resource the event is about (`order:ord_1`); its events carry increasing sequences. */
+  resource?: string;
+  /** Your own event id, for idempotent publishing. @default a new `evt_…` */
+  id?: string;
+  /** Deliver only to this endpoint (test events). */
+  endpointId?: string;
+}
+
+export interface PublishedEvent {
+  id: string;
+  sequence: number;
+  createdAt: string;
+  /** How many deliveries were queued (one per subscribed enabled endpoint). */
+  deliveries: number;
+}
+
+export interface SecretEntry {
+  secret: string;
+  /** When a rotated-out secret stops being used; null for the current one. */
+  expiresAt: string | null;
+}
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  format: 'surety' | 'standard';
+  status: 'enabled' | 'disabled';
+  disabledReason: string | null;
+  disabledAt: string | null;
+  retrySchedule: number[] | null;
+  rateLimit: number | null;
+  ordered: boolean;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  failingSince: string | null;
+  /** The endpoint's circuit breaker (docs/webhooks.md). */
+  circuit: CircuitState;
+}
+
+/**
+ * An endpoint's circuit breaker. `closed`: deliveries go out on their own schedules. `open`: after
+ * `consecutiveFailures` failed attempts in a row, every pending delivery waits behind one probe
+ * attempt at `nextProbeAt`. `half_open`: the probe is due or in flight; its success closes the
+ * breaker (the held deliveries go out), its failure sets a later `nextProbeAt`.
+ */
+export interface CircuitState {
+  state: 'closed' | 'open' | 'half_open';
+  /** Failed attempts since the last success. */
+  consecutiveFailures: number;
+  /** When the breaker opened; null while closed. */
+  openedAt: string | null;
+  /** When the probe attempt is due; null while closed. */
+  nextProbeAt: string | null;
+}
+
+export interface CreateEndpointInput {
+  tenant: string;
+  url: string;
+  eventTypes: string[];
+  description?: string;
+  /** @default "surety" */
+  format?: 'surety' | 'standard';
+  /** Seconds after the first attempt; null uses the engine's schedule. */
+  retrySchedule?: number[] | null;
+  /** Deliveries per second, enforced across all workers. */
+  rateLimit?: number | null;
+  /** One delivery in flight at a time, in sequence order. @default false */
+  ordered?: boolean;
+}

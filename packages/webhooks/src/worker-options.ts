@@ -1,0 +1,101 @@
+import type { PostFn } from './attempt.js';
+import { DEFAULT_SCHEDULE } from './schedule.js';
+import type { GuardOptions } from './ssrf/index.js';
+import type { Webhooks } from './webhooks.js';
+
+export interface DeliveryWorkerOptions {
+  webhooks: Webhooks;
+  /** Fencing identity of this worker. @default host:pid:random */
+  id?: string;
+  /** Most HTTP attempts in flight at once. @default 64 */
+  concurrency?: number;
+  /** Most deliveries claimed per statement. @default 100 */
+  batchSize?: number;
+  /**
+   * Most attempts in flight (claimed and not yet finished) for one endpoint, counted across every
+   * worker on the database: a slow or hanging receiver holds at most this many slots, and its
+   * tenant's other endpoints keep the rest of the tenant's. It also bounds one endpoint's throughput
+   * to this many attempts per receiver round trip: raise it for a single-tenant deployment.
+   * @default 32
+   */
+  maxInFlightPerEndpoint?: number;
+  /**
+   * Most attempts in flight for one tenant, across all its endpoints and every worker: one tenant's
+   * hanging receivers or burst never take every slot. Keep it below the total concurrency of the
+   * workers (the default is 3/4 of one default worker's).
+   * @default 48
+   */
+  maxInFlightPerTenant?: number;
+  /**
+   * Most claimable due rows a claim reads to pick from (rows it skips, of full endpoints or tenants,
+   * in flight, or without a token, do not count). The picks interleave the tenants seen in it; a
+   * tenant that fills its slots is skipped by the next claim's walk, so a small window is fair over
+   * consecutive claims, and each claim sorts this many rows.
+   * @default 2 × batchSize
+   */
+  claimWindow?: number;
+  /** How often to look for due retries when no NOTIFY arrives. @default 500 */
+  pollIntervalMs?: number;
+  /** How long a claimed delivery is reserved before another worker may take it. @default 60000 */
+  leaseMs?: number;
+  /** Whole-attempt timeout. @default 10000 */
+  timeoutMs?: number;
+  /** Delays after the first attempt, in seconds. @default DEFAULT_SCHEDULE (5s … 24h) */
+  schedule?: readonly number[];
+  /** Disable an endpoint with no success for this long. @default 5 days */
+  disableAfterMs?: number;
+  /** Longest receiver `Retry-After` honoured. @default 3600 */
+  maxRetryAfterSeconds?: number;
+  /**
+   * Consecutive failed attempts to an endpoint that open its circuit breaker: its deliveries then
+   * wait behind a single probe attempt (docs/webhooks.md). @default 10
+   */
+  circuitThreshold?: number;
+  /** Wait before the first probe of an open breaker; doubles after each failed probe. @default 5000 */
+  circuitProbeMs?: number;
+  /**
+   * Longest wait between two probes. Held deliveries are due 12 times this after the probe unless a
+   * probe's success releases them first (1 hour by default): a long outage moves them once an hour.
+   * @default 300000 (5 minutes)
+   */
+  circuitMaxProbeMs?: number;
+  /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
+  guard?: GuardOptions;
+  /** Replace the HTTP transport (tests inject a recorder). */
+  post?: PostFn;
+  /** Use LISTEN/NOTIFY to wake at once on new events. @default true */
+  listen?: boolean;
+  /** Random source for jitter. @default Math.random */
+  random?: () => number;
+  /**
+   * How long to gather outcomes before writing them in one statement. The attempt has already
+   * happened; this only delays its record (and, in ordered mode, the next claim of that endpoint).
+   * @default 20
+   */
+  flushIntervalMs?: number;
+}
+
+/** The options with their defaults, resolved once. */
+export function resolveWorkerOptions(options: DeliveryWorkerOptions) {
+  return {
+    concurrency: options.concurrency ?? 64,
+    batchSize: options.batchSize ?? 100,
+    maxInFlightPerEndpoint: options.maxInFlightPerEndpoint ?? 32,
+    maxInFlightPerTenant: options.maxInFlightPerTenant ?? 48,
+    claimWindow: options.claimWindow ?? 2 * (options.batchSize ?? 100),
+    pollIntervalMs: options.pollIntervalMs ?? 500,
+    leaseMs: options.leaseMs ?? 60_000,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    schedule: options.schedule ?? DEFAULT_SCHEDULE,
+    disableAfterMs: options.disableAfterMs ?? 5 * 86_400_000,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 3600,
+    circuitThreshold: options.circuitThreshold ?? 10,
+    circuitProbeMs: options.circuitProbeMs ?? 5000,
+    circuitMaxProbeMs: options.circuitMaxProbeMs ?? 300_000,
+    listen: options.listen ?? true,
+    random: options.random ?? Math.random,
+    flushIntervalMs: options.flushIntervalMs ?? 20,
+  };
+}
+
+export type ResolvedWorkerOptions = ReturnType<typeof resolveWorkerOptions>;
