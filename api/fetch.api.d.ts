@@ -9,13 +9,15 @@ export type { RetryBudgetOptions } from "./budget.js";
 export { DEFAULT_BUDGET_MAX_TOKENS, DEFAULT_BUDGET_MIN_PER_SECOND, DEFAULT_BUDGET_RATIO, RetryBudget, } from "./budget.js";
 export type { CircuitBreakerOptions, CircuitOutcome, CircuitState } from "./circuit-breaker.js";
 export { CircuitBreaker } from "./circuit-breaker.js";
-export type { FetchInput, FetchOptions, GiveUpEvent, GiveUpReason, RetryEvent, SuretyFetch, SuretyRequestInit, Transport, TransportInit, } from "./client.js";
-export { createFetch, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DEADLINE, DEFAULT_DEADLINE_MS, DEFAULT_MAX_ATTEMPTS, } from "./client.js";
+export { createFetch } from "./client.js";
 export type { Clock } from "./clock.js";
 export { sleep, systemClock } from "./clock.js";
 export { CHANNELS } from "./diagnostics.js";
 export { AttemptTimeoutError, CircuitOpenError, DeadlineExceededError, isAttemptTimeoutError, isCircuitOpenError, isDeadlineExceededError, isSuretyFetchError, SuretyFetchError, type SuretyFetchErrorCode, } from "./errors.js";
+export type { GiveUpEvent, GiveUpReason, RetryEvent } from "./events.js";
 export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from "./headers.js";
+export type { FetchInput, FetchOptions, SuretyFetch, SuretyRequestInit, Transport, TransportInit, } from "./options.js";
+export { DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DEADLINE, DEFAULT_DEADLINE_MS, DEFAULT_MAX_ATTEMPTS, } from "./options.js";
 export { DEFAULT_RETRY_METHODS, DEFAULT_RETRY_STATUSES, isOriginFailure, isRetryableError, RETRYABLE_ERROR_CODES, } from "./policy.js";
 export { parseRetryAfter } from "./retry-after.js";
 export type { HeaderSource, ReadDeadlineOptions } from "./server.js";
@@ -109,11 +111,16 @@ export declare class CircuitBreaker {
 }
 
 // --- dist/client.d.ts
-import { type Dispatcher } from "undici";
-import { type Body } from "./body.js";
-import { RetryBudget, type RetryBudgetOptions } from "./budget.js";
-import { CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
-import { type Clock } from "./clock.js";
+import { type FetchOptions, type SuretyFetch } from "./options.js";
+export declare function createFetch(options?: FetchOptions): SuretyFetch;
+
+// --- dist/options.d.ts
+import type { Dispatcher } from "undici";
+import type { Body } from "./body.js";
+import type { RetryBudget, RetryBudgetOptions } from "./budget.js";
+import type { CircuitBreaker, CircuitBreakerOptions } from "./circuit-breaker.js";
+import type { Clock } from "./clock.js";
+import type { GiveUpEvent, RetryEvent } from "./events.js";
 export type FetchInput = string | URL | Request;
 export type TransportInit = RequestInit & {
     dispatcher?: Dispatcher;
@@ -129,25 +136,6 @@ export interface SuretyRequestInit extends Omit<RequestInit, "body" | "dispatche
     bodyFactory?: () => Body;
     dispatcher?: Dispatcher;
     duplex?: "half";
-}
-export type GiveUpReason = "max-attempts" | "deadline" | "retry-after" | "budget" | "circuit-open" | "method" | "body";
-export interface RetryEvent {
-    url: string;
-    method: string;
-    attempt: number;
-    delayMs: number;
-    status?: number;
-    error?: unknown;
-    retryAfterMs?: number;
-    idempotencyKey?: string;
-}
-export interface GiveUpEvent {
-    url: string;
-    method: string;
-    attempts: number;
-    reason: GiveUpReason;
-    status?: number;
-    error?: unknown;
 }
 export interface FetchOptions {
     maxAttempts?: number;
@@ -190,7 +178,27 @@ export declare const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 export declare const DEFAULT_DEADLINE = 30000;
 export declare const DEFAULT_ATTEMPT_TIMEOUT = 10000;
 export declare const DEFAULT_CONNECT_TIMEOUT = 5000;
-export declare function createFetch(options?: FetchOptions): SuretyFetch;
+
+// --- dist/events.d.ts
+export type GiveUpReason = "max-attempts" | "deadline" | "retry-after" | "budget" | "circuit-open" | "method" | "body";
+export interface RetryEvent {
+    url: string;
+    method: string;
+    attempt: number;
+    delayMs: number;
+    status?: number;
+    error?: unknown;
+    retryAfterMs?: number;
+    idempotencyKey?: string;
+}
+export interface GiveUpEvent {
+    url: string;
+    method: string;
+    attempts: number;
+    reason: GiveUpReason;
+    status?: number;
+    error?: unknown;
+}
 
 // --- dist/diagnostics.d.ts
 import diagnosticsChannel from "node:diagnostics_channel";

@@ -5,16 +5,11 @@ import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { RetryBudget } from './budget.js';
-import {
-  createFetch,
-  type FetchOptions,
-  type GiveUpEvent,
-  type RetryEvent,
-  type SuretyRequestInit,
-  type TransportInit,
-} from './client.js';
+import { createFetch } from './client.js';
 import { CHANNELS } from './diagnostics.js';
 import { AttemptTimeoutError, CircuitOpenError, DeadlineExceededError } from './errors.js';
+import type { GiveUpEvent, RetryEvent } from './events.js';
+import type { FetchOptions, SuretyRequestInit, TransportInit } from './options.js';
 import { createFakeClock, type FakeClock } from './testing.js';
 
 // Unit tests of the retry loop: a scripted transport instead of a network, a fake clock that jumps over

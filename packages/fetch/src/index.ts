@@ -16,27 +16,7 @@ export {
 } from './budget.js';
 export type { CircuitBreakerOptions, CircuitOutcome, CircuitState } from './circuit-breaker.js';
 export { CircuitBreaker } from './circuit-breaker.js';
-export type {
-  FetchInput,
-  FetchOptions,
-  GiveUpEvent,
-  GiveUpReason,
-  RetryEvent,
-  SuretyFetch,
-  SuretyRequestInit,
-  Transport,
-  TransportInit,
-} from './client.js';
-export {
-  createFetch,
-  DEFAULT_ATTEMPT_TIMEOUT,
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_DEADLINE,
-  DEFAULT_DEADLINE_MS,
-  DEFAULT_MAX_ATTEMPTS,
-} from './client.js';
+export { createFetch } from './client.js';
 export type { Clock } from './clock.js';
 export { sleep, systemClock } from './clock.js';
 export { CHANNELS } from './diagnostics.js';
@@ -51,7 +31,25 @@ export {
   SuretyFetchError,
   type SuretyFetchErrorCode,
 } from './errors.js';
+export type { GiveUpEvent, GiveUpReason, RetryEvent } from './events.js';
 export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from './headers.js';
+export type {
+  FetchInput,
+  FetchOptions,
+  SuretyFetch,
+  SuretyRequestInit,
+  Transport,
+  TransportInit,
+} from './options.js';
+export {
+  DEFAULT_ATTEMPT_TIMEOUT,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_DEADLINE,
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_MAX_ATTEMPTS,
+} from './options.js';
 export {
   DEFAULT_RETRY_METHODS,
   DEFAULT_RETRY_STATUSES,
