@@ -42,6 +42,8 @@ import { disableEndpointRow } from './sql/health.js';
 import { type Statements, statements } from './sql/index.js';
 import { notifyChannel } from './sql/names.js';
 import { insertEvent } from './sql/publish.js';
+import { insertReplay, requeueFailed } from './sql/replay.js';
+import { purgeBatch } from './sql/retention.js';
 
 /**
  * What the package's own modules (the worker, the queries, the testing subpath) use of an engine:
@@ -330,38 +332,26 @@ export class Webhooks {
   /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */
   async replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number> {
     assertStorable({ tenant, eventId, endpointId });
-    const { D, EP, EV } = this.#i.st.tables;
-    const now = new Date(this.#i.now()).toISOString();
-    const { rows } = await q.query<{ n: number }>(
-      `with ev as (select id, type from ${EV} where tenant = $1 and id = $2),
-       d as (
-         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
-         select $1, e.id, ev.id, 'pending', e.ordered, $4, $4 from ${EP} e, ev
-          where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
-            and ($3::text is null or e.id = $3)
-         returning 1),
-       n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
-       select (select count(*) from d)::int as n, (select count(*) from n)::int as notified, (select count(*) from ev)::int as found`,
-      [tenant, eventId, endpointId ?? null, now, this.#i.channel],
-    );
-    return rows[0]!.n;
+    return insertReplay(q, this.#i.st.tables, {
+      tenant,
+      eventId,
+      endpointId: endpointId ?? null,
+      nowIso: new Date(this.#i.now()).toISOString(),
+      channel: this.#i.channel,
+    });
   }
 
   /** Re-queues the endpoint's failed deliveries created since `since`, with a fresh schedule. */
   async recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number> {
     assertStorable({ tenant, endpointId });
     assertTimestamp('since', since);
-    const now = new Date(this.#i.now()).toISOString();
-    const { rows } = await q.query<{ n: number }>(
-      `with d as (
-         update ${this.#i.st.tables.D} set status = 'pending', attempts = 0, next_attempt_at = $4, completed_at = null
-          where tenant = $1 and endpoint_id = $2 and status = 'failed' and created_at >= $3
-         returning 1),
-       n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
-       select (select count(*) from d)::int as n, (select count(*) from n)::int as notified`,
-      [tenant, endpointId, since.toISOString(), now, this.#i.channel],
-    );
-    return rows[0]!.n;
+    return requeueFailed(q, this.#i.st.tables, {
+      tenant,
+      endpointId,
+      sinceIso: since.toISOString(),
+      nowIso: new Date(this.#i.now()).toISOString(),
+      channel: this.#i.channel,
+    });
   }
 
   /**
@@ -369,24 +359,13 @@ export class Webhooks {
    * batches of `batchSize` events. Pending deliveries keep their event.
    */
   async purge(options: { olderThanDays: number; batchSize?: number; maxBatches?: number }): Promise<number> {
-    const { D, EV, A } = this.#i.st.tables;
     const cutoff = new Date(this.#i.now() - options.olderThanDays * 86_400_000).toISOString();
     const batch = options.batchSize ?? 1000;
     let total = 0;
     for (let i = 0; i < (options.maxBatches ?? 100); i++) {
-      const { rows } = await this.#i.sql.query<{ n: number }>(
-        `with old as (
-           select tenant, id from ${EV} ev where created_at < $1
-              and not exists (select 1 from ${D} d where d.tenant = ev.tenant and d.event_id = ev.id and d.status = 'pending')
-            order by created_at limit $2 for update skip locked),
-         dd as (delete from ${D} d using old where d.tenant = old.tenant and d.event_id = old.id returning d.id),
-         aa as (delete from ${A} a using dd where a.delivery_id = dd.id returning 1),
-         ee as (delete from ${EV} ev using old where ev.tenant = old.tenant and ev.id = old.id returning 1)
-         select (select count(*) from ee)::int as n, (select count(*) from aa)::int as attempts`,
-        [cutoff, batch],
-      );
-      total += rows[0]!.n;
-      if (rows[0]!.n < batch) break;
+      const n = await purgeBatch(this.#i.sql, this.#i.st.tables, { cutoffIso: cutoff, batchSize: batch });
+      total += n;
+      if (n < batch) break;
     }
     return total;
   }
