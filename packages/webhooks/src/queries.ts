@@ -7,13 +7,14 @@ import {
 } from '@surety/db';
 import { EndpointNotFoundError, WebhookError } from './errors.js';
 import { assertStorable, assertTimestamp } from './input.js';
+import { internalsOf } from './internals.js';
 import { type DeliveryRow, selectAttempts, selectDeliveries } from './sql/deliveries.js';
 import { selectEndpointHealth } from './sql/endpoint-health.js';
 import { toEndpoint } from './sql/endpoint-row.js';
 import { selectEndpoints } from './sql/endpoints.js';
 import { type EventRow, selectEvent, selectEvents } from './sql/events.js';
 import { iso } from './sql/names.js';
-import { type Endpoint, internalsOf, type Webhooks } from './webhooks.js';
+import type { Endpoint, Webhooks } from './webhooks.js';
 
 /** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
 export interface Page<T> {
