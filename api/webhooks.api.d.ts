@@ -286,7 +286,7 @@ export declare const iso: (d: Date | string | null) => string | null;
 
 // --- dist/queries.d.ts
 import { type Queryable } from "@surety/db";
-import { type Endpoint, type Webhooks } from "./webhooks.js";
+import type { Endpoint, Webhooks } from "./webhooks.js";
 export interface Page<T> {
     data: T[];
     hasMore: boolean;
@@ -357,20 +357,12 @@ export declare function listDeliveries(w: Webhooks, q: Queryable, tenant: string
 export declare function listAttempts(w: Webhooks, q: Queryable, tenant: string, deliveryId: string): Promise<AttemptRecord[] | undefined>;
 
 // --- dist/webhooks.d.ts
-import { type Queryable, type Sql, type Tx } from "@surety/db";
+import { type Queryable, type Tx } from "@surety/db";
 import type { AllowList } from "./ssrf/index.js";
 import type { CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, WebhooksOptions } from "./types.js";
 export type { Backlog } from "./sql/backlog.js";
 export type { CircuitState, CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, SecretEntry, WebhooksOptions, } from "./types.js";
 import { type Backlog } from "./sql/backlog.js";
-import { type Statements } from "./sql/index.js";
-export interface WebhooksInternals {
-    sql: Sql;
-    st: Statements;
-    now: () => number;
-    channel: string;
-}
-export declare const internalsOf: (w: Webhooks) => WebhooksInternals;
 export declare class Webhooks {
     #private;
     readonly schema: string;
@@ -654,27 +646,6 @@ export interface Backlog {
 }
 export declare function readBacklog(q: Queryable, t: Pick<Names, "D" | "EP">): Promise<Backlog>;
 
-// --- dist/sql/index.d.ts
-export declare function statements(schema: string): {
-    health: import("@surety/db").Statement;
-    disable: import("@surety/db").Statement;
-    complete: import("@surety/db").Statement;
-    claim: import("@surety/db").Statement;
-    claimSettings: string;
-    releaseSlots: import("@surety/db").Statement;
-    takeTokens: import("@surety/db").Statement;
-    publish: import("@surety/db").Statement;
-    tables: {
-        EP: string;
-        EV: string;
-        D: string;
-        A: string;
-        S: string;
-        T: string;
-    };
-};
-export type Statements = ReturnType<typeof statements>;
-
 // --- dist/schedule.d.ts
 export declare const DEFAULT_SCHEDULE: readonly number[];
 export declare function parseSchedule(text: string): number[];
@@ -937,7 +908,8 @@ export declare function newId(prefix: string, now?: number): string;
 // --- dist/testing.d.ts
 import { type ChildProcess } from "node:child_process";
 import { type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import { type Webhooks, type WebhooksInternals } from "./webhooks.js";
+import { type WebhooksInternals } from "./internals.js";
+import type { Webhooks } from "./webhooks.js";
 export interface Received {
     headers: IncomingHttpHeaders;
     body: string;
@@ -962,6 +934,40 @@ export declare const stopProcess: (child: ChildProcess, signal?: NodeJS.Signals)
 export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksInternals;
 export { notifyChannel } from "./sql/names.js";
 
+// --- dist/internals.d.ts
+import type { Sql } from "@surety/db";
+import type { Statements } from "./sql/index.js";
+import type { Webhooks } from "./webhooks.js";
+export interface WebhooksInternals {
+    sql: Sql;
+    st: Statements;
+    now: () => number;
+    channel: string;
+}
+export declare const internalsOf: (w: Webhooks) => WebhooksInternals;
+export declare const setInternals: (w: Webhooks, i: WebhooksInternals) => void;
+
+// --- dist/sql/index.d.ts
+export declare function statements(schema: string): {
+    health: import("@surety/db").Statement;
+    disable: import("@surety/db").Statement;
+    complete: import("@surety/db").Statement;
+    claim: import("@surety/db").Statement;
+    claimSettings: string;
+    releaseSlots: import("@surety/db").Statement;
+    takeTokens: import("@surety/db").Statement;
+    publish: import("@surety/db").Statement;
+    tables: {
+        EP: string;
+        EV: string;
+        D: string;
+        A: string;
+        S: string;
+        T: string;
+    };
+};
+export type Statements = ReturnType<typeof statements>;
+
 // (dist/webhooks.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)
@@ -975,4 +981,3 @@ export { notifyChannel } from "./sql/names.js";
 // (dist/types.d.ts: above)
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)
-// (dist/sql/index.d.ts: above)

@@ -7,9 +7,14 @@ import {
 } from '@surety/db';
 import { EndpointNotFoundError, WebhookError } from './errors.js';
 import { assertStorable, assertTimestamp } from './input.js';
-import { ENDPOINT_COLUMNS, toEndpoint } from './sql/endpoint-row.js';
+import { internalsOf } from './internals.js';
+import { type DeliveryRow, selectAttempts, selectDeliveries } from './sql/deliveries.js';
+import { selectEndpointHealth } from './sql/endpoint-health.js';
+import { toEndpoint } from './sql/endpoint-row.js';
+import { selectEndpoints } from './sql/endpoints.js';
+import { type EventRow, selectEvent, selectEvents } from './sql/events.js';
 import { iso } from './sql/names.js';
-import { type Endpoint, internalsOf, type Webhooks } from './webhooks.js';
+import type { Endpoint, Webhooks } from './webhooks.js';
 
 /** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
 export interface Page<T> {
@@ -101,17 +106,11 @@ export async function listEndpoints(
 ): Promise<Page<Endpoint>> {
   assertStorable({ tenant });
   const limit = options.limit ?? 20;
-  const params: unknown[] = [tenant, limit + 1];
-  let where = 'tenant = $1';
-  if (options.cursor) {
-    const [at, id] = decode(BY_TIME, options.cursor);
-    params.push(at, id);
-    where += ' and (created_at, id) < ($3::timestamptz, $4)';
-  }
-  const { rows } = await q.query<Parameters<typeof toEndpoint>[0]>(
-    `select ${ENDPOINT_COLUMNS} from ${internalsOf(w).st.tables.EP} where ${where} order by created_at desc, id desc limit $2`,
-    params,
-  );
+  const rows = await selectEndpoints(q, internalsOf(w).st.tables, {
+    tenant,
+    limit: limit + 1,
+    after: options.cursor ? decode(BY_TIME, options.cursor) : null,
+  });
   const nowMs = internalsOf(w).now();
   return page(
     rows,
@@ -130,23 +129,7 @@ export async function endpointHealth(
 ): Promise<EndpointHealth> {
   assertStorable({ tenant, id });
   const since = new Date(internalsOf(w).now() - 86_400_000).toISOString();
-  const { rows } = await q.query<{
-    last_success_at: Date | null;
-    last_failure_at: Date | null;
-    failing_since: Date | null;
-    attempts: number;
-    ok: number;
-    pending: number;
-  }>(
-    `select e.last_success_at, e.last_failure_at, e.failing_since,
-            (select count(*)::int from ${internalsOf(w).st.tables.A} a where a.tenant = e.tenant and a.endpoint_id = e.id and a.started_at >= $3) as attempts,
-            (select count(*)::int from ${internalsOf(w).st.tables.A} a where a.tenant = e.tenant and a.endpoint_id = e.id and a.started_at >= $3
-                and a.status between 200 and 299) as ok,
-            (select count(*)::int from ${internalsOf(w).st.tables.D} d where d.tenant = e.tenant and d.endpoint_id = e.id and d.status = 'pending') as pending
-       from ${internalsOf(w).st.tables.EP} e where e.tenant = $1 and e.id = $2`,
-    [tenant, id, since],
-  );
-  const r = rows[0];
+  const r = await selectEndpointHealth(q, internalsOf(w).st.tables, { tenant, id, sinceIso: since });
   if (!r) throw new EndpointNotFoundError();
   return {
     lastSuccessAt: iso(r.last_success_at),
@@ -156,16 +139,6 @@ export async function endpointHealth(
     successRate24h: r.attempts === 0 ? null : r.ok / r.attempts,
     pendingDeliveries: r.pending,
   };
-}
-
-interface EventRow {
-  id: string;
-  type: string;
-  api_version: string;
-  created_at: Date;
-  sequence: string;
-  resource: string | null;
-  data: string;
 }
 
 const toEvent = (r: EventRow): EventRecord => ({
@@ -188,25 +161,14 @@ export async function listEvents(
   assertStorable({ tenant, type: options.type, resource: options.resource });
   if (options.since !== undefined) assertTimestamp('since', options.since);
   const limit = options.limit ?? 20;
-  const params: unknown[] = [tenant, limit + 1];
-  let where = 'tenant = $1';
-  const add = (clause: string, value: unknown) => {
-    params.push(value);
-    where += ` and ${clause.replace('?', `$${params.length}`)}`;
-  };
-  if (options.type) add('type = ?', options.type);
-  if (options.since) add('created_at >= ?::timestamptz', options.since.toISOString());
-  if (options.resource) add('resource = ?', options.resource);
-  if (options.cursor) {
-    const [at, id] = decode(BY_TIME, options.cursor);
-    params.push(at, id);
-    where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
-  }
-  const { rows } = await q.query<EventRow>(
-    `select id, type, api_version, created_at, sequence::text, resource, data from ${internalsOf(w).st.tables.EV}
-      where ${where} order by created_at desc, id desc limit $2`,
-    params,
-  );
+  const rows = await selectEvents(q, internalsOf(w).st.tables, {
+    tenant,
+    limit: limit + 1,
+    type: options.type || null,
+    sinceIso: options.since ? options.since.toISOString() : null,
+    resource: options.resource || null,
+    after: options.cursor ? decode(BY_TIME, options.cursor) : null,
+  });
   return page(rows, limit, toEvent, BY_TIME, (e) => [e.createdAt, e.id]);
 }
 
@@ -217,25 +179,8 @@ export async function getEvent(
   id: string,
 ): Promise<EventRecord | undefined> {
   assertStorable({ tenant, id });
-  const { rows } = await q.query<EventRow>(
-    `select id, type, api_version, created_at, sequence::text, resource, data from ${internalsOf(w).st.tables.EV} where tenant = $1 and id = $2`,
-    [tenant, id],
-  );
-  return rows[0] ? toEvent(rows[0]) : undefined;
-}
-
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  type: string | null;
-  endpoint_id: string;
-  status: DeliveryRecord['status'];
-  attempts: number;
-  next_attempt_at: Date;
-  created_at: Date;
-  completed_at: Date | null;
-  last_status: number | null;
-  last_error: string | null;
+  const row = await selectEvent(q, internalsOf(w).st.tables, { tenant, id });
+  return row ? toEvent(row) : undefined;
 }
 
 const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
@@ -265,24 +210,14 @@ export async function listDeliveries(
 ): Promise<Page<DeliveryRecord>> {
   assertStorable({ tenant, endpointId: filter.endpointId, eventId: filter.eventId, status: filter.status });
   const limit = filter.limit ?? 20;
-  const params: unknown[] = [tenant, limit + 1];
-  let where = 'd.tenant = $1';
-  const add = (clause: string, value: unknown) => {
-    params.push(value);
-    where += ` and ${clause.replace('?', `$${params.length}`)}`;
-  };
-  if (filter.endpointId) add('d.endpoint_id = ?', filter.endpointId);
-  if (filter.eventId) add('d.event_id = ?', filter.eventId);
-  if (filter.status) add('d.status = ?', filter.status);
-  if (filter.cursor) add('d.id < ?::bigint', decode(BY_NUMBER, filter.cursor)[0]);
-  const { rows } = await q.query<DeliveryRow>(
-    `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
-            greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
-            d.completed_at, d.last_status, d.last_error
-       from ${internalsOf(w).st.tables.D} d left join ${internalsOf(w).st.tables.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id
-      where ${where} order by d.id desc limit $2`,
-    params,
-  );
+  const rows = await selectDeliveries(q, internalsOf(w).st.tables, {
+    tenant,
+    limit: limit + 1,
+    endpointId: filter.endpointId || null,
+    eventId: filter.eventId || null,
+    status: filter.status || null,
+    before: filter.cursor ? decode(BY_NUMBER, filter.cursor)[0] : null,
+  });
   return page(rows, limit, toDelivery, BY_NUMBER, (d) => [d.id.slice(4)]);
 }
 
@@ -295,26 +230,8 @@ export async function listAttempts(
 ): Promise<AttemptRecord[] | undefined> {
   const n = deliveryNumber(deliveryId);
   if (!n) return undefined;
-  const owner = await q.query(
-    `select 1 from ${internalsOf(w).st.tables.D} where tenant = $1 and id = $2::bigint`,
-    [tenant, n],
-  );
-  if (owner.rows.length === 0) return undefined;
-  const { rows } = await q.query<{
-    id: string;
-    attempt: number;
-    started_at: Date;
-    duration_ms: number;
-    status: number | null;
-    response_excerpt: string | null;
-    error_code: string | null;
-    error_message: string | null;
-  }>(
-    `select id::text, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message
-       from ${internalsOf(w).st.tables.A} where tenant = $1 and delivery_id = $2::bigint order by id`,
-    [tenant, n],
-  );
-  return rows.map((r) => ({
+  const rows = await selectAttempts(q, internalsOf(w).st.tables, { tenant, deliveryId: n });
+  return rows?.map((r) => ({
     id: `att_${r.id}`,
     deliveryId,
     attempt: r.attempt,

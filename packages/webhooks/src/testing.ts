@@ -4,7 +4,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { internalsOf, type Webhooks, type WebhooksInternals } from './webhooks.js';
+import { internalsOf, type WebhooksInternals } from './internals.js';
+import type { Webhooks } from './webhooks.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;

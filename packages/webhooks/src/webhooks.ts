@@ -1,10 +1,12 @@
 import { EVENT_TYPE_PATTERN as TYPE } from '@surety/core';
-import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
-import { generateSecret } from '@surety/webhook-verify';
-import { EndpointLimitError, EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
+import { migrate, type Queryable, type Tx } from '@surety/db';
+import { createEndpointFor, rotateSecretFor, updateEndpointFor } from './endpoint-writes.js';
+import { EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
 import { newId } from './ids.js';
 import { assertStorable, assertTimestamp } from './input.js';
+import { setInternals, type WebhooksInternals } from './internals.js';
 import { migrations } from './migrations.js';
+import { CommitNotifier } from './notify.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import type { AllowList } from './ssrf/index.js';
 import { validateWebhookUrl } from './ssrf/index.js';
@@ -13,7 +15,6 @@ import type {
   Endpoint,
   PublishedEvent,
   PublishInput,
-  SecretEntry,
   WebhooksOptions,
 } from './types.js';
 
@@ -30,35 +31,13 @@ export type {
 
 import { type Backlog, readBacklog } from './sql/backlog.js';
 import { toEndpoint } from './sql/endpoint-row.js';
-import {
-  deleteEndpointRow,
-  enableEndpointRow,
-  insertEndpoint,
-  rotateSecretRow,
-  selectEndpoint,
-  updateEndpointRow,
-} from './sql/endpoints.js';
+import { deleteEndpointRow, enableEndpointRow, selectEndpoint } from './sql/endpoints.js';
 import { disableEndpointRow } from './sql/health.js';
-import { type Statements, statements } from './sql/index.js';
+import { statements } from './sql/index.js';
 import { notifyChannel } from './sql/names.js';
 import { insertEvent } from './sql/publish.js';
-
-/**
- * What the package's own modules (the worker, the queries, the testing subpath) use of an engine:
- * its connection, statements, clock and NOTIFY channel. Not exported from the package root.
- */
-export interface WebhooksInternals {
-  sql: Sql;
-  st: Statements;
-  /** Mutable for the testing subpath only (a test that needs wall-clock time). */
-  now: () => number;
-  channel: string;
-}
-
-const internals = new WeakMap<Webhooks, WebhooksInternals>();
-
-/** The engine's internals (module-internal accessor; see WebhooksInternals). */
-export const internalsOf = (w: Webhooks): WebhooksInternals => internals.get(w)!;
+import { insertReplay, requeueFailed } from './sql/replay.js';
+import { purgeBatch } from './sql/retention.js';
 
 const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
 
@@ -80,6 +59,8 @@ export class Webhooks {
   readonly allowList: AllowList;
   readonly maxEndpointsPerTenant: number;
   readonly #validate: ((type: string, data: unknown) => void) | undefined;
+  /** NOTIFY after a commit that created deliveries (notify.ts: folded while one is in flight). */
+  readonly #wake: () => void;
 
   constructor(options: WebhooksOptions) {
     this.schema = options.schema ?? 'surety';
@@ -92,7 +73,8 @@ export class Webhooks {
       now: options.now ?? Date.now,
       channel: notifyChannel(this.schema),
     };
-    internals.set(this, this.#i);
+    setInternals(this, this.#i);
+    this.#wake = new CommitNotifier(this.#i.sql, this.#i.channel).wake;
     this.maxEndpointsPerTenant = options.maxEndpointsPerTenant ?? 10_000;
     this.#validate = options.validate;
   }
@@ -138,32 +120,6 @@ export class Webhooks {
     return { id, sequence: Number(written.sequence), createdAt, deliveries };
   }
 
-  // Wakes the workers (NOTIFY on the channel) after a commit that created deliveries. One NOTIFY at
-  // a time per process: wake-ups that arrive while one is in flight are folded into a single
-  // follow-up, sent after it, so a commit is always followed by a NOTIFY that started after it
-  // (no wake-up lost), and a thousand commits a second cost a few NOTIFYs, not a thousand.
-  #notifying = false;
-  #again = false;
-  readonly #wake = (): void => {
-    if (this.#notifying) {
-      this.#again = true;
-      return;
-    }
-    this.#notifying = true;
-    this.#i.sql
-      .notify(this.#i.channel)
-      .catch(() => {
-        // A wake-up is a hint: the workers' poll finds the deliveries anyway.
-      })
-      .finally(() => {
-        this.#notifying = false;
-        if (this.#again) {
-          this.#again = false;
-          this.#wake();
-        }
-      });
-  };
-
   /** Checks a URL the way endpoint creation does; throws WebhookError `SURETY_INVALID_URL`. */
   checkUrl(url: string): string {
     const checked = validateWebhookUrl(url, { allowHttp: this.allowHttp, allowList: this.allowList });
@@ -181,25 +137,7 @@ export class Webhooks {
     input: CreateEndpointInput,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
     assertStorable({ ...input });
-    const url = this.checkUrl(input.url);
-    const secret = generateSecret();
-    const now = new Date(this.#i.now()).toISOString();
-    const row = await insertEndpoint(q, this.#i.st.tables, {
-      tenant: input.tenant,
-      id: newId('we'),
-      url,
-      description: input.description ?? '',
-      eventTypes: input.eventTypes,
-      format: input.format ?? 'surety',
-      secretsJson: JSON.stringify([{ secret, expiresAt: null }] satisfies SecretEntry[]),
-      retrySchedule: input.retrySchedule ?? null,
-      rateLimit: input.rateLimit ?? null,
-      ordered: input.ordered ?? false,
-      nowIso: now,
-      maxEndpointsPerTenant: this.maxEndpointsPerTenant,
-    });
-    if (!row) throw new EndpointLimitError(this.maxEndpointsPerTenant);
-    return { endpoint: toEndpoint(row, this.#i.now()), secret };
+    return createEndpointFor(this, q, input);
   }
 
   async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
@@ -226,25 +164,7 @@ export class Webhooks {
     >,
   ): Promise<Endpoint | undefined> {
     assertStorable({ tenant, id, ...patch });
-    const url = patch.url === undefined ? null : this.checkUrl(patch.url);
-    const row = await updateEndpointRow(q, this.#i.st.tables, {
-      tenant,
-      id,
-      ifVersion: expectedVersion,
-      url,
-      eventTypes: patch.eventTypes ?? null,
-      description: patch.description ?? null,
-      format: patch.format ?? null,
-      setRetrySchedule: patch.retrySchedule !== undefined,
-      retrySchedule: patch.retrySchedule ?? null,
-      setRateLimit: patch.rateLimit !== undefined,
-      rateLimit: patch.rateLimit ?? null,
-      ordered: patch.ordered ?? null,
-      nowIso: new Date(this.#i.now()).toISOString(),
-    });
-    if (row) return toEndpoint(row, this.#i.now());
-    await this.getEndpoint(q, tenant, id); // throws when it does not exist
-    return undefined;
+    return updateEndpointFor(this, q, { tenant, id, expectedVersion, patch });
   }
 
   /**
@@ -313,55 +233,32 @@ export class Webhooks {
     overlapMs = 86_400_000,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
     assertStorable({ tenant, id });
-    const now = this.#i.now();
-    const secret = generateSecret();
-    const until = new Date(now + overlapMs).toISOString();
-    const row = await rotateSecretRow(q, this.#i.st.tables, {
-      tenant,
-      id,
-      secret,
-      untilIso: until,
-      nowIso: new Date(now).toISOString(),
-    });
-    if (!row) throw new EndpointNotFoundError();
-    return { endpoint: toEndpoint(row, this.#i.now()), secret };
+    return rotateSecretFor(this, q, { tenant, id, overlapMs });
   }
 
   /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */
   async replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number> {
     assertStorable({ tenant, eventId, endpointId });
-    const { D, EP, EV } = this.#i.st.tables;
-    const now = new Date(this.#i.now()).toISOString();
-    const { rows } = await q.query<{ n: number }>(
-      `with ev as (select id, type from ${EV} where tenant = $1 and id = $2),
-       d as (
-         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
-         select $1, e.id, ev.id, 'pending', e.ordered, $4, $4 from ${EP} e, ev
-          where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
-            and ($3::text is null or e.id = $3)
-         returning 1),
-       n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
-       select (select count(*) from d)::int as n, (select count(*) from n)::int as notified, (select count(*) from ev)::int as found`,
-      [tenant, eventId, endpointId ?? null, now, this.#i.channel],
-    );
-    return rows[0]!.n;
+    return insertReplay(q, this.#i.st.tables, {
+      tenant,
+      eventId,
+      endpointId: endpointId ?? null,
+      nowIso: new Date(this.#i.now()).toISOString(),
+      channel: this.#i.channel,
+    });
   }
 
   /** Re-queues the endpoint's failed deliveries created since `since`, with a fresh schedule. */
   async recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number> {
     assertStorable({ tenant, endpointId });
     assertTimestamp('since', since);
-    const now = new Date(this.#i.now()).toISOString();
-    const { rows } = await q.query<{ n: number }>(
-      `with d as (
-         update ${this.#i.st.tables.D} set status = 'pending', attempts = 0, next_attempt_at = $4, completed_at = null
-          where tenant = $1 and endpoint_id = $2 and status = 'failed' and created_at >= $3
-         returning 1),
-       n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
-       select (select count(*) from d)::int as n, (select count(*) from n)::int as notified`,
-      [tenant, endpointId, since.toISOString(), now, this.#i.channel],
-    );
-    return rows[0]!.n;
+    return requeueFailed(q, this.#i.st.tables, {
+      tenant,
+      endpointId,
+      sinceIso: since.toISOString(),
+      nowIso: new Date(this.#i.now()).toISOString(),
+      channel: this.#i.channel,
+    });
   }
 
   /**
@@ -369,24 +266,13 @@ export class Webhooks {
    * batches of `batchSize` events. Pending deliveries keep their event.
    */
   async purge(options: { olderThanDays: number; batchSize?: number; maxBatches?: number }): Promise<number> {
-    const { D, EV, A } = this.#i.st.tables;
     const cutoff = new Date(this.#i.now() - options.olderThanDays * 86_400_000).toISOString();
     const batch = options.batchSize ?? 1000;
     let total = 0;
     for (let i = 0; i < (options.maxBatches ?? 100); i++) {
-      const { rows } = await this.#i.sql.query<{ n: number }>(
-        `with old as (
-           select tenant, id from ${EV} ev where created_at < $1
-              and not exists (select 1 from ${D} d where d.tenant = ev.tenant and d.event_id = ev.id and d.status = 'pending')
-            order by created_at limit $2 for update skip locked),
-         dd as (delete from ${D} d using old where d.tenant = old.tenant and d.event_id = old.id returning d.id),
-         aa as (delete from ${A} a using dd where a.delivery_id = dd.id returning 1),
-         ee as (delete from ${EV} ev using old where ev.tenant = old.tenant and ev.id = old.id returning 1)
-         select (select count(*) from ee)::int as n, (select count(*) from aa)::int as attempts`,
-        [cutoff, batch],
-      );
-      total += rows[0]!.n;
-      if (rows[0]!.n < batch) break;
+      const n = await purgeBatch(this.#i.sql, this.#i.st.tables, { cutoffIso: cutoff, batchSize: batch });
+      total += n;
+      if (n < batch) break;
     }
     return total;
   }

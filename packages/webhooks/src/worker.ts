@@ -1,30 +1,30 @@
 // The delivery loop: start / stop / drain, wake-ups (NOTIFY, polls, freed slots), the local queue
 // between claims and attempts. The claim is sql/claim.ts, the attempt attempt.ts, its meaning
-// classify.ts, the records outcome-writer.ts, endpoint health health.ts.
+// classify.ts, the records outcome-writer.ts, endpoint health health.ts; the slot counts
+// worker-slots.ts, the wiring of the health recorder, the POST and an attempt's run worker-parts.ts.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { completionOf, deferral, type PostFn, sendAttempt } from './attempt.js';
-import { classify } from './classify.js';
-import { EndpointHealthRecorder } from './health.js';
+import { deferral, type PostFn } from './attempt.js';
+import type { EndpointHealthRecorder } from './health.js';
+import { internalsOf, type WebhooksInternals } from './internals.js';
 import { type Completion, OutcomeWriter } from './outcome-writer.js';
 import { type Claimed, claimDeliveries, releaseSlots } from './sql/claim.js';
-import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
+import type { GuardedDispatcher } from './ssrf/index.js';
 import { Wakeup } from './wake.js';
-import { internalsOf, type Webhooks, type WebhooksInternals } from './webhooks.js';
+import type { Webhooks } from './webhooks.js';
 import type { WorkerEventMap } from './worker-events.js';
 import {
   type DeliveryWorkerOptions,
   type ResolvedWorkerOptions,
   resolveWorkerOptions,
 } from './worker-options.js';
+import { healthRecorderFor, postFor, runAttempt } from './worker-parts.js';
+import { WorkerSlots } from './worker-slots.js';
 
 export type { PostFn } from './attempt.js';
 export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from './worker-events.js';
 export type { DeliveryWorkerOptions } from './worker-options.js';
-
-/** How long a freed slot of a held-back tenant waits for others before it wakes the claim loop. */
-const HELD_WAKE_MS = 5;
 
 /**
  * A delivery worker: claims due deliveries in batches with FOR UPDATE SKIP LOCKED, POSTs each
@@ -56,11 +56,8 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly #refill: number;
   /** The claim loop sleeps for want of room, and the next finished attempt should wake it. */
   #starved = false;
-  /** This worker's claimed rows not yet finished, per tenant and endpoint (`tenant\0endpoint`). */
-  readonly #slots = new Map<string, number>();
-  /** Tenants the last claim held rows back for (a cap): claim again when one of their attempts ends. */
-  #held = new Set<string>();
-  #heldWake: NodeJS.Timeout | undefined;
+  /** This worker's slot counts and held-back tenants (worker-slots.ts). */
+  readonly #slots = new WorkerSlots(() => this.#wakeUp());
   #unlisten: (() => Promise<void>) | undefined;
   #idle: (() => void)[] = [];
 
@@ -91,39 +88,17 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         },
       },
     });
-    this.#health = new EndpointHealthRecorder({
-      sql: this.#i.sql,
-      st: this.#i.st,
-      circuitThreshold: this.#o.circuitThreshold,
-      circuitProbeMs: this.#o.circuitProbeMs,
-      circuitMaxProbeMs: this.#o.circuitMaxProbeMs,
-      timeoutMs: this.#o.timeoutMs,
-      flushIntervalMs: this.#o.flushIntervalMs,
-      disableAfterMs: this.#o.disableAfterMs,
-      disable: ({ tenant, id, reason }) =>
-        this.#i.sql.transaction((tx) => this.#w.disableEndpoint(tx, tenant, id, reason)),
-      on: {
-        breaker: (action, r) => {
-          const e = { tenant: r.tenant, endpointId: r.id };
-          if (action === 'open') this.emit('circuit:opened', { ...e, held: r.held });
-          else if (action === 'probe_failed') this.emit('circuit:probe_failed', { ...e, held: r.held });
-          else this.emit('circuit:closed', { ...e, released: r.released });
-        },
-        disabled: (info) => this.emit('endpoint:disabled', info),
-      },
+    this.#health = healthRecorderFor({
+      worker: this,
+      webhooks: this.#w,
+      internals: this.#i,
+      options: this.#o,
     });
-    if (options.post) {
-      this.#post = options.post;
-    } else {
-      const guard = createGuardedDispatcher({
-        allowList: this.#w.allowList,
-        allowHttp: this.#w.allowHttp,
-        timeoutMs: this.#o.timeoutMs,
-        ...options.guard,
-      });
-      this.#guard = guard;
-      this.#post = (url, req) => guardedPost(guard, url, req);
-    }
+    ({ post: this.#post, guard: this.#guard } = postFor({
+      webhooks: this.#w,
+      given: options,
+      options: this.#o,
+    }));
   }
 
   /** Starts claiming and delivering; resolves once listening. */
@@ -150,7 +125,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async stop(): Promise<void> {
     if (!this.#running) return;
     this.#running = false;
-    clearTimeout(this.#heldWake);
+    this.#slots.stop();
     this.#wakeUp();
     await this.#loop;
     const now = this.#i.now();
@@ -231,10 +206,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
 
   async #claim(limit: number): Promise<number> {
     const now = this.#i.now();
-    const mine = [...this.#slots].map(([k, n]) => {
-      const [tenant, endpointId] = k.split('\0') as [string, string];
-      return { tenant, endpointId, n };
-    });
+    const mine = this.#slots.mine();
     // The planner's guess of how many rows are pending comes from the last ANALYZE; after a sudden
     // backlog (a receiver down for an hour) it is far too low, and it reads and sorts EVERY pending
     // row to return the first hundred. Walking the due index in order is right at any backlog size:
@@ -251,11 +223,10 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       maxInFlightPerTenant: this.#o.maxInFlightPerTenant,
       mine,
     });
-    this.#held = new Set(held);
+    this.#slots.held(held);
     if (rows.length === 0) return 0;
     for (const row of rows) {
-      const k = `${row.tenant}\0${row.endpoint_id}`;
-      this.#slots.set(k, (this.#slots.get(k) ?? 0) + 1);
+      this.#slots.take(row);
       if (allowed.has(row.id)) this.#queue.push({ row, claimedAt: now });
       else this.#handBack(row, now);
     }
@@ -290,24 +261,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     if (this.#inflight === 0 && this.#queue.length === 0) for (const r of this.#idle.splice(0)) r();
   }
 
-  /**
-   * A claimed row is done with (sent, or handed back): its slot is free for the next claim at once
-   * (the row itself stays leased until its outcome is written, so no claim can take it meanwhile).
-   * When the last claim held rows of this tenant back for a cap, claim again now rather than at the
-   * next poll (another tenant's attempt ending frees none of its slots).
-   */
+  /** A claimed row is done with (sent, or handed back): its slot is free (worker-slots.ts). */
   #release(row: Claimed): void {
-    const k = `${row.tenant}\0${row.endpoint_id}`;
-    const n = (this.#slots.get(k) ?? 1) - 1;
-    if (n > 0) this.#slots.set(k, n);
-    else this.#slots.delete(k);
-    if (this.#held.has(row.tenant) && this.#running) {
-      // A few milliseconds' grace lets the attempts that end together share one claim.
-      this.#heldWake ??= setTimeout(() => {
-        this.#heldWake = undefined;
-        this.#wakeUp();
-      }, HELD_WAKE_MS);
-    }
+    this.#slots.release(row, this.#running);
   }
 
   /** Puts a claimed row back unsent (no attempt counted, due in `wait` ms) and frees its slot. */
@@ -318,33 +274,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     this.#release(row);
   }
 
-  async #attempt(row: Claimed): Promise<Completion> {
-    const startedMs = this.#i.now();
-    const started = performance.now();
-    const sent = await sendAttempt({ row, post: this.#post, timeoutMs: this.#o.timeoutMs, startedMs });
-    const durationMs = Math.round(performance.now() - started);
-    const endMs = this.#i.now();
-    const c = classify({
-      result: sent.result,
-      attempts: row.attempts,
-      schedule: this.#w.scheduleFor(row.retry_schedule, this.#o.schedule),
-      nowMs: endMs,
-      random: this.#o.random,
-      maxRetryAfterSeconds: this.#o.maxRetryAfterSeconds,
-    });
-    this.emit('attempt:finished', {
-      deliveryId: row.id,
-      eventId: row.event_id,
-      endpointId: row.endpoint_id,
-      tenant: row.tenant,
-      attempt: row.attempts,
-      outcome: c.kind,
-      status: c.status,
-      errorCode: c.errorCode,
-      durationMs,
-      latencyMs: endMs - new Date(row.created_at).getTime(),
-    });
-    return completionOf({ row, sent, classification: c, startedMs, durationMs });
+  #attempt(row: Claimed): Promise<Completion> {
+    const parts = { worker: this, webhooks: this.#w, internals: this.#i, options: this.#o, post: this.#post };
+    return runAttempt({ ...parts, row });
   }
 
   #complete(c: Completion): void {

@@ -183,3 +183,22 @@ export async function rotateSecretRow(
   );
   return rows[0];
 }
+
+/** A tenant's endpoints, newest first, from after the (created_at, id) of `after` when given. */
+export async function selectEndpoints(
+  q: Queryable,
+  t: Tables,
+  input: { tenant: string; limit: number; after: readonly [at: string, id: string] | null },
+): Promise<EndpointRow[]> {
+  const params: unknown[] = [input.tenant, input.limit];
+  let where = 'tenant = $1';
+  if (input.after) {
+    params.push(...input.after);
+    where += ' and (created_at, id) < ($3::timestamptz, $4)';
+  }
+  const { rows } = await q.query<EndpointRow>(
+    `select ${ENDPOINT_COLUMNS} from ${t.EP} where ${where} order by created_at desc, id desc limit $2`,
+    params,
+  );
+  return rows;
+}

@@ -1,0 +1,85 @@
+// Delivery and attempt reads (listDeliveries, listAttempts).
+import type { Queryable } from '@surety/db';
+import type { Names } from './names.js';
+
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  type: string | null;
+  endpoint_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+  created_at: Date;
+  completed_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+}
+
+export interface AttemptRow {
+  id: string;
+  attempt: number;
+  started_at: Date;
+  duration_ms: number;
+  status: number | null;
+  response_excerpt: string | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+/**
+ * A tenant's deliveries, newest first, of an endpoint and/or an event, optionally in one status,
+ * below delivery number `before` when given.
+ */
+export async function selectDeliveries(
+  q: Queryable,
+  t: Pick<Names, 'D' | 'EV'>,
+  input: {
+    tenant: string;
+    limit: number;
+    endpointId: string | null;
+    eventId: string | null;
+    status: string | null;
+    before: string | null;
+  },
+): Promise<DeliveryRow[]> {
+  const params: unknown[] = [input.tenant, input.limit];
+  let where = 'd.tenant = $1';
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    where += ` and ${clause.replace('?', `$${params.length}`)}`;
+  };
+  if (input.endpointId) add('d.endpoint_id = ?', input.endpointId);
+  if (input.eventId) add('d.event_id = ?', input.eventId);
+  if (input.status) add('d.status = ?', input.status);
+  if (input.before) add('d.id < ?::bigint', input.before);
+  // A leased row is not due before its lease ends, whatever next_attempt_at says.
+  const { rows } = await q.query<DeliveryRow>(
+    `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
+            greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
+            d.completed_at, d.last_status, d.last_error
+       from ${t.D} d left join ${t.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id
+      where ${where} order by d.id desc limit $2`,
+    params,
+  );
+  return rows;
+}
+
+/** The attempts of delivery number `deliveryId`, oldest first; undefined when it is not the tenant's. */
+export async function selectAttempts(
+  q: Queryable,
+  t: Pick<Names, 'D' | 'A'>,
+  input: { tenant: string; deliveryId: string },
+): Promise<AttemptRow[] | undefined> {
+  const owner = await q.query(`select 1 from ${t.D} where tenant = $1 and id = $2::bigint`, [
+    input.tenant,
+    input.deliveryId,
+  ]);
+  if (owner.rows.length === 0) return undefined;
+  const { rows } = await q.query<AttemptRow>(
+    `select id::text, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message
+       from ${t.A} where tenant = $1 and delivery_id = $2::bigint order by id`,
+    [input.tenant, input.deliveryId],
+  );
+  return rows;
+}

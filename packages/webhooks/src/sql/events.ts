@@ -1,0 +1,64 @@
+// Event reads (listEvents, getEvent).
+import type { Queryable } from '@surety/db';
+import type { Names } from './names.js';
+
+export interface EventRow {
+  id: string;
+  type: string;
+  api_version: string;
+  created_at: Date;
+  sequence: string;
+  resource: string | null;
+  data: string;
+}
+
+const EVENT_COLUMNS = 'id, type, api_version, created_at, sequence::text, resource, data';
+
+/**
+ * A tenant's events, newest first, filtered by type, creation time and resource, from after the
+ * (created_at, id) of `after` when given.
+ */
+export async function selectEvents(
+  q: Queryable,
+  t: Pick<Names, 'EV'>,
+  input: {
+    tenant: string;
+    limit: number;
+    type: string | null;
+    sinceIso: string | null;
+    resource: string | null;
+    after: readonly [at: string, id: string] | null;
+  },
+): Promise<EventRow[]> {
+  const params: unknown[] = [input.tenant, input.limit];
+  let where = 'tenant = $1';
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    where += ` and ${clause.replace('?', `$${params.length}`)}`;
+  };
+  if (input.type) add('type = ?', input.type);
+  if (input.sinceIso) add('created_at >= ?::timestamptz', input.sinceIso);
+  if (input.resource) add('resource = ?', input.resource);
+  if (input.after) {
+    params.push(...input.after);
+    where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+  }
+  const { rows } = await q.query<EventRow>(
+    `select ${EVENT_COLUMNS} from ${t.EV}
+      where ${where} order by created_at desc, id desc limit $2`,
+    params,
+  );
+  return rows;
+}
+
+export async function selectEvent(
+  q: Queryable,
+  t: Pick<Names, 'EV'>,
+  input: { tenant: string; id: string },
+): Promise<EventRow | undefined> {
+  const { rows } = await q.query<EventRow>(
+    `select ${EVENT_COLUMNS} from ${t.EV} where tenant = $1 and id = $2`,
+    [input.tenant, input.id],
+  );
+  return rows[0];
+}

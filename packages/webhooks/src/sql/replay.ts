@@ -1,0 +1,45 @@
+// Re-queueing: an event again (Webhooks.replayEvent), an endpoint's failed deliveries
+// (Webhooks.recoverEndpoint). Each wakes the workers in the same statement when it queued any.
+import type { Queryable } from '@surety/db';
+import type { Names } from './names.js';
+
+type Tables = Pick<Names, 'EP' | 'EV' | 'D'>;
+
+/** Queues the event again to each subscribed enabled endpoint (or to `endpointId` only); how many. */
+export async function insertReplay(
+  q: Queryable,
+  t: Tables,
+  input: { tenant: string; eventId: string; endpointId: string | null; nowIso: string; channel: string },
+): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `with ev as (select id, type from ${t.EV} where tenant = $1 and id = $2),
+     d as (
+       insert into ${t.D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
+       select $1, e.id, ev.id, 'pending', e.ordered, $4, $4 from ${t.EP} e, ev
+        where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
+          and ($3::text is null or e.id = $3)
+       returning 1),
+     n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
+     select (select count(*) from d)::int as n, (select count(*) from n)::int as notified, (select count(*) from ev)::int as found`,
+    [input.tenant, input.eventId, input.endpointId, input.nowIso, input.channel],
+  );
+  return rows[0]!.n;
+}
+
+/** Puts the endpoint's failed deliveries created since `sinceIso` back to pending, due now; how many. */
+export async function requeueFailed(
+  q: Queryable,
+  t: Pick<Names, 'D'>,
+  input: { tenant: string; endpointId: string; sinceIso: string; nowIso: string; channel: string },
+): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `with d as (
+       update ${t.D} set status = 'pending', attempts = 0, next_attempt_at = $4, completed_at = null
+        where tenant = $1 and endpoint_id = $2 and status = 'failed' and created_at >= $3
+       returning 1),
+     n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
+     select (select count(*) from d)::int as n, (select count(*) from n)::int as notified`,
+    [input.tenant, input.endpointId, input.sinceIso, input.nowIso, input.channel],
+  );
+  return rows[0]!.n;
+}

@@ -1,0 +1,100 @@
+// A worker's parts that only need wiring to its events and options: the endpoint-health recorder
+// (health.ts), the POST (through the SSRF guard unless one is given), and one attempt's run.
+import type { EventEmitter } from 'node:events';
+import { completionOf, type PostFn, sendAttempt } from './attempt.js';
+import { classify } from './classify.js';
+import { EndpointHealthRecorder } from './health.js';
+import type { WebhooksInternals } from './internals.js';
+import type { Completion } from './outcome-writer.js';
+import type { Claimed } from './sql/claim.js';
+import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
+import type { Webhooks } from './webhooks.js';
+import type { WorkerEventMap } from './worker-events.js';
+import type { DeliveryWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
+
+/** The health recorder, disabling endpoints through `webhooks` and reporting as `worker` events. */
+export function healthRecorderFor(input: {
+  worker: EventEmitter<WorkerEventMap>;
+  webhooks: Webhooks;
+  internals: WebhooksInternals;
+  options: ResolvedWorkerOptions;
+}): EndpointHealthRecorder {
+  const { worker, webhooks: w, internals: i, options: o } = input;
+  return new EndpointHealthRecorder({
+    sql: i.sql,
+    st: i.st,
+    circuitThreshold: o.circuitThreshold,
+    circuitProbeMs: o.circuitProbeMs,
+    circuitMaxProbeMs: o.circuitMaxProbeMs,
+    timeoutMs: o.timeoutMs,
+    flushIntervalMs: o.flushIntervalMs,
+    disableAfterMs: o.disableAfterMs,
+    disable: ({ tenant, id, reason }) => i.sql.transaction((tx) => w.disableEndpoint(tx, tenant, id, reason)),
+    on: {
+      breaker: (action, r) => {
+        const e = { tenant: r.tenant, endpointId: r.id };
+        if (action === 'open') worker.emit('circuit:opened', { ...e, held: r.held });
+        else if (action === 'probe_failed') worker.emit('circuit:probe_failed', { ...e, held: r.held });
+        else worker.emit('circuit:closed', { ...e, released: r.released });
+      },
+      disabled: (info) => worker.emit('endpoint:disabled', info),
+    },
+  });
+}
+
+/** The worker's POST: `options.post` when given, else through a guarded dispatcher (closed at stop). */
+export function postFor(input: {
+  webhooks: Webhooks;
+  given: DeliveryWorkerOptions;
+  options: ResolvedWorkerOptions;
+}): { post: PostFn; guard: GuardedDispatcher | undefined } {
+  if (input.given.post) return { post: input.given.post, guard: undefined };
+  const guard = createGuardedDispatcher({
+    allowList: input.webhooks.allowList,
+    allowHttp: input.webhooks.allowHttp,
+    timeoutMs: input.options.timeoutMs,
+    ...input.given.guard,
+  });
+  return { post: (url, req) => guardedPost(guard, url, req), guard };
+}
+
+/**
+ * One attempt as the worker runs it: sent (attempt.ts), timed, classified (classify.ts), reported
+ * as `attempt:finished`, and turned into the completion the outcome writer records.
+ */
+export async function runAttempt(input: {
+  worker: EventEmitter<WorkerEventMap>;
+  webhooks: Webhooks;
+  internals: WebhooksInternals;
+  options: ResolvedWorkerOptions;
+  post: PostFn;
+  row: Claimed;
+}): Promise<Completion> {
+  const { worker, internals: i, options: o, row } = input;
+  const startedMs = i.now();
+  const started = performance.now();
+  const sent = await sendAttempt({ row, post: input.post, timeoutMs: o.timeoutMs, startedMs });
+  const durationMs = Math.round(performance.now() - started);
+  const endMs = i.now();
+  const c = classify({
+    result: sent.result,
+    attempts: row.attempts,
+    schedule: input.webhooks.scheduleFor(row.retry_schedule, o.schedule),
+    nowMs: endMs,
+    random: o.random,
+    maxRetryAfterSeconds: o.maxRetryAfterSeconds,
+  });
+  worker.emit('attempt:finished', {
+    deliveryId: row.id,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    tenant: row.tenant,
+    attempt: row.attempts,
+    outcome: c.kind,
+    status: c.status,
+    errorCode: c.errorCode,
+    durationMs,
+    latencyMs: endMs - new Date(row.created_at).getTime(),
+  });
+  return completionOf({ row, sent, classification: c, startedMs, durationMs });
+}
