@@ -49,8 +49,7 @@ export declare function toYaml(doc: unknown): string;
 export declare function toJson(doc: unknown): string;
 
 // --- dist/registry.d.ts
-import type { ErrorObject } from "ajv";
-import { EventError, type EventIssue } from "./errors.js";
+import { EventError } from "./errors.js";
 import { type JsonSchema } from "./json-schema.js";
 export interface EventDefinition<T = unknown> {
     type: string;
@@ -79,7 +78,6 @@ export interface RegistryOptions {
     closed?: boolean;
     maxErrors?: number;
 }
-export declare function toIssues(errors: readonly ErrorObject[] | null | undefined, max?: number): EventIssue[];
 export declare class EventRegistry {
     #private;
     constructor(options?: RegistryOptions);
@@ -135,7 +133,7 @@ export interface ContractsCliOptions {
 export declare function runContractsCli(argv: readonly string[], options?: ContractsCliOptions): Promise<number>;
 
 // --- dist/contract-validator.d.ts
-import { type ValidationResult } from "./registry.js";
+import type { ValidationResult } from "./registry.js";
 export declare function contractValidator(doc: unknown): (body: unknown) => ValidationResult;
 
 // --- dist/diff/contracts.d.ts

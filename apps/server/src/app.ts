@@ -14,12 +14,13 @@ import { Metrics, registerMetrics } from './metrics.js';
 import { documentProblems, registerOpenApi } from './openapi.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
 import { contractRoutes } from './routes/contract.js';
+import { deliveryRoutes } from './routes/deliveries.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { inventoryRoutes } from './routes/inventory.js';
 import { orderRoutes } from './routes/orders.js';
 import { paymentRoutes } from './routes/payments.js';
-import { deliveryRoutes, endpointRoutes } from './routes/webhooks.js';
+import { endpointRoutes } from './routes/webhooks.js';
 import { makeValidatorCompiler } from './validation.js';
 
 declare module 'fastify' {

@@ -1,10 +1,11 @@
 import { isEventType } from '@surety/core';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { closeObjects } from './closed-objects.js';
-import { EventError, type EventIssue } from './errors.js';
-import { cloneJson, isObject, type JsonSchema, pointerSegment } from './json-schema.js';
+import { EventError } from './errors.js';
+import { toIssues } from './issues.js';
+import { cloneJson, isObject, type JsonSchema } from './json-schema.js';
 import { serviceEvents } from './service-events.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module.
@@ -88,33 +89,6 @@ function deepFreeze<T>(v: T): T {
     Object.freeze(v);
   }
   return v;
-}
-
-/** ajv's errors as JSON pointers into the value, one per failing place, with a short message. */
-export function toIssues(errors: readonly ErrorObject[] | null | undefined, max = 50): EventIssue[] {
-  const out: EventIssue[] = [];
-  const seen = new Set<string>();
-  for (const e of errors ?? []) {
-    let path = e.instancePath;
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
-      path += `/${pointerSegment(String(e.params.missingProperty))}`;
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      path += `/${pointerSegment(String(e.params.additionalProperty))}`;
-      message = 'is not in the schema of this event type';
-    } else if (e.keyword === 'enum') {
-      message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    } else if (e.keyword === 'const') {
-      message = `must be ${JSON.stringify(e.params.allowedValue)}`;
-    }
-    const key = `${path}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ path, message });
-    if (out.length >= max) break;
-  }
-  return out;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { endpointHealth, listAttempts, listDeliveries, listEndpoints } from '@surety/webhooks';
+import { endpointHealth, listDeliveries, listEndpoints } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { fromConditional, HttpProblem, notFound } from '../problem.js';
+import { fromConditional, HttpProblem } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
-import { attemptSchema, deliverySchema, idParam, listOf, listQuery } from './schemas.js';
+import { deliverySchema, idParam, listOf, listQuery } from './schemas.js';
 
 /**
  * Webhook endpoints: create, list, retrieve (with health), update, delete, rotate, enable, disable,
@@ -285,35 +285,6 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         endpointId: request.params.id,
       });
       return { object: 'list', ...page, data: page.data.map((d) => ({ ...d, object: 'delivery' })) };
-    },
-  );
-};
-
-/**
- * Deliveries: the attempts of one. Registered with a prefix:
- * `app.register(deliveryRoutes, { prefix: '/v1/deliveries' })`.
- */
-export const deliveryRoutes: FastifyPluginAsync = async (app) => {
-  const w = app.webhooks;
-  app.get<{ Params: { id: string } }>(
-    '/:id/attempts',
-    {
-      schema: {
-        summary: 'List the attempts of a delivery',
-        tags: ['webhooks'],
-        params: idParam('^[0-9A-Za-z_]{1,64}$'),
-        response: { 200: listOf(attemptSchema) },
-      },
-    },
-    async (request) => {
-      const attempts = await listAttempts(w, app.sql, request.tenant, request.params.id);
-      if (!attempts) throw notFound('delivery');
-      return {
-        object: 'list',
-        data: attempts.map((a) => ({ ...a, object: 'attempt' })),
-        hasMore: false,
-        nextCursor: null,
-      };
     },
   );
 };

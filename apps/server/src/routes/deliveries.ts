@@ -1,0 +1,33 @@
+import { listAttempts } from '@surety/webhooks';
+import type { FastifyPluginAsync } from 'fastify';
+import { notFound } from '../problem.js';
+import { attemptSchema, idParam, listOf } from './schemas.js';
+
+/**
+ * Deliveries: the attempts of one. Registered with a prefix:
+ * `app.register(deliveryRoutes, { prefix: '/v1/deliveries' })`.
+ */
+export const deliveryRoutes: FastifyPluginAsync = async (app) => {
+  const w = app.webhooks;
+  app.get<{ Params: { id: string } }>(
+    '/:id/attempts',
+    {
+      schema: {
+        summary: 'List the attempts of a delivery',
+        tags: ['webhooks'],
+        params: idParam('^[0-9A-Za-z_]{1,64}$'),
+        response: { 200: listOf(attemptSchema) },
+      },
+    },
+    async (request) => {
+      const attempts = await listAttempts(w, app.sql, request.tenant, request.params.id);
+      if (!attempts) throw notFound('delivery');
+      return {
+        object: 'list',
+        data: attempts.map((a) => ({ ...a, object: 'attempt' })),
+        hasMore: false,
+        nextCursor: null,
+      };
+    },
+  );
+};
