@@ -20,7 +20,7 @@ export type { FetchInput, FetchOptions, SuretyFetch, SuretyRequestInit, Transpor
 export { DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DEADLINE, DEFAULT_DEADLINE_MS, DEFAULT_MAX_ATTEMPTS, } from "./options.js";
 export { DEFAULT_RETRY_METHODS, DEFAULT_RETRY_STATUSES, isOriginFailure, isRetryableError, RETRYABLE_ERROR_CODES, } from "./policy.js";
 export { parseRetryAfter } from "./retry-after.js";
-export type { HeaderSource, ReadDeadlineOptions } from "./server.js";
+export type { DeadlineProblemInput, HeaderSource, ReadDeadlineOptions } from "./server.js";
 export { DEFAULT_MAX_DEADLINE_MS, deadlineProblem, deadlineSignal, readDeadline } from "./server.js";
 
 // --- dist/backoff.d.ts
@@ -288,7 +288,12 @@ export declare const DEFAULT_MAX_DEADLINE_MS = 300000;
 export declare function readDeadline(headers: HeaderSource, options?: ReadDeadlineOptions): number | undefined;
 export declare function deadlineSignal(headers: HeaderSource, options?: ReadDeadlineOptions): AbortSignal | undefined;
 export { PROBLEM_CONTENT_TYPE } from "@surety/core";
-export declare function deadlineProblem(deadlineMs: number, instance?: string, status?: number): string;
+export interface DeadlineProblemInput {
+    deadlineMs: number;
+    instance?: string;
+    status?: number;
+}
+export declare function deadlineProblem(input: DeadlineProblemInput): string;
 
 // ===== ./server → ./dist/server.d.ts
 // (dist/server.d.ts: above)

@@ -9,12 +9,11 @@ export type { WebhookErrorCode } from "./errors.js";
 export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidInputError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
-export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from "./queries.js";
-export { endpointHealth, getEvent, listAttempts, listDeliveries, listEndpoints, listEvents, } from "./queries.js";
+export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, Page, PageInput, } from "./queries.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
 export type { AllowList } from "./ssrf/classify.js";
-export type { Backlog, CircuitState, CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, SecretEntry, WebhooksOptions, } from "./webhooks.js";
+export type { Backlog, CircuitState, CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateEndpointInput, WebhooksOptions, } from "./webhooks.js";
 export { Webhooks } from "./webhooks.js";
 export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
@@ -333,35 +332,51 @@ export interface EndpointHealth {
     successRate24h: number | null;
     pendingDeliveries: number;
 }
-export declare function listEndpoints(w: Webhooks, q: Queryable, tenant: string, options?: {
+export interface PageInput {
     limit?: number;
     cursor?: string;
-}): Promise<Page<Endpoint>>;
-export declare function endpointHealth(w: Webhooks, q: Queryable, tenant: string, id: string): Promise<EndpointHealth>;
-export declare function listEvents(w: Webhooks, q: Queryable, tenant: string, options?: {
-    limit?: number;
-    cursor?: string;
+}
+export interface ListEndpointsInput extends PageInput {
+    tenant: string;
+}
+export interface ListEventsInput extends PageInput {
+    tenant: string;
     type?: string;
     since?: Date;
     resource?: string;
-}): Promise<Page<EventRecord>>;
-export declare function getEvent(w: Webhooks, q: Queryable, tenant: string, id: string): Promise<EventRecord | undefined>;
-export declare const deliveryNumber: (id: string) => string | undefined;
-export declare function listDeliveries(w: Webhooks, q: Queryable, tenant: string, filter: {
+}
+export interface EventRef {
+    tenant: string;
+    id: string;
+}
+export interface ListDeliveriesInput extends PageInput {
+    tenant: string;
     endpointId?: string;
     eventId?: string;
     status?: string;
-    limit?: number;
-    cursor?: string;
-}): Promise<Page<DeliveryRecord>>;
-export declare function listAttempts(w: Webhooks, q: Queryable, tenant: string, deliveryId: string): Promise<AttemptRecord[] | undefined>;
+}
+export interface ListAttemptsInput {
+    tenant: string;
+    deliveryId: string;
+}
+export declare function listEndpoints(w: Webhooks, q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
+export declare function endpointHealth(w: Webhooks, q: Queryable, input: {
+    tenant: string;
+    id: string;
+}): Promise<EndpointHealth | undefined>;
+export declare function listEvents(w: Webhooks, q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
+export declare function getEvent(w: Webhooks, q: Queryable, input: EventRef): Promise<EventRecord | undefined>;
+export declare const deliveryNumber: (id: string) => string | undefined;
+export declare function listDeliveries(w: Webhooks, q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
+export declare function listAttempts(w: Webhooks, q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
 
 // --- dist/webhooks.d.ts
 import { type Queryable, type Tx } from "@surety/db";
+import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
 import type { AllowList } from "./ssrf/index.js";
-import type { CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, WebhooksOptions } from "./types.js";
+import type { CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
 export type { Backlog } from "./sql/backlog.js";
-export type { CircuitState, CreateEndpointInput, Endpoint, PublishedEvent, PublishInput, SecretEntry, WebhooksOptions, } from "./types.js";
+export type { CircuitState, CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
 import { type Backlog } from "./sql/backlog.js";
 export declare class Webhooks {
     #private;
@@ -378,17 +393,23 @@ export declare class Webhooks {
         endpoint: Endpoint;
         secret: string;
     }>;
-    getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint>;
-    updateEndpoint(q: Queryable, tenant: string, id: string, expectedVersion: number, patch: Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered">>): Promise<Endpoint | undefined>;
-    deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean>;
-    enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint>;
-    disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean>;
-    rotateSecret(q: Queryable, tenant: string, id: string, overlapMs?: number): Promise<{
+    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
+    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
+    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
+    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
+    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
+    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
         endpoint: Endpoint;
         secret: string;
     }>;
-    replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number>;
-    recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number>;
+    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
+    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
+    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
+    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
+    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
+    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
+    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
+    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
     purge(options: {
         olderThanDays: number;
         batchSize?: number;
@@ -493,7 +514,9 @@ export declare const guardDefaults: {
     readonly maxUrlLength: 2048;
 };
 export declare function createGuardedDispatcher(options?: GuardOptions): GuardedDispatcher;
-export declare function guardConnector(base: Connector, options: Pick<ResolvedGuardOptions, "allowList" | "resolver" | "connectTimeoutMs">, onCheck?: (check: TargetCheck) => void): Connector;
+export declare function guardConnector(base: Connector, options: Pick<ResolvedGuardOptions, "allowList" | "resolver" | "connectTimeoutMs"> & {
+    onCheck?: ((check: TargetCheck) => void) | undefined;
+}): Connector;
 
 // --- dist/ssrf/resolve.d.ts
 import { type AllowList } from "./classify.js";
@@ -629,6 +652,34 @@ export interface CreateEndpointInput {
     retrySchedule?: number[] | null;
     rateLimit?: number | null;
     ordered?: boolean;
+}
+export interface EndpointRef {
+    tenant: string;
+    id: string;
+}
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered">>;
+export interface UpdateEndpointInput extends EndpointRef {
+    ifVersion: number;
+    patch: EndpointPatch;
+}
+export interface DeleteEndpointInput extends EndpointRef {
+    ifVersion?: number;
+}
+export interface DisableEndpointInput extends EndpointRef {
+    reason: string;
+}
+export interface RotateSecretInput extends EndpointRef {
+    overlapMs?: number;
+}
+export interface ReplayEventInput {
+    tenant: string;
+    eventId: string;
+    endpointId?: string;
+}
+export interface RecoverEndpointInput {
+    tenant: string;
+    endpointId: string;
+    since: Date;
 }
 
 // --- dist/sql/backlog.d.ts
@@ -969,6 +1020,7 @@ export declare function statements(schema: string): {
 export type Statements = ReturnType<typeof statements>;
 
 // (dist/webhooks.d.ts: above)
+// (dist/queries.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)
 // (dist/ssrf/classify.d.ts: above)

@@ -374,7 +374,9 @@ describe('webhook endpoints API', () => {
       { 'if-match': '"v1"' },
     );
     assert.equal(moved.statusCode, 200, moved.body);
-    const stale = await t.db.sql.transaction((tx) => t.app.webhooks.deleteEndpoint(tx, 'acme', id, 1));
+    const stale = await t.db.sql.transaction((tx) =>
+      t.app.webhooks.deleteEndpoint(tx, { tenant: 'acme', id, ifVersion: 1 }),
+    );
     assert.equal(stale, false);
     assert.equal((await call(t.app, 'GET', `/v1/webhook-endpoints/${id}`)).statusCode, 200);
     const gone = await call(t.app, 'DELETE', `/v1/webhook-endpoints/${id}`, undefined, {

@@ -48,7 +48,7 @@ const plugin: FastifyPluginAsync<FastifyDeadlineOptions> = async (fastify, optio
     reply
       .code(status)
       .type(PROBLEM_CONTENT_TYPE)
-      .send(deadlineProblem(budgetMs, request.url, status));
+      .send(deadlineProblem({ deadlineMs: budgetMs, instance: request.url, status }));
   };
 
   fastify.addHook('onRequest', async (request, reply) => {

@@ -58,5 +58,5 @@ export {
   RETRYABLE_ERROR_CODES,
 } from './policy.js';
 export { parseRetryAfter } from './retry-after.js';
-export type { HeaderSource, ReadDeadlineOptions } from './server.js';
+export type { DeadlineProblemInput, HeaderSource, ReadDeadlineOptions } from './server.js';
 export { DEFAULT_MAX_DEADLINE_MS, deadlineProblem, deadlineSignal, readDeadline } from './server.js';

@@ -48,7 +48,7 @@ test('deadlineSignal: aborts with DeadlineExceededError; undefined without a dea
 });
 
 test('deadlineProblem: RFC 9457 body with the stable code', () => {
-  assert.deepEqual(JSON.parse(deadlineProblem(250, '/v1/orders')), {
+  assert.deepEqual(JSON.parse(deadlineProblem({ deadlineMs: 250, instance: '/v1/orders' })), {
     type: 'https://surety.dev/problems/deadline-exceeded',
     title: 'Deadline exceeded',
     status: 504,

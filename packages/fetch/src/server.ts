@@ -91,14 +91,24 @@ export function deadlineSignal(
 /** The RFC 9457 content type of `deadlineProblem` bodies (`@surety/core`'s, re-exported). */
 export { PROBLEM_CONTENT_TYPE } from '@surety/core';
 
+/** What `deadlineProblem` describes. */
+export interface DeadlineProblemInput {
+  /** The caller's deadline, as read from the request. */
+  deadlineMs: number;
+  /** The request's path, as the problem's `instance`. */
+  instance?: string;
+  /** @default 504 */
+  status?: number;
+}
+
 /**
  * The problem+json body a server answers with when the caller's deadline passed first, with the same
  * stable `code` as `DeadlineExceededError`. Sent with status 504, as gRPC gateways map DEADLINE_EXCEEDED.
- * @default status 504
  * @example
- * res.writeHead(504, { 'content-type': PROBLEM_CONTENT_TYPE }).end(deadlineProblem(ms, req.url));
+ * res.writeHead(504, { 'content-type': PROBLEM_CONTENT_TYPE }).end(deadlineProblem({ deadlineMs, instance: req.url }));
  */
-export function deadlineProblem(deadlineMs: number, instance?: string, status = 504): string {
+export function deadlineProblem(input: DeadlineProblemInput): string {
+  const { deadlineMs, instance, status = 504 } = input;
   return problemBody(
     {
       status,

@@ -1,22 +1,50 @@
-// The endpoint writes behind Webhooks' methods that need more than their statement: a URL check,
-// a new secret, the not-found rule after a version mismatch.
-import type { Queryable } from '@surety/db';
+// The endpoint writes behind Webhooks' methods: a URL check, a new secret, and the not-found rule
+// (a mutation of an endpoint that does not exist throws EndpointNotFoundError; a version mismatch
+// is an answer, not an error).
+import type { Queryable, Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
 import { EndpointLimitError, EndpointNotFoundError } from './errors.js';
 import { newId } from './ids.js';
 import { internalsOf } from './internals.js';
 import { toEndpoint } from './sql/endpoint-row.js';
-import { insertEndpoint, rotateSecretRow, updateEndpointRow } from './sql/endpoints.js';
-import type { CreateEndpointInput, Endpoint, SecretEntry } from './types.js';
+import {
+  deleteEndpointRow,
+  enableEndpointRow,
+  insertEndpoint,
+  rotateSecretRow,
+  selectEndpoint,
+  updateEndpointRow,
+} from './sql/endpoints.js';
+import { disableEndpointRow } from './sql/health.js';
+import type {
+  CreateEndpointInput,
+  DeleteEndpointInput,
+  DisableEndpointInput,
+  Endpoint,
+  EndpointRef,
+  RotateSecretInput,
+  SecretEntry,
+  UpdateEndpointInput,
+} from './types.js';
 import type { Webhooks } from './webhooks.js';
 
-/** What `updateEndpoint` may change. */
-export type EndpointPatch = Partial<
-  Pick<
-    CreateEndpointInput,
-    'url' | 'eventTypes' | 'description' | 'format' | 'retrySchedule' | 'rateLimit' | 'ordered'
-  >
->;
+const nowIso = (w: Webhooks) => new Date(internalsOf(w).now()).toISOString();
+
+/** Webhooks.getEndpoint, after the input check: undefined when it is not the tenant's. */
+export async function findEndpoint(
+  w: Webhooks,
+  q: Queryable,
+  ref: EndpointRef,
+): Promise<Endpoint | undefined> {
+  const i = internalsOf(w);
+  const row = await selectEndpoint(q, i.st.tables, { tenant: ref.tenant, id: ref.id });
+  return row ? toEndpoint(row, i.now()) : undefined;
+}
+
+/** Throws EndpointNotFoundError unless the endpoint exists (after a write that changed nothing). */
+async function mustExist(w: Webhooks, q: Queryable, ref: EndpointRef): Promise<void> {
+  if (!(await findEndpoint(w, q, ref))) throw new EndpointNotFoundError();
+}
 
 /** Webhooks.createEndpoint, after the input check. */
 export async function createEndpointFor(
@@ -27,7 +55,6 @@ export async function createEndpointFor(
   const i = internalsOf(w);
   const url = w.checkUrl(input.url);
   const secret = generateSecret();
-  const now = new Date(i.now()).toISOString();
   const row = await insertEndpoint(q, i.st.tables, {
     tenant: input.tenant,
     id: newId('we'),
@@ -39,7 +66,7 @@ export async function createEndpointFor(
     retrySchedule: input.retrySchedule ?? null,
     rateLimit: input.rateLimit ?? null,
     ordered: input.ordered ?? false,
-    nowIso: now,
+    nowIso: nowIso(w),
     maxEndpointsPerTenant: w.maxEndpointsPerTenant,
   });
   if (!row) throw new EndpointLimitError(w.maxEndpointsPerTenant);
@@ -50,7 +77,7 @@ export async function createEndpointFor(
 export async function updateEndpointFor(
   w: Webhooks,
   q: Queryable,
-  input: { tenant: string; id: string; expectedVersion: number; patch: EndpointPatch },
+  input: UpdateEndpointInput,
 ): Promise<Endpoint | undefined> {
   const i = internalsOf(w);
   const { tenant, id, patch } = input;
@@ -58,7 +85,7 @@ export async function updateEndpointFor(
   const row = await updateEndpointRow(q, i.st.tables, {
     tenant,
     id,
-    ifVersion: input.expectedVersion,
+    ifVersion: input.ifVersion,
     url,
     eventTypes: patch.eventTypes ?? null,
     description: patch.description ?? null,
@@ -68,23 +95,63 @@ export async function updateEndpointFor(
     setRateLimit: patch.rateLimit !== undefined,
     rateLimit: patch.rateLimit ?? null,
     ordered: patch.ordered ?? null,
-    nowIso: new Date(i.now()).toISOString(),
+    nowIso: nowIso(w),
   });
   if (row) return toEndpoint(row, i.now());
-  await w.getEndpoint(q, tenant, id); // throws when it does not exist
+  await mustExist(w, q, input);
   return undefined;
+}
+
+/** Webhooks.deleteEndpoint, after the input check. */
+export async function deleteEndpointFor(w: Webhooks, tx: Tx, input: DeleteEndpointInput): Promise<boolean> {
+  // The tenant's endpoint count goes down in the statement that deletes (createEndpoint's limit).
+  const deleted = await deleteEndpointRow(tx, internalsOf(w).st.tables, {
+    tenant: input.tenant,
+    id: input.id,
+    ifVersion: input.ifVersion ?? null,
+    nowIso: nowIso(w),
+  });
+  if (deleted) return true;
+  await mustExist(w, tx, input);
+  return false;
+}
+
+/** Webhooks.enableEndpoint, after the input check. */
+export async function enableEndpointFor(w: Webhooks, q: Queryable, ref: EndpointRef): Promise<Endpoint> {
+  const i = internalsOf(w);
+  const row = await enableEndpointRow(q, i.st.tables, { tenant: ref.tenant, id: ref.id, nowIso: nowIso(w) });
+  if (!row) throw new EndpointNotFoundError();
+  return toEndpoint(row, i.now());
+}
+
+/** Webhooks.disableEndpoint, after the input check. */
+export async function disableEndpointFor(w: Webhooks, tx: Tx, input: DisableEndpointInput): Promise<boolean> {
+  const { tenant, id, reason } = input;
+  const now = nowIso(w);
+  const row = await disableEndpointRow(tx, internalsOf(w).st, { tenant, id, reason, nowIso: now });
+  if (!row) {
+    await mustExist(w, tx, input);
+    return false;
+  }
+  await w.publish(tx, {
+    tenant,
+    type: 'endpoint.disabled',
+    data: { endpointId: id, url: row.url, reason, disabledAt: now, failedDeliveries: row.failed },
+    resource: `webhook_endpoint:${id}`,
+  });
+  return true;
 }
 
 /** Webhooks.rotateSecret, after the input check. */
 export async function rotateSecretFor(
   w: Webhooks,
   q: Queryable,
-  input: { tenant: string; id: string; overlapMs: number },
+  input: RotateSecretInput,
 ): Promise<{ endpoint: Endpoint; secret: string }> {
   const i = internalsOf(w);
   const now = i.now();
   const secret = generateSecret();
-  const until = new Date(now + input.overlapMs).toISOString();
+  const until = new Date(now + (input.overlapMs ?? 86_400_000)).toISOString();
   const row = await rotateSecretRow(q, i.st.tables, {
     tenant: input.tenant,
     id: input.id,

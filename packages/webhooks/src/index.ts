@@ -19,14 +19,18 @@ export {
 } from './errors.js';
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
-export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, Page } from './queries.js';
-export {
-  endpointHealth,
-  getEvent,
-  listAttempts,
-  listDeliveries,
-  listEndpoints,
-  listEvents,
+export type {
+  AttemptRecord,
+  DeliveryRecord,
+  EndpointHealth,
+  EventRecord,
+  EventRef,
+  ListAttemptsInput,
+  ListDeliveriesInput,
+  ListEndpointsInput,
+  ListEventsInput,
+  Page,
+  PageInput,
 } from './queries.js';
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
 // The engine's allow-list option (WebhooksOptions.allowList) is configured from the root; the
@@ -37,10 +41,18 @@ export type {
   Backlog,
   CircuitState,
   CreateEndpointInput,
+  DeleteEndpointInput,
+  DisableEndpointInput,
   Endpoint,
+  EndpointPatch,
+  EndpointRef,
   PublishedEvent,
   PublishInput,
+  RecoverEndpointInput,
+  ReplayEventInput,
+  RotateSecretInput,
   SecretEntry,
+  UpdateEndpointInput,
   WebhooksOptions,
 } from './webhooks.js';
 export { Webhooks } from './webhooks.js';

@@ -5,7 +5,7 @@ import {
   keysetCursor,
   type Queryable,
 } from '@surety/db';
-import { EndpointNotFoundError, WebhookError } from './errors.js';
+import { WebhookError } from './errors.js';
 import { assertStorable, assertTimestamp } from './input.js';
 import { internalsOf } from './internals.js';
 import { type DeliveryRow, selectAttempts, selectDeliveries } from './sql/deliveries.js';
@@ -97,13 +97,50 @@ function page<T, R, P extends readonly CursorPart[]>(
   return { data, hasMore, nextCursor: hasMore && last ? codec.encode(key(last)) : null };
 }
 
-/** The endpoints of a tenant, newest first. */
+/** A page of a list: at most `limit` items (default 20) after `cursor` (a `nextCursor`). */
+export interface PageInput {
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ListEndpointsInput extends PageInput {
+  tenant: string;
+}
+
+export interface ListEventsInput extends PageInput {
+  tenant: string;
+  type?: string;
+  since?: Date;
+  resource?: string;
+}
+
+/** One event of one tenant. */
+export interface EventRef {
+  tenant: string;
+  /** The event's id (`evt_…`, or the id given to `publish`). */
+  id: string;
+}
+
+export interface ListDeliveriesInput extends PageInput {
+  tenant: string;
+  endpointId?: string;
+  eventId?: string;
+  status?: string;
+}
+
+export interface ListAttemptsInput {
+  tenant: string;
+  /** `dlv_…` */
+  deliveryId: string;
+}
+
+/** Webhooks.listEndpoints: the endpoints of a tenant, newest first. */
 export async function listEndpoints(
   w: Webhooks,
   q: Queryable,
-  tenant: string,
-  options: { limit?: number; cursor?: string } = {},
+  input: ListEndpointsInput,
 ): Promise<Page<Endpoint>> {
+  const { tenant, ...options } = input;
   assertStorable({ tenant });
   const limit = options.limit ?? 20;
   const rows = await selectEndpoints(q, internalsOf(w).st.tables, {
@@ -121,16 +158,17 @@ export async function listEndpoints(
   );
 }
 
+/** Webhooks.getEndpointHealth: undefined when the endpoint is not the tenant's. */
 export async function endpointHealth(
   w: Webhooks,
   q: Queryable,
-  tenant: string,
-  id: string,
-): Promise<EndpointHealth> {
+  input: { tenant: string; id: string },
+): Promise<EndpointHealth | undefined> {
+  const { tenant, id } = input;
   assertStorable({ tenant, id });
   const since = new Date(internalsOf(w).now() - 86_400_000).toISOString();
   const r = await selectEndpointHealth(q, internalsOf(w).st.tables, { tenant, id, sinceIso: since });
-  if (!r) throw new EndpointNotFoundError();
+  if (!r) return undefined;
   return {
     lastSuccessAt: iso(r.last_success_at),
     lastFailureAt: iso(r.last_failure_at),
@@ -151,13 +189,13 @@ const toEvent = (r: EventRow): EventRecord => ({
   data: JSON.parse(r.data),
 });
 
-/** A tenant's events, newest first; filters by type, creation time and resource. */
+/** Webhooks.listEvents: a tenant's events, newest first; filters by type, creation time and resource. */
 export async function listEvents(
   w: Webhooks,
   q: Queryable,
-  tenant: string,
-  options: { limit?: number; cursor?: string; type?: string; since?: Date; resource?: string } = {},
+  input: ListEventsInput,
 ): Promise<Page<EventRecord>> {
+  const { tenant, ...options } = input;
   assertStorable({ tenant, type: options.type, resource: options.resource });
   if (options.since !== undefined) assertTimestamp('since', options.since);
   const limit = options.limit ?? 20;
@@ -172,12 +210,9 @@ export async function listEvents(
   return page(rows, limit, toEvent, BY_TIME, (e) => [e.createdAt, e.id]);
 }
 
-export async function getEvent(
-  w: Webhooks,
-  q: Queryable,
-  tenant: string,
-  id: string,
-): Promise<EventRecord | undefined> {
+/** Webhooks.getEvent: undefined when the event is not the tenant's. */
+export async function getEvent(w: Webhooks, q: Queryable, input: EventRef): Promise<EventRecord | undefined> {
+  const { tenant, id } = input;
   assertStorable({ tenant, id });
   const row = await selectEvent(q, internalsOf(w).st.tables, { tenant, id });
   return row ? toEvent(row) : undefined;
@@ -201,13 +236,13 @@ const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
 export const deliveryNumber = (id: string): string | undefined =>
   /^dlv_[1-9][0-9]{0,17}$/.test(id) ? id.slice(4) : undefined;
 
-/** Deliveries of an endpoint or of an event, newest first; optional status filter. */
+/** Webhooks.listDeliveries: deliveries of an endpoint or of an event, newest first. */
 export async function listDeliveries(
   w: Webhooks,
   q: Queryable,
-  tenant: string,
-  filter: { endpointId?: string; eventId?: string; status?: string; limit?: number; cursor?: string },
+  input: ListDeliveriesInput,
 ): Promise<Page<DeliveryRecord>> {
+  const { tenant, ...filter } = input;
   assertStorable({ tenant, endpointId: filter.endpointId, eventId: filter.eventId, status: filter.status });
   const limit = filter.limit ?? 20;
   const rows = await selectDeliveries(q, internalsOf(w).st.tables, {
@@ -221,13 +256,13 @@ export async function listDeliveries(
   return page(rows, limit, toDelivery, BY_NUMBER, (d) => [d.id.slice(4)]);
 }
 
-/** The attempts of one delivery, oldest first; undefined when the delivery is not the tenant's. */
+/** Webhooks.listAttempts: oldest first; undefined when the delivery is not the tenant's. */
 export async function listAttempts(
   w: Webhooks,
   q: Queryable,
-  tenant: string,
-  deliveryId: string,
+  input: ListAttemptsInput,
 ): Promise<AttemptRecord[] | undefined> {
+  const { tenant, deliveryId } = input;
   const n = deliveryNumber(deliveryId);
   if (!n) return undefined;
   const rows = await selectAttempts(q, internalsOf(w).st.tables, { tenant, deliveryId: n });

@@ -106,3 +106,53 @@ export interface CreateEndpointInput {
   /** One delivery in flight at a time, in sequence order. @default false */
   ordered?: boolean;
 }
+
+/** One endpoint of one tenant: what a lookup or a one-endpoint mutation names. */
+export interface EndpointRef {
+  tenant: string;
+  /** The endpoint's id (`we_…`). */
+  id: string;
+}
+
+/** What `updateEndpoint` may change. */
+export type EndpointPatch = Partial<
+  Pick<
+    CreateEndpointInput,
+    'url' | 'eventTypes' | 'description' | 'format' | 'retrySchedule' | 'rateLimit' | 'ordered'
+  >
+>;
+
+export interface UpdateEndpointInput extends EndpointRef {
+  /** The version the change is meant for (optimistic concurrency: `If-Match`). */
+  ifVersion: number;
+  patch: EndpointPatch;
+}
+
+export interface DeleteEndpointInput extends EndpointRef {
+  /** Delete only this version; omitted: whatever version it is at. */
+  ifVersion?: number;
+}
+
+export interface DisableEndpointInput extends EndpointRef {
+  /** Why, as stored in `disabledReason` and sent in `endpoint.disabled`. */
+  reason: string;
+}
+
+export interface RotateSecretInput extends EndpointRef {
+  /** How long the old secrets keep signing. @default 86400000 (24 hours) */
+  overlapMs?: number;
+}
+
+export interface ReplayEventInput {
+  tenant: string;
+  eventId: string;
+  /** Only to this endpoint; omitted: every subscribed enabled endpoint. */
+  endpointId?: string;
+}
+
+export interface RecoverEndpointInput {
+  tenant: string;
+  endpointId: string;
+  /** Failed deliveries created at or after this instant are queued again. */
+  since: Date;
+}

@@ -1,20 +1,53 @@
 import { EVENT_TYPE_PATTERN as TYPE } from '@surety/core';
 import { migrate, type Queryable, type Tx } from '@surety/db';
-import { createEndpointFor, rotateSecretFor, updateEndpointFor } from './endpoint-writes.js';
+import {
+  createEndpointFor,
+  deleteEndpointFor,
+  disableEndpointFor,
+  enableEndpointFor,
+  findEndpoint,
+  rotateSecretFor,
+  updateEndpointFor,
+} from './endpoint-writes.js';
 import { EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
 import { newId } from './ids.js';
 import { assertStorable, assertTimestamp } from './input.js';
 import { setInternals, type WebhooksInternals } from './internals.js';
 import { migrations } from './migrations.js';
 import { CommitNotifier } from './notify.js';
+import {
+  type AttemptRecord,
+  type DeliveryRecord,
+  type EndpointHealth,
+  type EventRecord,
+  type EventRef,
+  endpointHealth,
+  getEvent,
+  type ListAttemptsInput,
+  type ListDeliveriesInput,
+  type ListEndpointsInput,
+  type ListEventsInput,
+  listAttempts,
+  listDeliveries,
+  listEndpoints,
+  listEvents,
+  type Page,
+} from './queries.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import type { AllowList } from './ssrf/index.js';
 import { validateWebhookUrl } from './ssrf/index.js';
 import type {
   CreateEndpointInput,
+  DeleteEndpointInput,
+  DisableEndpointInput,
   Endpoint,
+  EndpointRef,
   PublishedEvent,
   PublishInput,
+  RecoverEndpointInput,
+  ReplayEventInput,
+  RotateSecretInput,
+  UpdateEndpointInput,
   WebhooksOptions,
 } from './types.js';
 
@@ -22,17 +55,22 @@ export type { Backlog } from './sql/backlog.js';
 export type {
   CircuitState,
   CreateEndpointInput,
+  DeleteEndpointInput,
+  DisableEndpointInput,
   Endpoint,
+  EndpointPatch,
+  EndpointRef,
   PublishedEvent,
   PublishInput,
+  RecoverEndpointInput,
+  ReplayEventInput,
+  RotateSecretInput,
   SecretEntry,
+  UpdateEndpointInput,
   WebhooksOptions,
 } from './types.js';
 
 import { type Backlog, readBacklog } from './sql/backlog.js';
-import { toEndpoint } from './sql/endpoint-row.js';
-import { deleteEndpointRow, enableEndpointRow, selectEndpoint } from './sql/endpoints.js';
-import { disableEndpointRow } from './sql/health.js';
 import { statements } from './sql/index.js';
 import { notifyChannel } from './sql/names.js';
 import { insertEvent } from './sql/publish.js';
@@ -140,104 +178,70 @@ export class Webhooks {
     return createEndpointFor(this, q, input);
   }
 
-  async getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
-    assertStorable({ tenant, id });
-    const row = await selectEndpoint(q, this.#i.st.tables, { tenant, id });
-    if (!row) throw new EndpointNotFoundError();
-    return toEndpoint(row, this.#i.now());
+  /** The endpoint, or undefined when it is not the tenant's (a lookup never throws for a missing one). */
+  async getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined> {
+    assertStorable({ tenant: ref.tenant, id: ref.id });
+    return findEndpoint(this, q, ref);
   }
 
   /**
-   * Changes an endpoint if it is still at `expectedVersion` (optimistic concurrency); resolves to
+   * Changes an endpoint if it is still at `ifVersion` (optimistic concurrency); resolves to
    * undefined when another write came first, and throws EndpointNotFoundError when it does not exist.
    */
-  async updateEndpoint(
-    q: Queryable,
-    tenant: string,
-    id: string,
-    expectedVersion: number,
-    patch: Partial<
-      Pick<
-        CreateEndpointInput,
-        'url' | 'eventTypes' | 'description' | 'format' | 'retrySchedule' | 'rateLimit' | 'ordered'
-      >
-    >,
-  ): Promise<Endpoint | undefined> {
-    assertStorable({ tenant, id, ...patch });
-    return updateEndpointFor(this, q, { tenant, id, expectedVersion, patch });
+  async updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined> {
+    assertStorable({ tenant: input.tenant, id: input.id, ...input.patch });
+    return updateEndpointFor(this, q, input);
   }
 
   /**
    * Deletes an endpoint and fails its queued deliveries (history is kept until retention). With
-   * `expectedVersion`, only that version: resolves to false when the endpoint is at another one.
+   * `ifVersion`, only that version: resolves to false when the endpoint is at another one.
    * Throws EndpointNotFoundError when it does not exist.
    */
-  async deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean> {
-    assertStorable({ tenant, id });
-    // The tenant's endpoint count goes down in the statement that deletes (createEndpoint's limit).
-    const deleted = await deleteEndpointRow(tx, this.#i.st.tables, {
-      tenant,
-      id,
-      ifVersion: expectedVersion ?? null,
-      nowIso: new Date(this.#i.now()).toISOString(),
-    });
-    if (!deleted) {
-      await this.getEndpoint(tx, tenant, id); // throws when it does not exist
-      return false;
-    }
-    return true;
+  async deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean> {
+    assertStorable({ tenant: input.tenant, id: input.id });
+    return deleteEndpointFor(this, tx, input);
   }
 
   /**
    * Re-enables a disabled endpoint and clears its failure streak and, when it was disabled, its
    * circuit breaker (disabling failed the deliveries it held; recovered ones go out at once).
+   * Throws EndpointNotFoundError when it does not exist.
    */
-  async enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint> {
-    assertStorable({ tenant, id });
-    const row = await enableEndpointRow(q, this.#i.st.tables, {
-      tenant,
-      id,
-      nowIso: new Date(this.#i.now()).toISOString(),
-    });
-    if (!row) throw new EndpointNotFoundError();
-    return toEndpoint(row, this.#i.now());
+  async enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint> {
+    assertStorable({ tenant: ref.tenant, id: ref.id });
+    return enableEndpointFor(this, q, ref);
   }
 
   /**
    * Disables an endpoint (410 Gone, a failure streak, or an operator), fails its queued deliveries
    * (recover them later) and publishes `endpoint.disabled` to the tenant's endpoints subscribed to it.
-   * Returns false when it was not enabled.
+   * Returns false when it was disabled already; throws EndpointNotFoundError when it does not exist.
    */
-  async disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean> {
-    assertStorable({ tenant, id, reason });
-    const now = new Date(this.#i.now()).toISOString();
-    const row = await disableEndpointRow(tx, this.#i.st, { tenant, id, reason, nowIso: now });
-    if (!row) return false;
-    await this.publish(tx, {
-      tenant,
-      type: 'endpoint.disabled',
-      data: { endpointId: id, url: row.url, reason, disabledAt: now, failedDeliveries: row.failed },
-      resource: `webhook_endpoint:${id}`,
-    });
-    return true;
+  async disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean> {
+    assertStorable({ tenant: input.tenant, id: input.id, reason: input.reason });
+    return disableEndpointFor(this, tx, input);
   }
 
   /**
    * Starts a secret rotation: a new secret becomes current, the old ones keep signing until
    * `overlapMs` has passed (deliveries carry a signature for each), then drop out.
+   * Throws EndpointNotFoundError when it does not exist.
    */
   async rotateSecret(
     q: Queryable,
-    tenant: string,
-    id: string,
-    overlapMs = 86_400_000,
+    input: RotateSecretInput,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
-    assertStorable({ tenant, id });
-    return rotateSecretFor(this, q, { tenant, id, overlapMs });
+    assertStorable({ tenant: input.tenant, id: input.id });
+    return rotateSecretFor(this, q, input);
   }
 
-  /** Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how many. */
-  async replayEvent(q: Queryable, tenant: string, eventId: string, endpointId?: string): Promise<number> {
+  /**
+   * Queues the event again, to one endpoint or to every subscribed enabled endpoint. Returns how
+   * many: 0 for an event that is not the tenant's (a count of what matched, docs/decisions.md).
+   */
+  async replayEvent(q: Queryable, input: ReplayEventInput): Promise<number> {
+    const { tenant, eventId, endpointId } = input;
     assertStorable({ tenant, eventId, endpointId });
     return insertReplay(q, this.#i.st.tables, {
       tenant,
@@ -248,17 +252,55 @@ export class Webhooks {
     });
   }
 
-  /** Re-queues the endpoint's failed deliveries created since `since`, with a fresh schedule. */
-  async recoverEndpoint(q: Queryable, tenant: string, endpointId: string, since: Date): Promise<number> {
+  /**
+   * Re-queues the endpoint's failed deliveries created since `since`, with a fresh schedule; how
+   * many. Throws EndpointNotFoundError when the endpoint does not exist.
+   */
+  async recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number> {
+    const { tenant, endpointId, since } = input;
     assertStorable({ tenant, endpointId });
     assertTimestamp('since', since);
-    return requeueFailed(q, this.#i.st.tables, {
+    const n = await requeueFailed(q, this.#i.st.tables, {
       tenant,
       endpointId,
       sinceIso: since.toISOString(),
       nowIso: new Date(this.#i.now()).toISOString(),
       channel: this.#i.channel,
     });
+    if (n === 0 && !(await findEndpoint(this, q, { tenant, id: endpointId }))) {
+      throw new EndpointNotFoundError();
+    }
+    return n;
+  }
+
+  /** A tenant's endpoints, newest first (`Page.nextCursor` for the next page). */
+  listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>> {
+    return listEndpoints(this, q, input);
+  }
+
+  /** An endpoint's health over the last 24 hours; undefined when it is not the tenant's. */
+  getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined> {
+    return endpointHealth(this, q, ref);
+  }
+
+  /** A tenant's events, newest first; filters by type, creation time and resource. */
+  listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>> {
+    return listEvents(this, q, input);
+  }
+
+  /** The event, or undefined when it is not the tenant's. */
+  getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined> {
+    return getEvent(this, q, ref);
+  }
+
+  /** Deliveries of an endpoint or of an event, newest first; optional status filter. */
+  listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>> {
+    return listDeliveries(this, q, input);
+  }
+
+  /** The attempts of one delivery, oldest first; undefined when the delivery is not the tenant's. */
+  listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined> {
+    return listAttempts(this, q, input);
   }
 
   /**

@@ -3,6 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import { completionOf, type PostFn, sendAttempt } from './attempt.js';
 import { classify } from './classify.js';
+import { isEndpointNotFoundError } from './errors.js';
 import { EndpointHealthRecorder } from './health.js';
 import type { WebhooksInternals } from './internals.js';
 import type { Completion } from './outcome-writer.js';
@@ -29,7 +30,11 @@ export function healthRecorderFor(input: {
     timeoutMs: o.timeoutMs,
     flushIntervalMs: o.flushIntervalMs,
     disableAfterMs: o.disableAfterMs,
-    disable: ({ tenant, id, reason }) => i.sql.transaction((tx) => w.disableEndpoint(tx, tenant, id, reason)),
+    // An endpoint deleted meanwhile has nothing left to disable (EndpointNotFoundError → false).
+    disable: (ref) =>
+      i.sql
+        .transaction((tx) => w.disableEndpoint(tx, ref))
+        .catch((error: unknown) => (isEndpointNotFoundError(error) ? false : Promise.reject(error))),
     on: {
       breaker: (action, r) => {
         const e = { tenant: r.tenant, endpointId: r.id };

@@ -100,7 +100,7 @@ describe('circuit breaker per endpoint', () => {
     await w.drain();
     assert.equal(rx.received.length, THRESHOLD, 'the breaker opened after exactly N attempts');
     assert.deepEqual(opened, [{ tenant, endpointId: endpoint.id, held: 8 }], 'all 8 pending moved');
-    let ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    let ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     assert.deepEqual(ep.circuit, {
       state: 'open',
       consecutiveFailures: THRESHOLD,
@@ -144,7 +144,7 @@ describe('circuit breaker per endpoint', () => {
       // Exactly one delivery is due at the next probe, whatever its own schedule says.
       const due = (await deliveries(endpoint.id)).filter((d) => d.next_attempt_at.getTime() <= clock + delay);
       assert.equal(due.length, 1, 'one probe');
-      ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+      ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
       probeAt = clock + delay;
       assert.equal(ep.circuit.state, 'open');
       assert.equal(ep.circuit.nextProbeAt, iso(probeAt), `probe ${n + 1} after ${delay} ms`);
@@ -156,7 +156,7 @@ describe('circuit breaker per endpoint', () => {
       assert.equal(rx.received.length, THRESHOLD + n);
     }
     clock = probeAt;
-    ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     assert.equal(ep.circuit.state, 'half_open', 'half open once the probe is due');
     const attemptsBeforeRecovery = await attemptsSum();
 
@@ -177,7 +177,7 @@ describe('circuit breaker per endpoint', () => {
       'and once',
     );
     assert.equal(await attemptsSum(), attemptsBeforeRecovery + 9, 'one attempt each to deliver them');
-    ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     assert.deepEqual(ep.circuit, {
       state: 'closed',
       consecutiveFailures: 0,
@@ -211,7 +211,7 @@ describe('circuit breaker per endpoint', () => {
     assert.ok(opened.find((e) => e.endpointId === a.id)!.held <= THRESHOLD);
     assert.ok(opened.find((e) => e.endpointId === b.id)!.held <= THRESHOLD + 2);
     for (const ep of [a, b]) {
-      const e = await webhooks.getEndpoint(db.sql, tenant, ep.id);
+      const e = (await webhooks.getEndpoint(db.sql, { tenant, id: ep.id }))!;
       assert.equal(e.circuit.state, 'open');
       for (const d of await deliveries(ep.id)) {
         assert.ok(d.next_attempt_at.getTime() >= Date.parse(e.circuit.nextProbeAt!), 'held behind the probe');
@@ -251,7 +251,7 @@ describe('circuit breaker per endpoint', () => {
       await w.drain();
       assert.deepEqual(errors, []);
     }
-    const ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    const ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     assert.equal(ep.circuit.state, 'open');
     assert.equal(ep.circuit.nextProbeAt, iso(clock + 30 * 86_400_000), 'capped at the maximum');
   });
@@ -266,14 +266,14 @@ describe('circuit breaker per endpoint', () => {
     for (let i = 0; i < THRESHOLD - 1; i++) await publish();
     await w.drain();
     assert.equal(
-      (await webhooks.getEndpoint(db.sql, tenant, endpoint.id)).circuit.consecutiveFailures,
+      (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!.circuit.consecutiveFailures,
       THRESHOLD - 1,
     );
     answer = 200;
     await publish();
     clock = start + 5_000; // the two failed ones are due again too
     await w.drain();
-    let ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    let ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     assert.equal(ep.circuit.state, 'closed');
     assert.equal(ep.circuit.consecutiveFailures, 0);
 
@@ -281,28 +281,30 @@ describe('circuit breaker per endpoint', () => {
     const failedAt = clock;
     for (let i = 0; i < THRESHOLD + 2; i++) await publish();
     await w.drain();
-    ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     assert.equal(ep.circuit.state, 'open');
     assert.equal(ep.failingSince, iso(failedAt));
     // probes until the window (60 s from the first failure) has passed: the failed probe disables it
     for (let i = 0; i < 10 && ep.status === 'enabled'; i++) {
       clock = Date.parse(ep.circuit.nextProbeAt!);
       await w.drain();
-      ep = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+      ep = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     }
     assert.equal(ep.status, 'disabled');
     assert.match(ep.disabledReason ?? '', new RegExp(`no successful delivery since ${iso(failedAt)}`));
     assert.ok(clock - failedAt > 60_000 && clock - failedAt <= 60_000 + MAX_PROBE_MS);
     // Re-enabled: a fresh start, the breaker closed; recovered deliveries go out at once.
     answer = 200;
-    ep = await webhooks.enableEndpoint(db.sql, tenant, endpoint.id);
+    ep = await webhooks.enableEndpoint(db.sql, { tenant, id: endpoint.id });
     assert.deepEqual(ep.circuit, {
       state: 'closed',
       consecutiveFailures: 0,
       openedAt: null,
       nextProbeAt: null,
     });
-    assert.ok((await webhooks.recoverEndpoint(db.sql, tenant, endpoint.id, new Date(0))) > 0);
+    assert.ok(
+      (await webhooks.recoverEndpoint(db.sql, { tenant, endpointId: endpoint.id, since: new Date(0) })) > 0,
+    );
     await w.drain();
     assert.ok((await deliveries(endpoint.id)).every((d) => d.status === 'delivered'));
   });

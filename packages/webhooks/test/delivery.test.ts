@@ -5,13 +5,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { verifySync } from '@surety/webhook-verify';
-import {
-  DeliveryWorker,
-  type DeliveryWorkerOptions,
-  listDeliveries,
-  parseAllowList,
-  Webhooks,
-} from '../src/index.js';
+import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
 import { startReceiver, webhooksInternals } from '../src/testing.js';
 
 let db: TestDatabase;
@@ -296,7 +290,7 @@ describe('retries and endpoint health', () => {
     w.on('endpoint:disabled', (e) => disabled.push(e.endpointId));
     await w.drain();
     assert.deepEqual(disabled, [endpoint.id]);
-    const after = await webhooks.getEndpoint(db.sql, tenant, endpoint.id);
+    const after = (await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!;
     assert.equal(after.status, 'disabled');
     assert.match(after.disabledReason ?? '', /410/);
     assert.equal(gone.received.length, 1, 'the second delivery was failed, not sent');
@@ -314,8 +308,11 @@ describe('retries and endpoint health', () => {
     assert.ok(watcher);
     // re-enabled and recovered: the failed deliveries go out again
     gone.behaviour = (_r, _n, res) => void res.writeHead(200).end();
-    await webhooks.enableEndpoint(db.sql, tenant, endpoint.id);
-    assert.equal(await webhooks.recoverEndpoint(db.sql, tenant, endpoint.id, new Date(0)), 2);
+    await webhooks.enableEndpoint(db.sql, { tenant, id: endpoint.id });
+    assert.equal(
+      await webhooks.recoverEndpoint(db.sql, { tenant, endpointId: endpoint.id, since: new Date(0) }),
+      2,
+    );
     await w.drain();
     assert.deepEqual(
       (await deliveries(endpoint.id)).map((d) => d.status),
@@ -333,7 +330,7 @@ describe('retries and endpoint health', () => {
       clock += 1_900_000;
       await w.drain();
     }
-    assert.equal((await webhooks.getEndpoint(db.sql, tenant, endpoint.id)).status, 'disabled');
+    assert.equal((await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!.status, 'disabled');
   });
 
   test('a 302 is a failed attempt and is not followed', async () => {
@@ -383,7 +380,11 @@ describe('ordering, rotation, replay, retention', () => {
       url: rx.url,
       eventTypes: ['*'],
     });
-    const { secret: fresh } = await webhooks.rotateSecret(db.sql, tenant, endpoint.id, 3_600_000);
+    const { secret: fresh } = await webhooks.rotateSecret(db.sql, {
+      tenant,
+      id: endpoint.id,
+      overlapMs: 3_600_000,
+    });
     await publish('order.created', {});
     const w = worker();
     await w.drain();
@@ -407,10 +408,13 @@ describe('ordering, rotation, replay, retention', () => {
     const ev = await publish('order.created', {});
     const w = worker();
     await w.drain();
-    assert.equal(await webhooks.replayEvent(db.sql, tenant, ev.id, a.endpoint.id), 1);
-    assert.equal(await webhooks.replayEvent(db.sql, tenant, ev.id), 2);
     assert.equal(
-      await webhooks.replayEvent(db.sql, `${tenant}-other`, ev.id),
+      await webhooks.replayEvent(db.sql, { tenant, eventId: ev.id, endpointId: a.endpoint.id }),
+      1,
+    );
+    assert.equal(await webhooks.replayEvent(db.sql, { tenant, eventId: ev.id }), 2);
+    assert.equal(
+      await webhooks.replayEvent(db.sql, { tenant: `${tenant}-other`, eventId: ev.id }),
       0,
       'another tenant cannot replay it',
     );
@@ -632,7 +636,7 @@ describe('claiming', () => {
     const rows = await deliveries(endpoint.id);
     assert.ok(rows.every((r) => r.status === 'pending'));
     // the listing shows an in-flight row's next attempt as its lease's end, not its past due time
-    const listed = await listDeliveries(webhooks, db.sql, tenant, { endpointId: endpoint.id });
+    const listed = await webhooks.listDeliveries(db.sql, { tenant, endpointId: endpoint.id });
     const row = listed.data.find((d) => d.id === `dlv_${first[0]!.id}`);
     assert.equal(row?.nextAttemptAt, at(120_000));
     assert.equal((await complete('c')).rows[0]!.completed, 1);

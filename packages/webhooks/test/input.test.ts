@@ -7,9 +7,6 @@ import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import {
   isInvalidEventError,
   isInvalidInputError,
-  listDeliveries,
-  listEndpoints,
-  listEvents,
   parseAllowList,
   WebhookError,
   Webhooks,
@@ -86,18 +83,31 @@ describe('library calls with strings PostgreSQL cannot store', () => {
       await refused(() => create({ description: bad }), isInvalidInputError, '/description');
       await refused(() => create({ eventTypes: ['*', bad] }), isInvalidInputError, '/eventTypes/1');
       await refused(
-        () => webhooks.updateEndpoint(db.sql, tenant, endpointId, 1, { description: bad }),
+        () =>
+          webhooks.updateEndpoint(db.sql, {
+            tenant,
+            id: endpointId,
+            ifVersion: 1,
+            patch: { description: bad },
+          }),
         isInvalidInputError,
         '/description',
       );
       await refused(
-        () => db.sql.transaction((tx) => webhooks.disableEndpoint(tx, tenant, endpointId, `because ${bad}`)),
+        () =>
+          db.sql.transaction((tx) =>
+            webhooks.disableEndpoint(tx, { tenant, id: endpointId, reason: `because ${bad}` }),
+          ),
         isInvalidInputError,
         '/reason',
       );
-      await refused(() => webhooks.getEndpoint(db.sql, tenant, bad), isInvalidInputError, '/id');
-      await refused(() => webhooks.replayEvent(db.sql, tenant, bad), isInvalidInputError, '/eventId');
-      await refused(() => listEvents(webhooks, db.sql, tenant, { resource: bad }), isInvalidInputError);
+      await refused(() => webhooks.getEndpoint(db.sql, { tenant, id: bad }), isInvalidInputError, '/id');
+      await refused(
+        () => webhooks.replayEvent(db.sql, { tenant, eventId: bad }),
+        isInvalidInputError,
+        '/eventId',
+      );
+      await refused(() => webhooks.listEvents(db.sql, { tenant, resource: bad }), isInvalidInputError);
     });
   }
 
@@ -108,11 +118,11 @@ describe('library calls with strings PostgreSQL cannot store', () => {
       new Date('nope'),
     ]) {
       await refused(
-        () => webhooks.recoverEndpoint(db.sql, tenant, endpointId, since),
+        () => webhooks.recoverEndpoint(db.sql, { tenant, endpointId, since }),
         isInvalidInputError,
         '/since',
       );
-      await refused(() => listEvents(webhooks, db.sql, tenant, { since }), isInvalidInputError, '/since');
+      await refused(() => webhooks.listEvents(db.sql, { tenant, since }), isInvalidInputError, '/since');
     }
   });
 
@@ -125,11 +135,11 @@ describe('library calls with strings PostgreSQL cannot store', () => {
       b64(['0', 'x']),
       b64(['2026-01-01T00:00:00.000Z', 'a\u0000']),
     ]) {
-      await refused(() => listEvents(webhooks, db.sql, tenant, { cursor }), isCursorError);
-      await refused(() => listEndpoints(webhooks, db.sql, tenant, { cursor }), isCursorError);
+      await refused(() => webhooks.listEvents(db.sql, { tenant, cursor }), isCursorError);
+      await refused(() => webhooks.listEndpoints(db.sql, { tenant, cursor }), isCursorError);
     }
     for (const cursor of [b64(['abc']), b64([1e30]), b64([9.5]), b64(['99999999999999999999'])]) {
-      await refused(() => listDeliveries(webhooks, db.sql, tenant, { endpointId, cursor }), isCursorError);
+      await refused(() => webhooks.listDeliveries(db.sql, { tenant, endpointId, cursor }), isCursorError);
     }
   });
 
@@ -141,11 +151,11 @@ describe('library calls with strings PostgreSQL cannot store', () => {
       eventTypes: ['*'],
       description: text,
     });
-    assert.equal((await webhooks.getEndpoint(db.sql, tenant, endpoint.id)).description, text);
+    assert.equal((await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id }))!.description, text);
     const published = await db.sql.transaction((tx) =>
       webhooks.publish(tx, { tenant, type: 'order.created', data: { [text]: text }, resource: text }),
     );
-    const page = await listEvents(webhooks, db.sql, tenant, { resource: text });
+    const page = await webhooks.listEvents(db.sql, { tenant, resource: text });
     assert.equal(page.data[0]?.id, published.id);
     assert.deepEqual(page.data[0]?.data, { [text]: text });
   });

@@ -9,7 +9,6 @@ import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import {
   DeliveryWorker,
   type DeliveryWorkerOptions,
-  listAttempts,
   parseAllowList,
   Webhooks,
   type WorkerEventMap,
@@ -140,11 +139,17 @@ describe('bytes a receiver sends', () => {
       const row = await delivery(d.id);
       assert.deepEqual([row.status, row.last_error, row.locked_by], ['pending', 'http_500', null]);
     }
-    const [attemptA] = (await listAttempts(webhooks, db.sql, a.tenant, `dlv_${a.id}`))!;
+    const [attemptA] = (await webhooks.listAttempts(db.sql, {
+      tenant: a.tenant,
+      deliveryId: `dlv_${a.id}`,
+    }))!;
     assert.equal(attemptA!.status, 500);
     assert.equal(attemptA!.errorCode, 'http_500');
     assert.equal(attemptA!.responseExcerpt, 'bad\uFFFDbyte', 'the NUL replaced by U+FFFD');
-    const [attemptB] = (await listAttempts(webhooks, db.sql, b.tenant, `dlv_${b.id}`))!;
+    const [attemptB] = (await webhooks.listAttempts(db.sql, {
+      tenant: b.tenant,
+      deliveryId: `dlv_${b.id}`,
+    }))!;
     assert.equal(
       attemptB!.responseExcerpt,
       'b\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD!',
@@ -201,7 +206,10 @@ describe('a row the database refuses even after sanitising', () => {
     }
     // stored with what could be stored: the attempt without its excerpt
     assert.equal((await delivery(wordy.id)).status, 'delivered');
-    const [kept] = (await listAttempts(webhooks, db.sql, wordy.tenant, `dlv_${wordy.id}`))!;
+    const [kept] = (await webhooks.listAttempts(db.sql, {
+      tenant: wordy.tenant,
+      deliveryId: `dlv_${wordy.id}`,
+    }))!;
     assert.deepEqual([kept!.status, kept!.responseExcerpt], [200, null]);
     // nothing about the attempt could be stored: the delivery is failed with a clear code
     const bad = await delivery(poison.id);

@@ -1,4 +1,3 @@
-import { listAttempts } from '@surety/webhooks';
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../problem.js';
 import { attemptSchema, idParam, listOf } from './schemas.js';
@@ -20,7 +19,10 @@ export const deliveryRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const attempts = await listAttempts(w, app.sql, request.tenant, request.params.id);
+      const attempts = await w.listAttempts(app.sql, {
+        tenant: request.tenant,
+        deliveryId: request.params.id,
+      });
       if (!attempts) throw notFound('delivery');
       return {
         object: 'list',

@@ -1,5 +1,5 @@
 import { txOf } from '@surety/idempotency/fastify';
-import { getEvent, listDeliveries, listEvents } from '@surety/webhooks';
+import { EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../problem.js';
 import { deliverySchema, EVENT_TYPE_PATTERN, eventSchema, idParam, listOf, listQuery } from './schemas.js';
@@ -75,8 +75,9 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       // `since` passed the schema's date-time check, which also refuses what PostgreSQL cannot be
       // sent (400 date_out_of_range; see the validator compiler in app.ts).
       const { since, ...rest } = request.query;
-      const page = await listEvents(w, app.sql, request.tenant, {
+      const page = await w.listEvents(app.sql, {
         ...rest,
+        tenant: request.tenant,
         ...(since === undefined ? {} : { since: new Date(since) }),
       });
       return { object: 'list', ...page, data: page.data.map((e) => ({ ...e, object: 'event' })) };
@@ -94,7 +95,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const event = await getEvent(w, app.sql, request.tenant, request.params.id);
+      const event = await w.getEvent(app.sql, { tenant: request.tenant, id: request.params.id });
       if (!event) throw notFound('event');
       return { ...event, object: 'event' };
     },
@@ -112,9 +113,11 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      if (!(await getEvent(w, app.sql, request.tenant, request.params.id))) throw notFound('event');
-      const page = await listDeliveries(w, app.sql, request.tenant, {
+      const event = { tenant: request.tenant, id: request.params.id };
+      if (!(await w.getEvent(app.sql, event))) throw notFound('event');
+      const page = await w.listDeliveries(app.sql, {
         ...request.query,
+        tenant: request.tenant,
         eventId: request.params.id,
       });
       return { object: 'list', ...page, data: page.data.map((d) => ({ ...d, object: 'delivery' })) };
@@ -137,10 +140,14 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      if (!(await getEvent(w, txOf(request), request.tenant, request.params.id))) throw notFound('event');
+      const tx = txOf(request);
+      const { tenant } = request;
+      if (!(await w.getEvent(tx, { tenant, id: request.params.id }))) throw notFound('event');
       const endpointId = request.body?.endpointId;
-      if (endpointId) await w.getEndpoint(txOf(request), request.tenant, endpointId);
-      const queued = await w.replayEvent(txOf(request), request.tenant, request.params.id, endpointId);
+      if (endpointId && !(await w.getEndpoint(tx, { tenant, id: endpointId }))) {
+        throw new EndpointNotFoundError();
+      }
+      const queued = await w.replayEvent(tx, { tenant, eventId: request.params.id, endpointId });
       reply.code(202);
       return { object: 'replay', eventId: request.params.id, queued };
     },

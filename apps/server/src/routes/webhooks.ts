@@ -1,7 +1,7 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { endpointHealth, listDeliveries, listEndpoints } from '@surety/webhooks';
+import { type Endpoint, EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { fromConditional, HttpProblem } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
@@ -15,13 +15,18 @@ import { deliverySchema, idParam, listOf, listQuery } from './schemas.js';
  */
 export const endpointRoutes: FastifyPluginAsync = async (app) => {
   const w = app.webhooks;
+  /** A lookup answers undefined for a missing endpoint; a route answers 404 (problem.ts). */
+  const found = (endpoint: Endpoint | undefined): Endpoint => {
+    if (!endpoint) throw new EndpointNotFoundError();
+    return endpoint;
+  };
   const params = { params: idParam(ENDPOINT_ID) };
   const load = async (
     q: Queryable,
     request: FastifyRequest<{ Params: { id: string } }>,
     reply: FastifyReply,
   ) => {
-    const endpoint = await w.getEndpoint(q, request.tenant, request.params.id);
+    const endpoint = found(await w.getEndpoint(q, { tenant: request.tenant, id: request.params.id }));
     reply.header('etag', versionETag(endpoint.version));
     return endpoint;
   };
@@ -66,7 +71,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const page = await listEndpoints(w, app.sql, request.tenant, request.query);
+      const page = await w.listEndpoints(app.sql, { ...request.query, tenant: request.tenant });
       return { object: 'list', ...page, data: page.data.map((e) => present(e)) };
     },
   );
@@ -86,7 +91,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       const endpoint = await load(app.sql, request, reply);
       const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
-      return present(endpoint, { health: await endpointHealth(w, app.sql, request.tenant, endpoint.id) });
+      const health = await w.getEndpointHealth(app.sql, { tenant: request.tenant, id: endpoint.id });
+      if (!health) throw new EndpointNotFoundError(); // deleted since `load`
+      return present(endpoint, { health });
     },
   );
 
@@ -106,13 +113,12 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       const endpoint = await load(txOf(request), request, reply);
       const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return check.payload;
-      const updated = await w.updateEndpoint(
-        txOf(request),
-        request.tenant,
-        endpoint.id,
-        endpoint.version,
-        request.body,
-      );
+      const updated = await w.updateEndpoint(txOf(request), {
+        tenant: request.tenant,
+        id: endpoint.id,
+        ifVersion: endpoint.version,
+        patch: request.body,
+      });
       if (!updated) throw fromConditional(staleWriteProblem(check.result.conditional));
       reply.header('etag', versionETag(updated.version));
       return present(updated);
@@ -126,14 +132,14 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       schema: { summary: 'Delete a webhook endpoint (If-Match honoured)', tags: ['webhooks'], ...params },
     },
     async (request, reply) => {
-      const endpoint = await w.getEndpoint(app.sql, request.tenant, request.params.id);
+      const endpoint = found(await w.getEndpoint(app.sql, { tenant: request.tenant, id: request.params.id }));
       const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
       // The version the precondition passed on is the one deleted: a change committed between the
       // check and the delete makes it 412, not a deletion of what the client never saw.
       const expected = check.result.conditional ? endpoint.version : undefined;
       const deleted = await app.sql.transaction((tx) =>
-        w.deleteEndpoint(tx, request.tenant, endpoint.id, expected),
+        w.deleteEndpoint(tx, { tenant: request.tenant, id: endpoint.id, ifVersion: expected }),
       );
       if (!deleted) throw fromConditional(staleWriteProblem(true));
       return reply.code(204).send();
@@ -158,12 +164,11 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request) => {
       const overlap = (request.body?.overlapSeconds ?? 86_400) * 1000;
-      const { endpoint, secret } = await w.rotateSecret(
-        txOf(request),
-        request.tenant,
-        request.params.id,
-        overlap,
-      );
+      const { endpoint, secret } = await w.rotateSecret(txOf(request), {
+        tenant: request.tenant,
+        id: request.params.id,
+        overlapMs: overlap,
+      });
       return present(endpoint, { secret });
     },
   );
@@ -179,7 +184,8 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         response: { 200: endpointSchema },
       },
     },
-    async (request) => present(await w.enableEndpoint(txOf(request), request.tenant, request.params.id)),
+    async (request) =>
+      present(await w.enableEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id })),
   );
 
   app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
@@ -204,12 +210,11 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       const reason = request.body?.reason?.trim();
       // Changes nothing when the endpoint is disabled already, or is not the tenant's (then `load`
       // answers 404); `load` reads the endpoint as it now is and sets its ETag.
-      await w.disableEndpoint(
-        txOf(request),
-        request.tenant,
-        request.params.id,
-        reason ? `by an operator: ${reason}` : 'by an operator',
-      );
+      await w.disableEndpoint(txOf(request), {
+        tenant: request.tenant,
+        id: request.params.id,
+        reason: reason ? `by an operator: ${reason}` : 'by an operator',
+      });
       return present(await load(txOf(request), request, reply));
     },
   );
@@ -221,7 +226,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       schema: { summary: 'Send a webhook.test event to this endpoint', tags: ['webhooks'], ...params },
     },
     async (request, reply) => {
-      const endpoint = await w.getEndpoint(txOf(request), request.tenant, request.params.id);
+      const endpoint = found(
+        await w.getEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id }),
+      );
       if (endpoint.status !== 'enabled') {
         throw new HttpProblem(
           409,
@@ -260,8 +267,12 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       // Checked by the schema, within what PostgreSQL can be sent (400 date_out_of_range).
       const since = new Date(request.body.since);
-      await w.getEndpoint(txOf(request), request.tenant, request.params.id);
-      const requeued = await w.recoverEndpoint(txOf(request), request.tenant, request.params.id, since);
+      found(await w.getEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id }));
+      const requeued = await w.recoverEndpoint(txOf(request), {
+        tenant: request.tenant,
+        endpointId: request.params.id,
+        since,
+      });
       reply.code(202);
       return { object: 'recovery', endpointId: request.params.id, requeued };
     },
@@ -279,9 +290,10 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      await w.getEndpoint(app.sql, request.tenant, request.params.id);
-      const page = await listDeliveries(w, app.sql, request.tenant, {
+      found(await w.getEndpoint(app.sql, { tenant: request.tenant, id: request.params.id }));
+      const page = await w.listDeliveries(app.sql, {
         ...request.query,
+        tenant: request.tenant,
         endpointId: request.params.id,
       });
       return { object: 'list', ...page, data: page.data.map((d) => ({ ...d, object: 'delivery' })) };

@@ -134,7 +134,7 @@ export function createGuardedDispatcher(options: GuardOptions = {}): GuardedDisp
     maxUrlLength: options.maxUrlLength ?? guardDefaults.maxUrlLength,
     proxy: options.proxy === undefined ? undefined : String(options.proxy),
   };
-  const guard = (base: Connector) => guardConnector(base, resolved, options.onCheck);
+  const guard = (base: Connector) => guardConnector(base, { ...resolved, onCheck: options.onCheck });
   const tls = options.tls ?? {};
   let dispatcher: Dispatcher;
   if (resolved.proxy !== undefined) {
@@ -162,14 +162,16 @@ export function createGuardedDispatcher(options: GuardOptions = {}): GuardedDisp
  * checked IP. The whole of resolve + connect + TLS must finish within `connectTimeoutMs`.
  * @example
  * const connect = guardConnector(buildConnector({}), { allowList: [], resolver: systemResolver, connectTimeoutMs: 5000 });
+ * // `onCheck` sees every target check (the address chosen, or why none was).
  * new Agent({ connect });
  */
 export function guardConnector(
   base: Connector,
-  options: Pick<ResolvedGuardOptions, 'allowList' | 'resolver' | 'connectTimeoutMs'>,
-  onCheck?: (check: TargetCheck) => void,
+  options: Pick<ResolvedGuardOptions, 'allowList' | 'resolver' | 'connectTimeoutMs'> & {
+    onCheck?: ((check: TargetCheck) => void) | undefined;
+  },
 ): Connector {
-  const { allowList, resolver, connectTimeoutMs } = options;
+  const { allowList, resolver, connectTimeoutMs, onCheck } = options;
   return (opts, callback) => {
     const hostname = stripBrackets(opts.hostname);
     let done = false;
