@@ -2,17 +2,26 @@
 // its peer or baseline in the same run, repeated (full: 3 runs; --quick: 1 shorter run) for medians and
 // spread, then docs/benchmarks.md and the charts in docs/bench/*.svg are written.
 //
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npm run bench [-- --quick] [-- --only name[,name]]
+//   npm run bench [-- --quick] [-- --only name[,name]] [-- --no-profile]
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npm run bench …   (an existing server instead)
+//
+// Without DATABASE_URL the run starts its own PostgreSQL cluster (bench/lib/cluster.ts: initdb on a
+// temporary directory, configured as docs/operations.md recommends) and removes it at the end. The
+// report prints the server's settings, each benchmark's top statements from pg_stat_statements (where
+// the server has it loaded), and, unless --no-profile, CPU profiles of the worker and the idempotency
+// server from one extra quick run each (not counted in the results).
 //
 // Each benchmark is its own script, run as a child process; it prints markdown and a last line
 // `RESULT {json}` (bench/lib/result.ts). Loopback only; every load loop is bounded in count and time.
 // The hand-written analysis in docs/benchmarks.md, between the `notes` markers, is kept on regeneration.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, loadavg, totalmem } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { type Cluster, clusterUnavailable, REPORTED_SETTINGS, startCluster } from './lib/cluster.js';
+import { type ProfileSummary, profileMarkdown, summariseProfiles } from './lib/profile.js';
 import { type BenchResult, parseResult } from './lib/result.js';
 import { median } from './lib/stats.js';
 import { barChart, lineChart } from './lib/svg.js';
@@ -23,11 +32,28 @@ const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const onlyAt = argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set(argv[onlyAt + 1]!.split(',')) : undefined;
-const url = process.env.DATABASE_URL;
-if (!url) {
-  console.error('set DATABASE_URL to a PostgreSQL database, e.g. postgres://postgres@127.0.0.1:5432/bench');
-  process.exit(2);
+const profile = !argv.includes('--no-profile');
+let cluster: Cluster | undefined;
+if (!process.env.DATABASE_URL) {
+  const why = clusterUnavailable();
+  if (why) {
+    console.error(
+      `cannot start the benchmark's own PostgreSQL (${why}); set DATABASE_URL to a database instead`,
+    );
+    process.exit(2);
+  }
+  cluster = await startCluster();
+  const stopCluster = () => cluster?.stop();
+  process.on('exit', stopCluster);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => {
+      stopCluster();
+      process.exit(130);
+    });
+  process.env.DATABASE_URL = await cluster.createDatabase('bench');
+  console.error(`started the benchmark's own PostgreSQL on 127.0.0.1:${cluster.port} (${cluster.dir})`);
 }
+const url = process.env.DATABASE_URL;
 
 interface Bench {
   name: string;
@@ -126,13 +152,13 @@ interface Run {
   exit: number | null;
 }
 
-function runOnce(bench: Bench, i: number): Promise<Run> {
+function runOnce(bench: Bench, i: number, env: Record<string, string> = {}): Promise<Run> {
   const loadBefore = loadavg()[0]!;
   const started = performance.now();
   const execArgs = [...(bench.conditions ? ['--conditions=@surety/source'] : []), '--import', 'tsx'];
   const child = spawn(process.execPath, [...execArgs, join(here, bench.file), ...bench.args], {
     cwd: root,
-    env: { ...process.env, BENCH_RUN: String(i) },
+    env: { ...process.env, ...env, BENCH_RUN: String(i) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -167,6 +193,10 @@ async function machine() {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   const { rows } = await c.query<{ v: string }>("select current_setting('server_version') as v");
+  const settings = await c.query<{ name: string; setting: string }>(
+    'select name, current_setting(name) as setting from pg_settings where name = any($1) order by name',
+    [[...REPORTED_SETTINGS]],
+  );
   await c.end();
   return {
     cpu: cpus()[0]?.model ?? 'unknown',
@@ -175,15 +205,55 @@ async function machine() {
     freeGiB: freemem() / 2 ** 30,
     node: process.version,
     postgres: rows[0]!.v,
+    settings: Object.fromEntries(settings.rows.map((r) => [r.name, r.setting])),
   };
 }
+
+// --- pg_stat_statements: reset before a benchmark, its top statements after -------------------------
+interface Statement {
+  query: string;
+  calls: number;
+  totalMs: number;
+  meanMs: number;
+  rows: number;
+}
+async function statementsQuery<T extends pg.QueryResultRow>(text: string): Promise<T[] | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('create extension if not exists pg_stat_statements');
+    return (await c.query<T>(text)).rows;
+  } catch {
+    return undefined; // not loaded on this server (shared_preload_libraries): the report says so
+  } finally {
+    await c.end();
+  }
+}
+const resetStatements = () => statementsQuery('select pg_stat_statements_reset()');
+const topStatements = async (): Promise<Statement[] | undefined> =>
+  (
+    await statementsQuery<{ query: string; calls: string; total: number; mean: number; rows: string }>(
+      `select query, calls, total_exec_time as total, mean_exec_time as mean, rows
+         from pg_stat_statements
+        where query not like '%pg_stat_statements%' and calls >= 100
+        order by total_exec_time desc limit 10`,
+    )
+  )?.map((r) => ({
+    query: r.query.replace(/\s+/g, ' ').trim(),
+    calls: Number(r.calls),
+    totalMs: r.total,
+    meanMs: r.mean,
+    rows: Number(r.rows),
+  }));
 
 // --- run everything ------------------------------------------------------------------------------
 const started = new Date();
 const m = await machine();
 const results = new Map<string, Run[]>();
+const statements = new Map<string, Statement[] | undefined>();
 for (const bench of benches) {
   if (only && !only.has(bench.name)) continue;
+  await resetStatements();
   const runs: Run[] = [];
   for (let i = 0; i < bench.runs; i++) {
     console.error(`${bench.name}: run ${i + 1} of ${bench.runs} (load average ${loadavg()[0]!.toFixed(1)})`);
@@ -192,6 +262,40 @@ for (const bench of benches) {
     runs.push(r);
   }
   results.set(bench.name, runs);
+  statements.set(bench.name, await topStatements());
+}
+
+// --- CPU profiles: one extra quick run of the worker's and the server's benchmarks, not counted ------
+const profiles: { title: string; summary: ProfileSummary }[] = [];
+if (profile) {
+  const profDir = mkdtempSync(join(tmpdir(), 'surety-bench-prof-'));
+  const passes: { bench: string; args: string[]; roles: [string, string][] }[] = [
+    {
+      bench: 'delivery',
+      args: ['--quick', '--events', '3000', '--latency-seconds', '1'],
+      roles: [['worker', 'The delivery worker (`surety worker`), delivery benchmark, quick run']],
+    },
+    {
+      bench: 'idempotency',
+      args: ['--quick', '--seconds', '2'],
+      roles: [
+        ['server-surety-on', 'The service answering POST /v1/payments with Idempotency-Key'],
+        ['server-surety-off', 'The same service and route without the layer (its baseline)'],
+      ],
+    },
+  ];
+  for (const pass of passes) {
+    const bench = benches.find((b) => b.name === pass.bench)!;
+    if (only && !only.has(bench.name)) continue;
+    console.error(`${bench.name}: profiling run`);
+    const r = await runOnce({ ...bench, args: pass.args }, 99, { BENCH_CPU_PROF_DIR: profDir });
+    console.error(`${bench.name}: profiling run took ${r.seconds.toFixed(0)} s, exit ${r.exit}`);
+    for (const [role, title] of pass.roles) {
+      const summary = summariseProfiles(profDir, role);
+      if (summary) profiles.push({ title, summary });
+    }
+  }
+  rmSync(profDir, { recursive: true, force: true });
 }
 const finished = new Date();
 
@@ -345,11 +449,17 @@ const lines: string[] = [
   '## Machine and command',
   '',
   `- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memGiB.toFixed(0)} GiB (${m.freeGiB.toFixed(0)} GiB free at start)`,
-  `- Node ${m.node}; PostgreSQL ${m.postgres} on 127.0.0.1 (same machine); Redis on 127.0.0.1 for the npm peer`,
+  `- Node ${m.node}; PostgreSQL ${m.postgres} on 127.0.0.1 (same machine${cluster ? ", the benchmark's own cluster, started for this run and removed after it" : ', an existing server named by DATABASE_URL'}); Redis on 127.0.0.1 for the npm peer`,
   `- Command: \`${command}\` (${quick ? 'quick mode: 1 short run each' : 'full mode: each benchmark repeated, median and min–max over the runs'})`,
   `- Run ${started.toISOString()} → ${finished.toISOString()} (${((finished.getTime() - started.getTime()) / 60_000).toFixed(1)} min)`,
   "- The machine is shared with other engineers' tests: the load average (1 min) at the start and end of each",
   '  run is listed per benchmark. On 2 cores a load above 2 means the benchmark was competing for CPU.',
+  '',
+  '## PostgreSQL settings',
+  '',
+  '| setting | value |',
+  '|---|---|',
+  ...Object.entries(m.settings).map(([k, v]) => `| ${k} | ${v || '(empty)'} |`),
   '',
   '## Results against the targets',
   '',
@@ -409,6 +519,33 @@ for (const bench of benches) {
     .filter(Boolean)
     .at(-1);
   if (note) lines.push(note, '');
+  const st = statements.get(bench.name);
+  lines.push(
+    'Top statements by total execution time over all runs (pg_stat_statements; statements run at least 100 times, so set-up and migrations are left out):',
+    '',
+  );
+  if (!st) lines.push('_pg_stat_statements is not loaded on this server (shared_preload_libraries)._', '');
+  else
+    lines.push(
+      '| statement | calls | total ms | mean ms | rows |',
+      '|---|---:|---:|---:|---:|',
+      ...st.map(
+        (x) =>
+          `| \`${(x.query.length > 140 ? `${x.query.slice(0, 140)}…` : x.query).replace(/\|/g, '\\|').replace(/`/g, "'")}\` | ${x.calls} | ${x.totalMs.toFixed(0)} | ${x.meanMs.toFixed(3)} | ${x.rows} |`,
+      ),
+      '',
+    );
+}
+if (profiles.length) {
+  lines.push(
+    '## CPU profiles',
+    '',
+    'From one extra quick run of each benchmark with `node --cpu-prof` on the process named (not counted in',
+    'the results above; profiling slows the process a little). Self time: the time a function was on the CPU',
+    'itself, without what it called.',
+    '',
+  );
+  for (const p of profiles) lines.push(profileMarkdown(p.summary, p.title));
 }
 writeFileSync(
   reportPath,

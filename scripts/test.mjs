@@ -19,7 +19,7 @@ function walk(dir, out) {
   return out;
 }
 
-const files = ['packages', 'apps']
+const files = ['packages', 'apps', 'bench']
   .filter((top) => existsSync(join(root, top)))
   .flatMap((top) => walk(join(root, top), []))
   .filter((f) => filters.length === 0 || filters.some((flt) => f.includes(flt)))

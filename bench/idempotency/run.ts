@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { cpuDelta, cpuSnapshot, postgresProcess, usPerOperation } from '../lib/cpu.js';
+import { profileArgs } from '../lib/profile.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
 
@@ -39,10 +40,14 @@ const servers: Record<Name, { file: string; env: Record<string, string> }> = {
 
 async function round(name: Name): Promise<Sample> {
   const { file, env } = servers[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...profileArgs(`server-${name}`), '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))],
+    {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {

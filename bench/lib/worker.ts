@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { profileArgs } from './profile.js';
 
 const cli = fileURLToPath(new URL('../../apps/server/bin/surety.js', import.meta.url));
 
@@ -11,7 +12,7 @@ const cli = fileURLToPath(new URL('../../apps/server/bin/surety.js', import.meta
  * up with `OPEN_CAPS`, as a single-tenant deployment would; bench/fairness runs the defaults.
  */
 export function spawnSuretyWorker(schema: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [cli, 'worker'], {
+  const child = spawn(process.execPath, [...profileArgs('worker'), cli, 'worker'], {
     env: {
       ...process.env,
       ...env,
