@@ -16,7 +16,9 @@ export { migrations } from "./migrations.js";
 export type { PurgeOptions } from "./purge.js";
 export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from "./run.js";
 export { errorAnswer, runIdempotent } from "./run.js";
-export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredResponse, } from "./types.js";
+export type { BodyEncoding } from "./stored-body.js";
+export { BODY_OMITTED_HEADER } from "./stored-body.js";
+export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredInfo, StoredResponse, } from "./types.js";
 
 // --- dist/engine.d.ts
 import { type Sql, type Tx } from "@surety/db";
@@ -52,6 +54,7 @@ export declare function purgeExpired(ctx: EngineContext, options?: PurgeOptions)
 // --- dist/types.d.ts
 import type { Sql, Tx } from "@surety/db";
 import type { Statements } from "./statements.js";
+import type { BodyEncoding, BodyLimits, EncodedBody } from "./stored-body.js";
 export interface StoredResponse {
     status: number;
     headers: Record<string, string>;
@@ -87,6 +90,15 @@ export interface IdempotencyOptions {
     retryAfterSeconds?: number;
     now?: () => number;
     isFinal?: (status: number) => boolean;
+    compressAboveBytes?: number;
+    maxStoredBodyBytes?: number;
+    onStored?: (info: StoredInfo) => void;
+}
+export interface StoredInfo {
+    tenant: string;
+    bodyBytes: number;
+    storedBytes: number;
+    encoding: BodyEncoding;
 }
 export interface Lease {
     readonly key: string;
@@ -108,6 +120,8 @@ export interface EngineContext {
     readonly retryAfterSeconds: number;
     readonly now: () => number;
     readonly final: (response: StoredResponse) => boolean;
+    readonly bodyLimits: BodyLimits;
+    readonly stored: (tenant: string, body: EncodedBody) => void;
 }
 
 // --- dist/statements.d.ts
@@ -129,12 +143,39 @@ export interface CompleteValues {
     fingerprint: string;
     status: number;
     headers: string;
-    body: string;
+    body: string | null;
+    bodyGzip: Buffer | null;
+    bodyEncoding: "gzip" | "omitted" | null;
     createdAt: string;
     expiresAt: string;
     lockId: string;
 }
 export declare function statements(schema: string): Statements;
+
+// --- dist/stored-body.d.ts
+export declare const BODY_OMITTED_HEADER = "idempotent-body-omitted";
+export type BodyEncoding = "text" | "gzip" | "omitted";
+export interface BodyLimits {
+    compressAboveBytes: number;
+    maxStoredBodyBytes: number;
+}
+export interface EncodedBody {
+    text: string | null;
+    gzip: Buffer | null;
+    column: "gzip" | "omitted" | null;
+    encoding: BodyEncoding;
+    bodyBytes: number;
+    storedBytes: number;
+}
+export declare function encodeBody(body: string, limits: BodyLimits): EncodedBody;
+export declare function decodeBody(row: {
+    body: string | null;
+    body_gzip?: Uint8Array | null;
+    body_encoding?: string | null;
+}): {
+    body: string;
+    omitted: boolean;
+};
 
 // --- dist/errors.d.ts
 export type IdempotencyErrorCode = "SURETY_IDEMPOTENCY_LEASE_LOST" | "SURETY_IDEMPOTENCY_STORE_UNAVAILABLE" | "SURETY_IDEMPOTENCY_NO_TRANSACTION";
@@ -292,6 +333,7 @@ export default idempotency;
 // (dist/purge.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
+// (dist/stored-body.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)
 // ===== ./express → ./dist/express.d.ts
@@ -322,6 +364,7 @@ export default idempotency;
 // (dist/purge.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
+// (dist/stored-body.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)
 // ===== ./hono → ./dist/hono.d.ts
@@ -346,5 +389,6 @@ export default idempotency;
 // (dist/purge.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
+// (dist/stored-body.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)

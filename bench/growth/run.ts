@@ -288,6 +288,8 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
             status: 201,
             headers: '{"content-type":"application/json"}',
             body: '{}',
+            bodyGzip: null,
+            bodyEncoding: null,
             createdAt: now,
             expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
             lockId: idem.lockId('bench', 'new-key'),

@@ -122,6 +122,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schema: config.schema,
     ttlMs: config.idempotencyTtlMs,
     ...(options.now ? { now: options.now } : {}),
+    // Called after COMMIT, by which time `metrics` below exists.
+    onStored: ({ storedBytes, encoding }) => metrics.idempotencyStored.observe({ encoding }, storedBytes),
   });
   const events = options.events ?? createRegistry();
   const webhooks =

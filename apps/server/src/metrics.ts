@@ -24,6 +24,13 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly idempotencyStored = new Histogram({
+    name: 'surety_idempotency_stored_body_bytes',
+    help: 'Response bodies stored with idempotency keys: bytes as stored (after compression; 0 when omitted above the cap), by encoding (text, gzip, omitted); _sum is the bytes stored',
+    labelNames: ['encoding'] as const,
+    buckets: [64, 256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576],
+    registers: [this.registry],
+  });
   readonly attempts = new Counter({
     name: 'surety_webhook_attempts_total',
     help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',

@@ -150,6 +150,9 @@ test('/metrics counts requests by route and status, and idempotency outcomes', a
   assert.ok(value(/surety_idempotency_outcomes_total\{outcome="executed"\} (\d+)/) >= 1);
   assert.ok(value(/surety_idempotency_outcomes_total\{outcome="replayed"\} (\d+)/) >= 1);
   assert.ok(value(/surety_idempotency_outcomes_total\{outcome="mismatch"\} (\d+)/) >= 1);
+  // the stored response's size: one text body per executed key, its bytes in _sum
+  assert.ok(value(/surety_idempotency_stored_body_bytes_count\{encoding="text"\} (\d+)/) >= 1);
+  assert.ok(value(/surety_idempotency_stored_body_bytes_sum\{encoding="text"\} (\d+)/) > 50);
   assert.ok(
     value(/surety_http_requests_total\{route="\/v1\/payments",method="POST",status="201"\} (\d+)/) >= 2,
   );

@@ -2,6 +2,7 @@ import { isDatabaseUnavailableError, sqlState, type Tx } from '@surety/db';
 import { StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { type ClaimRow, decide, toRow } from './replay.js';
+import { type EncodedBody, encodeBody } from './stored-body.js';
 import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from './types.js';
 
 // Atomic mode: the key is claimed with BEGIN, the handler runs in the same transaction, and the
@@ -62,8 +63,9 @@ async function executeOnce(
   const now = ctx.now();
   const lock = lockId(tenant, key);
   let committing = false;
+  let encoded: EncodedBody | undefined;
   try {
-    return await ctx.sql.transaction(
+    const outcome = await ctx.sql.transaction<Outcome>(
       async (tx, first) => {
         const rows = (first?.rows ?? []) as unknown as (ClaimRow & { locked: boolean })[];
         if (rows.length === 0 || !rows[0]!.locked) {
@@ -78,6 +80,7 @@ async function executeOnce(
 
         const response = await handler(tx);
         if (!ctx.final(response)) throw new Rollback(response);
+        encoded = encodeBody(response.body, ctx.bodyLimits);
         // The record travels with COMMIT: the layer costs no round trip of its own beyond the one
         // it shares with BEGIN (docs/decisions.md).
         tx.atCommit(
@@ -88,7 +91,9 @@ async function executeOnce(
               fingerprint,
               status: response.status,
               headers: JSON.stringify(response.headers),
-              body: response.body,
+              body: encoded.text,
+              bodyGzip: encoded.gzip,
+              bodyEncoding: encoded.column,
               createdAt: new Date(now).toISOString(),
               expiresAt: new Date(now + ctx.ttlMs).toISOString(),
               lockId: lock,
@@ -101,6 +106,8 @@ async function executeOnce(
       },
       { first: { statement: ctx.st.claim, params: [lock] } },
     );
+    if (outcome.kind === 'executed' && encoded) ctx.stored(tenant, encoded);
+    return outcome;
   } catch (error) {
     // The claim's snapshot predated a commit of the same key (see statements.ts): the record found
     // a live row (division by zero) or lost the race to insert it (unique violation). Nothing

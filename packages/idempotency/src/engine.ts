@@ -43,6 +43,13 @@ export class Idempotency {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
     const isFinal = options.isFinal ?? isFinalStatus;
+    const onStored = options.onStored;
+    for (const [name, value] of [
+      ['compressAboveBytes', options.compressAboveBytes],
+      ['maxStoredBodyBytes', options.maxStoredBodyBytes],
+    ] as const)
+      if (value !== undefined && !(typeof value === 'number' && value >= 0 && !Number.isNaN(value)))
+        throw new RangeError(`${name} must be a number of bytes ≥ 0 (or Infinity), got ${String(value)}`);
     this.#ctx = {
       sql: this.sql,
       st: statements(this.schema),
@@ -51,6 +58,23 @@ export class Idempotency {
       retryAfterSeconds: this.retryAfterSeconds,
       now: options.now ?? Date.now,
       final: (response) => response.final ?? isFinal(response.status),
+      bodyLimits: {
+        compressAboveBytes: options.compressAboveBytes ?? 2048,
+        maxStoredBodyBytes: options.maxStoredBodyBytes ?? 1_048_576,
+      },
+      stored: (tenant, body) => {
+        if (!onStored) return;
+        try {
+          onStored({
+            tenant,
+            bodyBytes: body.bodyBytes,
+            storedBytes: body.storedBytes,
+            encoding: body.encoding,
+          });
+        } catch {
+          // a metrics callback must not fail a request that has committed
+        }
+      },
     };
   }
 

@@ -29,11 +29,14 @@ export { migrations } from './migrations.js';
 export type { PurgeOptions } from './purge.js';
 export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from './run.js';
 export { errorAnswer, runIdempotent } from './run.js';
+export type { BodyEncoding } from './stored-body.js';
+export { BODY_OMITTED_HEADER } from './stored-body.js';
 export type {
   AcquireResult,
   IdempotencyOptions,
   IdempotencyRequest,
   Lease,
   Outcome,
+  StoredInfo,
   StoredResponse,
 } from './types.js';

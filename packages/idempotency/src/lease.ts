@@ -3,6 +3,7 @@ import { isDatabaseUnavailableError, type Queryable } from '@surety/db';
 import { LeaseLostError, StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { decide, type Row } from './replay.js';
+import { encodeBody } from './stored-body.js';
 import type {
   AcquireResult,
   EngineContext,
@@ -83,18 +84,22 @@ function makeLease(
       if (r.rowCount > 0) (this as { expiresAt: Date }).expiresAt = next;
     },
     async complete(response, tx) {
+      const encoded = encodeBody(response.body, ctx.bodyLimits);
       const params = [
         tenant,
         key,
         token,
         response.status,
         JSON.stringify(response.headers),
-        response.body,
+        encoded.text,
         lock,
+        encoded.gzip,
+        encoded.column,
       ];
       const q = tx ?? sql;
       const r = await q.query(st.leaseComplete, params);
       await fencedUnlessCompleted(r.rowCount, q);
+      if (r.rowCount > 0) ctx.stored(tenant, encoded);
     },
     async release() {
       const r = await sql.query(st.release, [tenant, key, token, lock]);

@@ -1,3 +1,4 @@
+import { BODY_OMITTED_HEADER, decodeBody } from './stored-body.js';
 import type { Seen } from './types.js';
 
 /** A stored row as the decision reads it (expiry already compared with the engine's clock). */
@@ -7,6 +8,8 @@ export interface Row {
   status: number | null;
   headers: Record<string, string> | null;
   body: string | null;
+  body_gzip?: Uint8Array | null;
+  body_encoding?: string | null;
   expired: boolean | null;
   lease_expired: boolean | null;
 }
@@ -20,6 +23,8 @@ export interface ClaimRow {
   status: number | null;
   headers: Record<string, string> | null;
   body: string | null;
+  body_gzip?: Uint8Array | null;
+  body_encoding?: string | null;
   expires_at: Date | string | null;
   lease_expires_at: Date | string | null;
 }
@@ -30,6 +35,8 @@ export const toRow = (r: ClaimRow, nowMs: number): Row => ({
   status: r.status,
   headers: r.headers,
   body: r.body,
+  body_gzip: r.body_gzip ?? null,
+  body_encoding: r.body_encoding ?? null,
   expired: r.expires_at === null ? null : new Date(r.expires_at).getTime() <= nowMs,
   lease_expired: r.lease_expires_at === null ? null : new Date(r.lease_expires_at).getTime() <= nowMs,
 });
@@ -51,8 +58,14 @@ export function decide(input: {
     return { kind: 'in_flight', retryAfterSeconds };
   }
   if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  const { body, omitted } = decodeBody(row);
+  const headers = row.headers ?? {};
   return {
     kind: 'replayed',
-    response: { status: row.status!, headers: row.headers ?? {}, body: row.body ?? '' },
+    response: {
+      status: row.status!,
+      headers: omitted ? { ...headers, [BODY_OMITTED_HEADER]: 'true' } : headers,
+      body,
+    },
   };
 }

@@ -22,7 +22,10 @@ export interface CompleteValues {
   fingerprint: string;
   status: number;
   headers: string;
-  body: string;
+  /** The `body` column: null when the body is compressed or omitted (stored-body.ts). */
+  body: string | null;
+  bodyGzip: Buffer | null;
+  bodyEncoding: 'gzip' | 'omitted' | null;
   createdAt: string;
   expiresAt: string;
   lockId: string;
@@ -41,7 +44,7 @@ export function statements(schema: string): Statements {
     claim: {
       name: n('claim'),
       text: `select pg_try_advisory_xact_lock($1::int8) as locked, k.tenant, k.key, k.fingerprint, k.state,
-                    k.status, k.headers, k.body, k.expires_at, k.lease_expires_at
+                    k.status, k.headers, k.body, k.body_gzip, k.body_encoding, k.expires_at, k.lease_expires_at
                from (select 1) as one
                left join ${t} k on k.lock_id = $1::int8`,
     },
@@ -58,9 +61,15 @@ export function statements(schema: string): Statements {
     completeAtCommit: (v: CompleteValues, replace: boolean) => {
       if (!/^-?\d{1,20}$/.test(v.lockId)) throw new Error('lock id must be an integer');
       if (!Number.isInteger(v.status)) throw new Error('status must be an integer');
-      const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, created_at, expires_at, lock_id)
+      if (v.bodyEncoding !== null && v.bodyEncoding !== 'gzip' && v.bodyEncoding !== 'omitted')
+        throw new Error('body encoding must be gzip, omitted or null');
+      const bodyText = v.body === null ? 'null' : literal(v.body);
+      // base64 is [A-Za-z0-9+/=] only: safe inside a literal as it is.
+      const bodyGzip = v.bodyGzip === null ? 'null' : `decode('${v.bodyGzip.toString('base64')}', 'base64')`;
+      const bodyEncoding = v.bodyEncoding === null ? 'null' : `'${v.bodyEncoding}'`;
+      const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, body_gzip, body_encoding, created_at, expires_at, lock_id)
                values (${literal(v.tenant)}, ${literal(v.key)}, ${literal(v.fingerprint)}, 'completed', ${v.status},
-                       ${literal(v.headers)}::jsonb, ${literal(v.body)}, ${literal(v.createdAt)}::timestamptz,
+                       ${literal(v.headers)}::jsonb, ${bodyText}, ${bodyGzip}, ${bodyEncoding}, ${literal(v.createdAt)}::timestamptz,
                        ${literal(v.expiresAt)}::timestamptz, ${v.lockId}::int8)`;
       if (!replace) return insert;
       return `with w as (
@@ -68,7 +77,8 @@ export function statements(schema: string): Statements {
                on conflict (lock_id, tenant, key) do update
                   set fingerprint = excluded.fingerprint, state = 'completed', owner = null,
                       lease_expires_at = null, status = excluded.status, headers = excluded.headers,
-                      body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+                      body = excluded.body, body_gzip = excluded.body_gzip, body_encoding = excluded.body_encoding,
+                      created_at = excluded.created_at, expires_at = excluded.expires_at
                 where ${t}.expires_at <= excluded.created_at
                    or (${t}.state = 'in_progress' and ${t}.lease_expires_at <= excluded.created_at)
                returning 1)
@@ -85,6 +95,7 @@ export function statements(schema: string): Statements {
                on conflict (lock_id, tenant, key) do update
                   set fingerprint = excluded.fingerprint, state = 'in_progress', owner = excluded.owner,
                       lease_expires_at = excluded.lease_expires_at, status = null, headers = null, body = null,
+                      body_gzip = null, body_encoding = null,
                       created_at = excluded.created_at, expires_at = excluded.expires_at
                 where ${t}.expires_at <= excluded.created_at
                    or (${t}.state = 'in_progress' and ${t}.lease_expires_at <= excluded.created_at
@@ -94,7 +105,7 @@ export function statements(schema: string): Statements {
     },
     read: {
       name: n('read'),
-      text: `select fingerprint, state, status, headers, body, expires_at <= $3::timestamptz as expired,
+      text: `select fingerprint, state, status, headers, body, body_gzip, body_encoding, expires_at <= $3::timestamptz as expired,
                     lease_expires_at <= $3::timestamptz as lease_expired
                from ${t} where lock_id = $4::int8 and tenant = $1 and key = $2`,
     },
@@ -104,7 +115,7 @@ export function statements(schema: string): Statements {
     leaseComplete: {
       name: n('lease_complete'),
       text: `update ${t} set state = 'completed', status = $4, headers = $5::jsonb, body = $6,
-                    lease_expires_at = null
+                    body_gzip = $8::bytea, body_encoding = $9, lease_expires_at = null
               where lock_id = $7::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
     },
     // Read only when a complete or renew matched nothing: did this owner complete the key already?

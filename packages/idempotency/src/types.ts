@@ -1,5 +1,6 @@
 import type { Sql, Tx } from '@surety/db';
 import type { Statements } from './statements.js';
+import type { BodyEncoding, BodyLimits, EncodedBody } from './stored-body.js';
 
 /** A response as stored and replayed: status, the headers that describe the body, and the body. */
 export interface StoredResponse {
@@ -61,6 +62,33 @@ export interface IdempotencyOptions {
    * 422 are outcomes and are stored.
    */
   isFinal?: (status: number) => boolean;
+  /**
+   * Response bodies larger than this (UTF-8 bytes) are stored gzip-compressed (when that makes them
+   * smaller); replays decompress them. @default 2048
+   */
+  compressAboveBytes?: number;
+  /**
+   * The most a body may take in the key's row, after compression. A larger body is not stored: the
+   * key still records the outcome (status and headers), and a replay answers them with an empty body
+   * and `Idempotent-Body-Omitted: true` (the client can GET the resource its `Location` names).
+   * `Infinity` stores every body. @default 1_048_576 (1 MiB)
+   */
+  maxStoredBodyBytes?: number;
+  /**
+   * Called after a response is stored with its key (after COMMIT in atomic mode): its size as
+   * answered and as stored, and how it was stored. For metrics; an error it throws is ignored.
+   */
+  onStored?: (info: StoredInfo) => void;
+}
+
+/** What `onStored` reports of one stored response. */
+export interface StoredInfo {
+  tenant: string;
+  /** The body as the handler answered it, UTF-8 bytes. */
+  bodyBytes: number;
+  /** The body as the row holds it: text bytes, compressed bytes, or 0 when omitted. */
+  storedBytes: number;
+  encoding: BodyEncoding;
 }
 
 /** An acquired lease-mode key. Only this owner may renew, complete or release it. */
@@ -97,4 +125,7 @@ export interface EngineContext {
   readonly now: () => number;
   /** `response.final`, else the `isFinal` option. */
   readonly final: (response: StoredResponse) => boolean;
+  readonly bodyLimits: BodyLimits;
+  /** Reports a stored response's size (the `onStored` option); never throws. */
+  readonly stored: (tenant: string, body: EncodedBody) => void;
 }
