@@ -68,8 +68,10 @@ export interface RegisteredEvent {
     readonly deprecated: boolean;
 }
 export type ValidationResult = {
+    kind: "valid";
     ok: true;
 } | {
+    kind: "invalid";
     ok: false;
     error: EventError;
 };

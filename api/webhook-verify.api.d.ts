@@ -240,9 +240,11 @@ export interface InboxEvent {
     consumer?: string;
 }
 export type Received<T> = {
+    kind: "processed";
     duplicate: false;
     result: T;
 } | {
+    kind: "duplicate";
     duplicate: true;
 };
 export interface Inbox {

@@ -623,10 +623,12 @@ export interface UrlValidationOptions {
     allowList?: AllowList;
 }
 export type UrlValidation = {
+    readonly kind: "valid";
     readonly ok: true;
     readonly url: URL;
     readonly address?: AddressClassification;
 } | {
+    readonly kind: "invalid";
     readonly ok: false;
     readonly reason: UrlRejectionReason;
     readonly message: string;
