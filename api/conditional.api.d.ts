@@ -20,15 +20,11 @@ export { ifMatchVersion, staleWriteProblem } from "./version.js";
 
 // --- dist/errors.d.ts
 export type ConditionalErrorCode = "SURETY_CONDITIONAL_INVALID_ETAG" | "SURETY_CONDITIONAL_INVALID_VERSION";
-declare const kError: unique symbol;
 export declare class ConditionalError extends TypeError {
     readonly code: ConditionalErrorCode;
     constructor(code: ConditionalErrorCode, message: string);
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isConditionalError: (e: unknown) => e is ConditionalError;
-export {};
+export declare const isConditionalError: (value: unknown) => value is ConditionalError;
 
 // --- dist/etag.d.ts
 export interface ETag {

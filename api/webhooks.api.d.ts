@@ -114,60 +114,48 @@ export declare function envelopeJson(e: {
 
 // --- dist/errors.d.ts
 export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_OUTCOME_UNSTORABLE";
-declare const kError: unique symbol;
-declare const kInvalidEvent: unique symbol;
-declare const kInvalidInput: unique symbol;
-declare const kNotFound: unique symbol;
-declare const kLimit: unique symbol;
 export declare class WebhookError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
         cause?: unknown;
     });
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class InvalidEventError extends WebhookError {
     readonly errors: {
         path: string;
         message: string;
     }[];
+    readonly code: "SURETY_INVALID_EVENT";
     constructor(message: string, errors?: {
         path: string;
         message: string;
     }[]);
-    get [kInvalidEvent](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class InvalidInputError extends WebhookError {
     readonly errors: {
         path: string;
         message: string;
     }[];
+    readonly code: "SURETY_INVALID_INPUT";
     constructor(message: string, errors?: {
         path: string;
         message: string;
     }[]);
-    get [kInvalidInput](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class EndpointNotFoundError extends WebhookError {
+    readonly code: "SURETY_ENDPOINT_NOT_FOUND";
     constructor();
-    get [kNotFound](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class EndpointLimitError extends WebhookError {
     readonly limit: number;
+    readonly code: "SURETY_ENDPOINT_LIMIT";
     constructor(limit: number);
-    get [kLimit](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isWebhookError: (e: unknown) => e is WebhookError;
-export declare const isEndpointLimitError: (e: unknown) => e is EndpointLimitError;
-export declare const isInvalidEventError: (e: unknown) => e is InvalidEventError;
-export declare const isInvalidInputError: (e: unknown) => e is InvalidInputError;
-export declare const isEndpointNotFoundError: (e: unknown) => e is EndpointNotFoundError;
-export {};
+export declare const isWebhookError: (value: unknown) => value is WebhookError;
+export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
+export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
+export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
+export declare const isEndpointNotFoundError: (value: unknown) => value is EndpointNotFoundError;
 
 // --- dist/migrations.d.ts
 export declare const migrations: import("@surety/db").MigrationSet;
