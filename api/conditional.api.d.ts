@@ -20,15 +20,11 @@ export { ifMatchVersion, staleWriteProblem } from "./version.js";
 
 // --- dist/errors.d.ts
 export type ConditionalErrorCode = "SURETY_CONDITIONAL_INVALID_ETAG" | "SURETY_CONDITIONAL_INVALID_VERSION";
-declare const kError: unique symbol;
 export declare class ConditionalError extends TypeError {
     readonly code: ConditionalErrorCode;
     constructor(code: ConditionalErrorCode, message: string);
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isConditionalError: (e: unknown) => e is ConditionalError;
-export {};
+export declare const isConditionalError: (value: unknown) => value is ConditionalError;
 
 // --- dist/etag.d.ts
 export interface ETag {
@@ -68,21 +64,26 @@ export interface PreconditionInput {
 }
 export type PreconditionHeader = "if-match" | "if-none-match" | "if-unmodified-since" | "if-modified-since";
 export type PreconditionResult = {
+    kind: "proceed";
     outcome: "proceed";
     ifMatch: boolean;
     conditional: boolean;
 } | {
+    kind: "not_modified";
     outcome: "not_modified";
     status: 304;
     header: "if-none-match" | "if-modified-since";
 } | {
+    kind: "precondition_failed";
     outcome: "precondition_failed";
     status: 412;
     header: "if-match" | "if-unmodified-since" | "if-none-match";
 } | {
+    kind: "precondition_required";
     outcome: "precondition_required";
     status: 428;
 } | {
+    kind: "malformed_precondition";
     outcome: "malformed_precondition";
     status: 400;
     header: PreconditionHeader;
@@ -99,13 +100,16 @@ export declare function readHeader(headers: HeaderSource, name: string): string 
 // --- dist/parse.d.ts
 import type { ETag } from "./etag.js";
 export type ETagListParse = {
+    kind: "any";
     ok: true;
     any: true;
 } | {
+    kind: "tags";
     ok: true;
     any: false;
     tags: ETag[];
 } | {
+    kind: "invalid";
     ok: false;
     detail: string;
 };
@@ -131,10 +135,10 @@ export interface CheckInput extends CheckOptions {
 }
 export declare function checkInput(input: CheckInput | CurrentState, options?: CheckOptions): CheckInput;
 export type ProceedResult = Extract<PreconditionResult, {
-    outcome: "proceed";
+    kind: "proceed";
 }>;
 export type StopResult = Exclude<PreconditionResult, {
-    outcome: "proceed";
+    kind: "proceed";
 }>;
 export interface Validators {
     etag?: string | undefined;
@@ -181,9 +185,11 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CurrentState } from "./evaluate.js";
 import { type CheckInput, type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
 export type FastifyPreconditionCheck = {
+    kind: "proceed";
     proceed: true;
     result: ProceedResult;
 } | {
+    kind: "stop";
     proceed: false;
     result: StopResult;
     payload: string;
@@ -201,9 +207,11 @@ import type { Request, Response } from "express";
 import { type CurrentState } from "./evaluate.js";
 import { type CheckInput, type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
 export type ExpressPreconditionCheck = {
+    kind: "proceed";
     proceed: true;
     result: ProceedResult;
 } | {
+    kind: "stop";
     proceed: false;
     result: StopResult;
 };
@@ -220,9 +228,11 @@ import type { Context } from "hono";
 import { type CurrentState } from "./evaluate.js";
 import { type CheckInput, type CheckOptions, type ProceedResult, type StopResult, type Validators } from "./response.js";
 export type HonoPreconditionCheck = {
+    kind: "proceed";
     proceed: true;
     result: ProceedResult;
 } | {
+    kind: "stop";
     proceed: false;
     result: StopResult;
     response: Response;

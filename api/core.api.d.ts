@@ -2,10 +2,15 @@
 
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
+export { brandError, hasBrand } from "./brand.js";
 export type { Envelope } from "./envelope.js";
 export { EVENT_TYPE_MAX_LENGTH, EVENT_TYPE_PATTERN, EVENT_TYPE_PATTERN_SOURCE, isEventType, } from "./event-type.js";
 export { isProblemDocument, type ProblemDocument, parseProblem } from "./parse-problem.js";
 export { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, type Problem, problemBody, problemType, } from "./problem.js";
+
+// --- dist/brand.d.ts
+export declare const hasBrand: (value: unknown, symbol: symbol) => boolean;
+export declare function brandError<C extends abstract new (...args: never[]) => Error>(cls: C, key: string): (value: unknown) => value is InstanceType<C>;
 
 // --- dist/envelope.d.ts
 export interface Envelope<T = unknown> {

@@ -33,35 +33,25 @@ export declare function keysetCursor<const P extends readonly CursorPart[]>(...p
 
 // --- dist/errors.d.ts
 export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER";
-declare const kError: unique symbol;
-declare const kUnavailable: unique symbol;
-declare const kInvalidCursor: unique symbol;
-declare const kMissingPeer: unique symbol;
 export declare class DbError extends Error {
     readonly code: DbErrorCode;
     constructor(code: DbErrorCode, message: string, options?: {
         cause?: unknown;
     });
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isDbError: (e: unknown) => e is DbError;
+export declare const isDbError: (value: unknown) => value is DbError;
 export declare class DatabaseUnavailableError extends DbError {
     readonly code: "SURETY_DB_UNAVAILABLE";
     constructor(message: string, options?: {
         cause?: unknown;
     });
-    get [kUnavailable](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class InvalidCursorError extends DbError {
     readonly code: "SURETY_INVALID_CURSOR";
     constructor(message?: string);
-    get [kInvalidCursor](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isInvalidCursorError: (error: unknown) => error is InvalidCursorError;
-export declare function isDatabaseUnavailableError(error: unknown): error is DatabaseUnavailableError;
+export declare const isInvalidCursorError: (value: unknown) => value is InvalidCursorError;
+export declare const isDatabaseUnavailableError: (value: unknown) => value is DatabaseUnavailableError;
 export declare function isConnectionError(error: unknown): boolean;
 export declare function classify(error: unknown): unknown;
 export declare function sqlState(error: unknown): string | undefined;
@@ -71,11 +61,8 @@ export declare class MissingPeerError extends DbError {
     constructor(packageName: string, feature: string, options?: {
         cause?: unknown;
     });
-    get [kMissingPeer](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare function isMissingPeerError(error: unknown): error is MissingPeerError;
-export {};
+export declare const isMissingPeerError: (value: unknown) => value is MissingPeerError;
 
 // --- dist/literal.d.ts
 export declare function literal(value: string | number | boolean | null): string;

@@ -68,8 +68,10 @@ export interface RegisteredEvent {
     readonly deprecated: boolean;
 }
 export type ValidationResult = {
+    kind: "valid";
     ok: true;
 } | {
+    kind: "invalid";
     ok: false;
     error: EventError;
 };
@@ -98,18 +100,14 @@ export interface EventIssue {
     message: string;
 }
 export type EventErrorCode = "SURETY_EVENT_UNKNOWN_TYPE" | "SURETY_EVENT_INVALID_PAYLOAD" | "SURETY_EVENT_INVALID_DEFINITION" | "SURETY_EVENT_DUPLICATE_TYPE" | "SURETY_CONTRACT_INVALID_DOCUMENT";
-declare const kError: unique symbol;
 export declare class EventError extends Error {
     readonly code: EventErrorCode;
     readonly errors: EventIssue[];
     constructor(code: EventErrorCode, message: string, errors?: EventIssue[], options?: {
         cause?: unknown;
     });
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isEventError: (e: unknown) => e is EventError;
-export {};
+export declare const isEventError: (value: unknown) => value is EventError;
 
 // --- dist/json-schema.d.ts
 export type JsonSchema = {

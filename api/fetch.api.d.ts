@@ -215,17 +215,11 @@ export declare const circuitChannel: diagnosticsChannel.Channel<unknown, unknown
 
 // --- dist/errors.d.ts
 export type SuretyFetchErrorCode = "SURETY_ATTEMPT_TIMEOUT" | "SURETY_DEADLINE_EXCEEDED" | "SURETY_CIRCUIT_OPEN";
-declare const kError: unique symbol;
-declare const kAttemptTimeout: unique symbol;
-declare const kDeadlineExceeded: unique symbol;
-declare const kCircuitOpen: unique symbol;
 export declare class SuretyFetchError extends Error {
     readonly code: SuretyFetchErrorCode;
     constructor(code: SuretyFetchErrorCode, message: string, options?: {
         cause?: unknown;
     });
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class AttemptTimeoutError extends SuretyFetchError {
     readonly timeoutMs: number;
@@ -233,8 +227,6 @@ export declare class AttemptTimeoutError extends SuretyFetchError {
     constructor(timeoutMs: number, options?: {
         cause?: unknown;
     });
-    get [kAttemptTimeout](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class DeadlineExceededError extends SuretyFetchError {
     readonly deadlineMs: number;
@@ -242,22 +234,17 @@ export declare class DeadlineExceededError extends SuretyFetchError {
     constructor(deadlineMs: number, options?: {
         cause?: unknown;
     });
-    get [kDeadlineExceeded](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class CircuitOpenError extends SuretyFetchError {
     readonly origin: string;
     readonly retryAfterMs: number;
     readonly code: "SURETY_CIRCUIT_OPEN";
     constructor(origin: string, retryAfterMs: number);
-    get [kCircuitOpen](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isSuretyFetchError: (e: unknown) => e is SuretyFetchError;
-export declare const isAttemptTimeoutError: (e: unknown) => e is AttemptTimeoutError;
-export declare const isDeadlineExceededError: (e: unknown) => e is DeadlineExceededError;
-export declare const isCircuitOpenError: (e: unknown) => e is CircuitOpenError;
-export {};
+export declare const isSuretyFetchError: (value: unknown) => value is SuretyFetchError;
+export declare const isAttemptTimeoutError: (value: unknown) => value is AttemptTimeoutError;
+export declare const isDeadlineExceededError: (value: unknown) => value is DeadlineExceededError;
+export declare const isCircuitOpenError: (value: unknown) => value is CircuitOpenError;
 
 // --- dist/headers.d.ts
 export declare const DEADLINE_HEADER = "Surety-Timeout-Ms";

@@ -179,40 +179,30 @@ export declare function decodeBody(row: {
 
 // --- dist/errors.d.ts
 export type IdempotencyErrorCode = "SURETY_IDEMPOTENCY_LEASE_LOST" | "SURETY_IDEMPOTENCY_STORE_UNAVAILABLE" | "SURETY_IDEMPOTENCY_NO_TRANSACTION";
-declare const kError: unique symbol;
-declare const kLeaseLost: unique symbol;
-declare const kStoreUnavailable: unique symbol;
-declare const kNoTransaction: unique symbol;
 export declare class IdempotencyError extends Error {
     readonly code: IdempotencyErrorCode;
     constructor(code: IdempotencyErrorCode, message: string, options?: {
         cause?: unknown;
     });
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class LeaseLostError extends IdempotencyError {
+    readonly code: "SURETY_IDEMPOTENCY_LEASE_LOST";
     constructor(message?: string);
-    get [kLeaseLost](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class StoreUnavailableError extends IdempotencyError {
+    readonly code: "SURETY_IDEMPOTENCY_STORE_UNAVAILABLE";
     constructor(options?: {
         cause?: unknown;
     });
-    get [kStoreUnavailable](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class NoTransactionError extends IdempotencyError {
+    readonly code: "SURETY_IDEMPOTENCY_NO_TRANSACTION";
     constructor(message?: string);
-    get [kNoTransaction](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isIdempotencyError: (e: unknown) => e is IdempotencyError;
-export declare const isLeaseLostError: (e: unknown) => e is LeaseLostError;
-export declare const isStoreUnavailableError: (e: unknown) => e is StoreUnavailableError;
-export declare const isNoTransactionError: (e: unknown) => e is NoTransactionError;
-export {};
+export declare const isIdempotencyError: (value: unknown) => value is IdempotencyError;
+export declare const isLeaseLostError: (value: unknown) => value is LeaseLostError;
+export declare const isStoreUnavailableError: (value: unknown) => value is StoreUnavailableError;
+export declare const isNoTransactionError: (value: unknown) => value is NoTransactionError;
 
 // --- dist/final.d.ts
 export declare const isFinalStatus: (status: number) => boolean;

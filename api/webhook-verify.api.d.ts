@@ -67,18 +67,14 @@ export declare const WebhookErrorCode: {
     readonly BadSecret: "SURETY_WEBHOOK_BAD_SECRET";
 };
 export type WebhookErrorCode = (typeof WebhookErrorCode)[keyof typeof WebhookErrorCode];
-declare const kError: unique symbol;
 export declare class WebhookVerificationError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
         cause?: unknown;
     });
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare function isWebhookVerificationError(error: unknown): error is WebhookVerificationError;
+export declare const isWebhookVerificationError: (value: unknown) => value is WebhookVerificationError;
 export declare function fail(code: WebhookErrorCode, message: string, cause?: unknown): never;
-export {};
 
 // --- dist/headers.d.ts
 export type HeadersLike = {
@@ -240,9 +236,11 @@ export interface InboxEvent {
     consumer?: string;
 }
 export type Received<T> = {
+    kind: "processed";
     duplicate: false;
     result: T;
 } | {
+    kind: "duplicate";
     duplicate: true;
 };
 export interface Inbox {

@@ -11,9 +11,10 @@ export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, Page, PageInput, } from "./queries.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
+export type { Backlog } from "./sql/backlog.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
 export type { AllowList } from "./ssrf/classify.js";
-export type { Backlog, CircuitState, CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateEndpointInput, WebhooksOptions, } from "./webhooks.js";
+export type { CircuitState, CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
 export { Webhooks } from "./webhooks.js";
 export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
@@ -113,60 +114,48 @@ export declare function envelopeJson(e: {
 
 // --- dist/errors.d.ts
 export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_OUTCOME_UNSTORABLE";
-declare const kError: unique symbol;
-declare const kInvalidEvent: unique symbol;
-declare const kInvalidInput: unique symbol;
-declare const kNotFound: unique symbol;
-declare const kLimit: unique symbol;
 export declare class WebhookError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
         cause?: unknown;
     });
-    get [kError](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class InvalidEventError extends WebhookError {
     readonly errors: {
         path: string;
         message: string;
     }[];
+    readonly code: "SURETY_INVALID_EVENT";
     constructor(message: string, errors?: {
         path: string;
         message: string;
     }[]);
-    get [kInvalidEvent](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class InvalidInputError extends WebhookError {
     readonly errors: {
         path: string;
         message: string;
     }[];
+    readonly code: "SURETY_INVALID_INPUT";
     constructor(message: string, errors?: {
         path: string;
         message: string;
     }[]);
-    get [kInvalidInput](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class EndpointNotFoundError extends WebhookError {
+    readonly code: "SURETY_ENDPOINT_NOT_FOUND";
     constructor();
-    get [kNotFound](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare class EndpointLimitError extends WebhookError {
     readonly limit: number;
+    readonly code: "SURETY_ENDPOINT_LIMIT";
     constructor(limit: number);
-    get [kLimit](): true;
-    static [Symbol.hasInstance](value: unknown): boolean;
 }
-export declare const isWebhookError: (e: unknown) => e is WebhookError;
-export declare const isEndpointLimitError: (e: unknown) => e is EndpointLimitError;
-export declare const isInvalidEventError: (e: unknown) => e is InvalidEventError;
-export declare const isInvalidInputError: (e: unknown) => e is InvalidInputError;
-export declare const isEndpointNotFoundError: (e: unknown) => e is EndpointNotFoundError;
-export {};
+export declare const isWebhookError: (value: unknown) => value is WebhookError;
+export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
+export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
+export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
+export declare const isEndpointNotFoundError: (value: unknown) => value is EndpointNotFoundError;
 
 // --- dist/migrations.d.ts
 export declare const migrations: import("@surety/db").MigrationSet;
@@ -285,7 +274,8 @@ export declare const iso: (d: Date | string | null) => string | null;
 
 // --- dist/queries.d.ts
 import { type Queryable } from "@surety/db";
-import type { Endpoint, Webhooks } from "./webhooks.js";
+import type { Endpoint } from "./types.js";
+import type { Webhooks } from "./webhooks.js";
 export interface Page<T> {
     data: T[];
     hasMore: boolean;
@@ -370,53 +360,100 @@ export declare const deliveryNumber: (id: string) => string | undefined;
 export declare function listDeliveries(w: Webhooks, q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
 export declare function listAttempts(w: Webhooks, q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
 
-// --- dist/webhooks.d.ts
-import { type Queryable, type Tx } from "@surety/db";
-import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
+// --- dist/types.d.ts
+import type { Sql } from "@surety/db";
 import type { AllowList } from "./ssrf/index.js";
-import type { CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
-export type { Backlog } from "./sql/backlog.js";
-export type { CircuitState, CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
-import { type Backlog } from "./sql/backlog.js";
-export declare class Webhooks {
-    #private;
-    readonly schema: string;
-    readonly apiVersion: string;
-    readonly allowHttp: boolean;
-    readonly allowList: AllowList;
-    readonly maxEndpointsPerTenant: number;
-    constructor(options: WebhooksOptions);
-    migrate(): Promise<void>;
-    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
-    checkUrl(url: string): string;
-    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
-    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
-    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
-    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
-    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
-    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
-    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
-    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
-    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
-    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
-    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
-    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
-    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
-    purge(options: {
-        olderThanDays: number;
-        batchSize?: number;
-        maxBatches?: number;
-    }): Promise<number>;
-    backlog(): Promise<Backlog>;
-    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
+export interface WebhooksOptions {
+    sql: Sql;
+    schema?: string;
+    apiVersion?: string;
+    allowHttp?: boolean;
+    allowList?: AllowList;
+    validate?: (type: string, data: unknown) => void;
+    now?: () => number;
+    maxEndpointsPerTenant?: number;
+}
+export interface PublishInput {
+    tenant: string;
+    type: string;
+    data: unknown;
+    resource?: string;
+    id?: string;
+    endpointId?: string;
+}
+export interface PublishedEvent {
+    id: string;
+    sequence: number;
+    createdAt: string;
+    deliveries: number;
+}
+export interface SecretEntry {
+    secret: string;
+    expiresAt: string | null;
+}
+export interface Endpoint {
+    id: string;
+    url: string;
+    description: string;
+    eventTypes: string[];
+    format: "surety" | "standard";
+    status: "enabled" | "disabled";
+    disabledReason: string | null;
+    disabledAt: string | null;
+    retrySchedule: number[] | null;
+    rateLimit: number | null;
+    ordered: boolean;
+    version: number;
+    createdAt: string;
+    updatedAt: string;
+    lastSuccessAt: string | null;
+    lastFailureAt: string | null;
+    failingSince: string | null;
+    circuit: CircuitState;
+}
+export interface CircuitState {
+    state: "closed" | "open" | "half_open";
+    consecutiveFailures: number;
+    openedAt: string | null;
+    nextProbeAt: string | null;
+}
+export interface CreateEndpointInput {
+    tenant: string;
+    url: string;
+    eventTypes: string[];
+    description?: string;
+    format?: "surety" | "standard";
+    retrySchedule?: number[] | null;
+    rateLimit?: number | null;
+    ordered?: boolean;
+}
+export interface EndpointRef {
+    tenant: string;
+    id: string;
+}
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered">>;
+export interface UpdateEndpointInput extends EndpointRef {
+    ifVersion: number;
+    patch: EndpointPatch;
+}
+export interface DeleteEndpointInput extends EndpointRef {
+    ifVersion?: number;
+}
+export interface DisableEndpointInput extends EndpointRef {
+    reason: string;
+}
+export interface RotateSecretInput extends EndpointRef {
+    overlapMs?: number;
+}
+export interface ReplayEventInput {
+    tenant: string;
+    eventId: string;
+    endpointId?: string;
+}
+export interface RecoverEndpointInput {
+    tenant: string;
+    endpointId: string;
+    since: Date;
 }
 
 // --- dist/ssrf/index.d.ts
@@ -574,10 +611,12 @@ export interface UrlValidationOptions {
     allowList?: AllowList;
 }
 export type UrlValidation = {
+    readonly kind: "valid";
     readonly ok: true;
     readonly url: URL;
     readonly address?: AddressClassification;
 } | {
+    readonly kind: "invalid";
     readonly ok: false;
     readonly reason: UrlRejectionReason;
     readonly message: string;
@@ -586,100 +625,51 @@ export type UrlValidation = {
 export declare function validateWebhookUrl(input: string | URL, options?: UrlValidationOptions): UrlValidation;
 export declare function classifyLiteralHost(hostname: string): AddressClassification | undefined;
 
-// --- dist/types.d.ts
-import type { Sql } from "@surety/db";
+// --- dist/webhooks.d.ts
+import { type Queryable, type Tx } from "@surety/db";
+import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
+import { type Backlog } from "./sql/backlog.js";
 import type { AllowList } from "./ssrf/index.js";
-export interface WebhooksOptions {
-    sql: Sql;
-    schema?: string;
-    apiVersion?: string;
-    allowHttp?: boolean;
-    allowList?: AllowList;
-    validate?: (type: string, data: unknown) => void;
-    now?: () => number;
-    maxEndpointsPerTenant?: number;
-}
-export interface PublishInput {
-    tenant: string;
-    type: string;
-    data: unknown;
-    resource?: string;
-    id?: string;
-    endpointId?: string;
-}
-export interface PublishedEvent {
-    id: string;
-    sequence: number;
-    createdAt: string;
-    deliveries: number;
-}
-export interface SecretEntry {
-    secret: string;
-    expiresAt: string | null;
-}
-export interface Endpoint {
-    id: string;
-    url: string;
-    description: string;
-    eventTypes: string[];
-    format: "surety" | "standard";
-    status: "enabled" | "disabled";
-    disabledReason: string | null;
-    disabledAt: string | null;
-    retrySchedule: number[] | null;
-    rateLimit: number | null;
-    ordered: boolean;
-    version: number;
-    createdAt: string;
-    updatedAt: string;
-    lastSuccessAt: string | null;
-    lastFailureAt: string | null;
-    failingSince: string | null;
-    circuit: CircuitState;
-}
-export interface CircuitState {
-    state: "closed" | "open" | "half_open";
-    consecutiveFailures: number;
-    openedAt: string | null;
-    nextProbeAt: string | null;
-}
-export interface CreateEndpointInput {
-    tenant: string;
-    url: string;
-    eventTypes: string[];
-    description?: string;
-    format?: "surety" | "standard";
-    retrySchedule?: number[] | null;
-    rateLimit?: number | null;
-    ordered?: boolean;
-}
-export interface EndpointRef {
-    tenant: string;
-    id: string;
-}
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered">>;
-export interface UpdateEndpointInput extends EndpointRef {
-    ifVersion: number;
-    patch: EndpointPatch;
-}
-export interface DeleteEndpointInput extends EndpointRef {
-    ifVersion?: number;
-}
-export interface DisableEndpointInput extends EndpointRef {
-    reason: string;
-}
-export interface RotateSecretInput extends EndpointRef {
-    overlapMs?: number;
-}
-export interface ReplayEventInput {
-    tenant: string;
-    eventId: string;
-    endpointId?: string;
-}
-export interface RecoverEndpointInput {
-    tenant: string;
-    endpointId: string;
-    since: Date;
+import type { CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
+export declare class Webhooks {
+    #private;
+    readonly schema: string;
+    readonly apiVersion: string;
+    readonly allowHttp: boolean;
+    readonly allowList: AllowList;
+    readonly maxEndpointsPerTenant: number;
+    constructor(options: WebhooksOptions);
+    migrate(): Promise<void>;
+    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
+    checkUrl(url: string): string;
+    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
+    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
+    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
+    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
+    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
+    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
+    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
+    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
+    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
+    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
+    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
+    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
+    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
+    purge(options: {
+        olderThanDays: number;
+        batchSize?: number;
+        maxBatches?: number;
+    }): Promise<number>;
+    backlog(): Promise<Backlog>;
+    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
 }
 
 // --- dist/sql/backlog.d.ts
@@ -876,7 +866,7 @@ export declare function deferral(row: Claimed, nowMs: number, waitMs: number): C
 
 // --- dist/sql/claim.d.ts
 import type { Queryable, Sql } from "@surety/db";
-import type { SecretEntry } from "../webhooks.js";
+import type { SecretEntry } from "../types.js";
 import { type Names } from "./names.js";
 export interface Claimed {
     id: string;
@@ -1021,6 +1011,7 @@ export type Statements = ReturnType<typeof statements>;
 
 // (dist/webhooks.d.ts: above)
 // (dist/queries.d.ts: above)
+// (dist/types.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)
 // (dist/ssrf/classify.d.ts: above)
@@ -1030,6 +1021,5 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/ssrf/errors.d.ts: above)
 // (dist/ssrf/post.d.ts: above)
 // (dist/ssrf/validate-url.d.ts: above)
-// (dist/types.d.ts: above)
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)

@@ -10,7 +10,7 @@ for (const ifMatch of [versionETag(7), versionETag(6)]) {
     current,
     require: true, // no If-Match at all → 428
   });
-  // proceed: run `update … where id = $1 and version = 7`; otherwise answer result.status (412 here)
-  console.log(ifMatch, result.outcome, 'status' in result ? result.status : '');
+  // kind 'proceed': run `update … where id = $1 and version = 7`; otherwise answer result.status (412 here)
+  console.log(ifMatch, result.kind, result.kind === 'proceed' ? '' : result.status);
 }
-console.log(evaluatePreconditions({ method: 'PATCH', headers: {}, current, require: true }).outcome);
+console.log(evaluatePreconditions({ method: 'PATCH', headers: {}, current, require: true }).kind);

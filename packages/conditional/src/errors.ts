@@ -1,3 +1,4 @@
+import { brandError } from '@surety/core';
 /**
  * Every `code` an error of this package can carry. Both are programming errors of the caller
  * (a value the server made, never a client's header: a client's bad header is a 400 problem).
@@ -7,12 +8,8 @@
  */
 export type ConditionalErrorCode = 'SURETY_CONDITIONAL_INVALID_ETAG' | 'SURETY_CONDITIONAL_INVALID_VERSION';
 
-// A brand in the global symbol registry, as undici does: `instanceof` and the guard below then
-// recognise an error made by another installed copy of this package (two versions in one tree).
-const kError: unique symbol = Symbol.for('surety.conditional.error');
-
-const branded = (value: unknown, symbol: symbol): boolean =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+// Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
+// `instanceof` and the guards recognise an error made by another installed copy of this package.
 
 /**
  * The one error of `@surety/conditional`. It extends `TypeError` (what these functions threw before
@@ -29,14 +26,6 @@ export class ConditionalError extends TypeError {
     super(message);
     this.name = 'ConditionalError';
   }
-
-  get [kError](): true {
-    return true;
-  }
-
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kError);
-  }
 }
 
 /**
@@ -44,4 +33,4 @@ export class ConditionalError extends TypeError {
  * @example
  * if (isConditionalError(e) && e.code === 'SURETY_CONDITIONAL_INVALID_VERSION') …
  */
-export const isConditionalError = (e: unknown): e is ConditionalError => branded(e, kError);
+export const isConditionalError = brandError(ConditionalError, 'surety.conditional.error');

@@ -14,21 +14,28 @@ const noValidators: CurrentState = { exists: true };
 const missing: CurrentState = { exists: false };
 
 const proceed = (ifMatch = false, conditional = ifMatch): PreconditionResult => ({
+  kind: 'proceed',
   outcome: 'proceed',
   ifMatch,
   conditional,
 });
 const p412 = (header: 'if-match' | 'if-unmodified-since' | 'if-none-match'): PreconditionResult => ({
+  kind: 'precondition_failed',
   outcome: 'precondition_failed',
   status: 412,
   header,
 });
 const p304 = (header: 'if-none-match' | 'if-modified-since'): PreconditionResult => ({
+  kind: 'not_modified',
   outcome: 'not_modified',
   status: 304,
   header,
 });
-const p428: PreconditionResult = { outcome: 'precondition_required', status: 428 };
+const p428: PreconditionResult = {
+  kind: 'precondition_required',
+  outcome: 'precondition_required',
+  status: 428,
+};
 
 interface Case {
   name: string;

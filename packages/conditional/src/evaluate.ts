@@ -43,11 +43,13 @@ export interface PreconditionInput {
 export type PreconditionHeader = 'if-match' | 'if-none-match' | 'if-unmodified-since' | 'if-modified-since';
 
 /**
- * What to do with the request. Every outcome but `proceed` is a final answer with its status; the
- * error outcomes are named as the problem+json `code` they are sent with.
+ * What to do with the request, tagged `kind` (the discriminant: narrow on it). Every kind but
+ * `proceed` is a final answer with its status; the error kinds are named as the problem+json `code`
+ * they are sent with. `outcome` carries the same value (kept for existing callers).
  */
 export type PreconditionResult =
   | {
+      kind: 'proceed';
       outcome: 'proceed';
       /** If-Match was sent (and held). */
       ifMatch: boolean;
@@ -57,14 +59,26 @@ export type PreconditionResult =
        */
       conditional: boolean;
     }
-  | { outcome: 'not_modified'; status: 304; header: 'if-none-match' | 'if-modified-since' }
   | {
+      kind: 'not_modified';
+      outcome: 'not_modified';
+      status: 304;
+      header: 'if-none-match' | 'if-modified-since';
+    }
+  | {
+      kind: 'precondition_failed';
       outcome: 'precondition_failed';
       status: 412;
       header: 'if-match' | 'if-unmodified-since' | 'if-none-match';
     }
-  | { outcome: 'precondition_required'; status: 428 }
-  | { outcome: 'malformed_precondition'; status: 400; header: PreconditionHeader; detail: string };
+  | { kind: 'precondition_required'; outcome: 'precondition_required'; status: 428 }
+  | {
+      kind: 'malformed_precondition';
+      outcome: 'malformed_precondition';
+      status: 400;
+      header: PreconditionHeader;
+      detail: string;
+    };
 
 // RFC 9110 §13.2.1: preconditions are ignored for CONNECT, OPTIONS and TRACE.
 const IGNORED = new Set(['CONNECT', 'OPTIONS', 'TRACE']);
@@ -105,11 +119,11 @@ function currentTag(current: CurrentState): ETag | undefined {
  *   current: { exists: true, etag: versionETag(row.version), lastModified: row.updated_at },
  *   require: true,
  * });
- * if (result.outcome !== 'proceed') return sendProblem(result); // 304, 400, 412 or 428
+ * if (result.kind !== 'proceed') return sendProblem(result); // 304, 400, 412 or 428
  */
 export function evaluatePreconditions(input: PreconditionInput): PreconditionResult {
   const method = input.method.toUpperCase();
-  if (IGNORED.has(method)) return { outcome: 'proceed', ifMatch: false, conditional: false };
+  if (IGNORED.has(method)) return { kind: 'proceed', outcome: 'proceed', ifMatch: false, conditional: false };
   const { headers, current } = input;
   const safe = method === 'GET' || method === 'HEAD';
 
@@ -140,7 +154,7 @@ export function evaluatePreconditions(input: PreconditionInput): PreconditionRes
     ifModifiedRaw === undefined || ifNoneMatch ? undefined : parseHttpDate(ifModifiedRaw, input.now);
 
   if (input.require && !ifMatch && !ifNoneMatch && !ifUnmodified) {
-    return { outcome: 'precondition_required', status: 428 };
+    return { kind: 'precondition_required', outcome: 'precondition_required', status: 428 };
   }
 
   const tag = currentTag(current);
@@ -150,14 +164,21 @@ export function evaluatePreconditions(input: PreconditionInput): PreconditionRes
     const holds = ifMatch.any
       ? current.exists
       : tag !== undefined && ifMatch.tags.some((t) => strongMatch(t, tag));
-    if (!holds) return { outcome: 'precondition_failed', status: 412, header: 'if-match' };
+    if (!holds)
+      return { kind: 'precondition_failed', outcome: 'precondition_failed', status: 412, header: 'if-match' };
   } else if (ifUnmodified) {
     // Step 2: If-Unmodified-Since, only without If-Match (RFC 9110 §13.1.4).
     const holds =
       current.exists &&
       current.lastModified !== undefined &&
       seconds(current.lastModified) <= seconds(ifUnmodified);
-    if (!holds) return { outcome: 'precondition_failed', status: 412, header: 'if-unmodified-since' };
+    if (!holds)
+      return {
+        kind: 'precondition_failed',
+        outcome: 'precondition_failed',
+        status: 412,
+        header: 'if-unmodified-since',
+      };
   }
 
   // Step 3: If-None-Match, weak comparison (RFC 9110 §13.1.2).
@@ -167,17 +188,23 @@ export function evaluatePreconditions(input: PreconditionInput): PreconditionRes
       : tag === undefined || !ifNoneMatch.tags.some((t) => weakMatch(t, tag));
     if (!holds) {
       return safe
-        ? { outcome: 'not_modified', status: 304, header: 'if-none-match' }
-        : { outcome: 'precondition_failed', status: 412, header: 'if-none-match' };
+        ? { kind: 'not_modified', outcome: 'not_modified', status: 304, header: 'if-none-match' }
+        : {
+            kind: 'precondition_failed',
+            outcome: 'precondition_failed',
+            status: 412,
+            header: 'if-none-match',
+          };
     }
   } else if (ifModified && current.exists && current.lastModified !== undefined) {
     // Step 4: If-Modified-Since, GET/HEAD only (ifModified is undefined otherwise).
     if (seconds(current.lastModified) <= seconds(ifModified)) {
-      return { outcome: 'not_modified', status: 304, header: 'if-modified-since' };
+      return { kind: 'not_modified', outcome: 'not_modified', status: 304, header: 'if-modified-since' };
     }
   }
 
   return {
+    kind: 'proceed',
     outcome: 'proceed',
     ifMatch: ifMatch !== undefined,
     conditional: ifMatch !== undefined || ifNoneMatch !== undefined || ifUnmodified !== undefined,
@@ -185,5 +212,5 @@ export function evaluatePreconditions(input: PreconditionInput): PreconditionRes
 }
 
 function malformed(header: PreconditionHeader, detail: string): PreconditionResult {
-  return { outcome: 'malformed_precondition', status: 400, header, detail };
+  return { kind: 'malformed_precondition', outcome: 'malformed_precondition', status: 400, header, detail };
 }

@@ -11,11 +11,11 @@ import {
   validatorHeaders,
 } from './response.js';
 
-/** The result of the Express {@link checkPreconditions}. */
+/** The result of the Express {@link checkPreconditions}, tagged `kind` (`proceed` or `stop`; `proceed` says the same). */
 export type ExpressPreconditionCheck =
-  | { proceed: true; result: ProceedResult }
+  | { kind: 'proceed'; proceed: true; result: ProceedResult }
   /** The 304, 400, 412 or 428 has been sent. */
-  | { proceed: false; result: StopResult };
+  | { kind: 'stop'; proceed: false; result: StopResult };
 
 /**
  * Evaluates the request's preconditions against `current`. When the request may not proceed, the 304,
@@ -44,11 +44,11 @@ export function checkPreconditions(
 ): ExpressPreconditionCheck {
   const { current, ...rest } = checkInput(input, options);
   const result = evaluatePreconditions({ ...rest, method: req.method, headers: req.headers, current });
-  if (result.outcome === 'proceed') return { proceed: true, result };
+  if (result.kind === 'proceed') return { kind: 'proceed', proceed: true, result };
   const response = preconditionResponse(result, { current, instance: req.originalUrl.split('?')[0] })!;
   res.status(response.status).set(response.headers);
   res.end(response.body === '' ? undefined : response.body);
-  return { proceed: false, result };
+  return { kind: 'stop', proceed: false, result };
 }
 
 /**

@@ -11,10 +11,11 @@ import {
   validatorHeaders,
 } from './response.js';
 
-/** The result of the Fastify {@link checkPreconditions}. */
+/** The result of the Fastify {@link checkPreconditions}, tagged `kind` (`proceed` or `stop`; `proceed` says the same). */
 export type FastifyPreconditionCheck =
-  | { proceed: true; result: ProceedResult }
+  | { kind: 'proceed'; proceed: true; result: ProceedResult }
   | {
+      kind: 'stop';
       proceed: false;
       result: StopResult;
       /** Return this from the handler: status and headers are already set on the reply. */
@@ -61,10 +62,10 @@ export function checkPreconditions(
     headers: request.headers,
     current,
   });
-  if (result.outcome === 'proceed') return { proceed: true, result };
+  if (result.kind === 'proceed') return { kind: 'proceed', proceed: true, result };
   const response = preconditionResponse(result, { current, instance: request.url.split('?')[0] })!;
   reply.code(response.status).headers(response.headers);
-  return { proceed: false, result, payload: response.body };
+  return { kind: 'stop', proceed: false, result, payload: response.body };
 }
 
 /**

@@ -11,11 +11,11 @@ import {
   validatorHeaders,
 } from './response.js';
 
-/** The result of the Hono {@link checkPreconditions}. */
+/** The result of the Hono {@link checkPreconditions}, tagged `kind` (`proceed` or `stop`; `proceed` says the same). */
 export type HonoPreconditionCheck =
-  | { proceed: true; result: ProceedResult }
+  | { kind: 'proceed'; proceed: true; result: ProceedResult }
   /** Return `response` (304, 400, 412 or 428) from the handler. */
-  | { proceed: false; result: StopResult; response: Response };
+  | { kind: 'stop'; proceed: false; result: StopResult; response: Response };
 
 /**
  * Evaluates the request's preconditions against `current`. When the request may not proceed,
@@ -47,9 +47,10 @@ export function checkPreconditions(
     headers: c.req.raw.headers,
     current,
   });
-  if (result.outcome === 'proceed') return { proceed: true, result };
+  if (result.kind === 'proceed') return { kind: 'proceed', proceed: true, result };
   const response = preconditionResponse(result, { current, instance: new URL(c.req.url).pathname })!;
   return {
+    kind: 'stop',
     proceed: false,
     result,
     response: new Response(response.body === '' ? null : response.body, {

@@ -7,16 +7,16 @@ const w = (opaque: string) => ({ weak: true, opaque });
 
 describe('parseETagList', () => {
   const ok: [string | string[], ETagListParse][] = [
-    ['*', { ok: true, any: true }],
-    [' * ', { ok: true, any: true }],
-    ['"a"', { ok: true, any: false, tags: [s('a')] }],
-    ['"a","b"', { ok: true, any: false, tags: [s('a'), s('b')] }],
-    ['"a", W/"b"', { ok: true, any: false, tags: [s('a'), w('b')] }],
-    ['W/"a" ,\t"b" , W/"c"', { ok: true, any: false, tags: [w('a'), s('b'), w('c')] }],
-    [', ,"a",, "b",', { ok: true, any: false, tags: [s('a'), s('b')] }], // empty elements (RFC 9110 §5.6.1)
-    ['"a,b", "c"', { ok: true, any: false, tags: [s('a,b'), s('c')] }], // a comma inside a tag
-    ['""', { ok: true, any: false, tags: [s('')] }],
-    [['"a"', 'W/"b"'], { ok: true, any: false, tags: [s('a'), w('b')] }], // several header lines
+    ['*', { kind: 'any', ok: true, any: true }],
+    [' * ', { kind: 'any', ok: true, any: true }],
+    ['"a"', { kind: 'tags', ok: true, any: false, tags: [s('a')] }],
+    ['"a","b"', { kind: 'tags', ok: true, any: false, tags: [s('a'), s('b')] }],
+    ['"a", W/"b"', { kind: 'tags', ok: true, any: false, tags: [s('a'), w('b')] }],
+    ['W/"a" ,\t"b" , W/"c"', { kind: 'tags', ok: true, any: false, tags: [w('a'), s('b'), w('c')] }],
+    [', ,"a",, "b",', { kind: 'tags', ok: true, any: false, tags: [s('a'), s('b')] }], // empty elements (RFC 9110 §5.6.1)
+    ['"a,b", "c"', { kind: 'tags', ok: true, any: false, tags: [s('a,b'), s('c')] }], // a comma inside a tag
+    ['""', { kind: 'tags', ok: true, any: false, tags: [s('')] }],
+    [['"a"', 'W/"b"'], { kind: 'tags', ok: true, any: false, tags: [s('a'), w('b')] }], // several header lines
   ];
   for (const [input, expected] of ok) {
     test(`valid: ${JSON.stringify(input)}`, () => assert.deepEqual(parseETagList(input), expected));

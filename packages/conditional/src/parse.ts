@@ -1,13 +1,14 @@
 import type { ETag } from './etag.js';
 
 /**
- * A parsed If-Match / If-None-Match value: `*`, or a non-empty list of entity tags.
- * `{ ok: false }` carries why the value is malformed.
+ * A parsed If-Match / If-None-Match value, tagged `kind` (the discriminant): `any` (`*`), `tags` (a
+ * non-empty list of entity tags), or `invalid` with why the value is malformed. `ok` and `any` say
+ * the same (kept for existing callers).
  */
 export type ETagListParse =
-  | { ok: true; any: true }
-  | { ok: true; any: false; tags: ETag[] }
-  | { ok: false; detail: string };
+  | { kind: 'any'; ok: true; any: true }
+  | { kind: 'tags'; ok: true; any: false; tags: ETag[] }
+  | { kind: 'invalid'; ok: false; detail: string };
 
 const isOws = (c: string | undefined) => c === ' ' || c === '\t';
 
@@ -19,13 +20,13 @@ const isOws = (c: string | undefined) => c === ' ' || c === '\t';
  * unset variable on the client: a 400 says so, where evaluating an empty list would answer 412).
  * Several header lines are joined with ", " first, as RFC 9110 §5.3 allows.
  * @example
- * parseETagList('"a", W/"b"') // { ok: true, any: false, tags: [{ weak: false, opaque: 'a' }, { weak: true, opaque: 'b' }] }
- * parseETagList('*')          // { ok: true, any: true }
- * parseETagList('abc')        // { ok: false, detail: '…' }
+ * parseETagList('"a", W/"b"') // { kind: 'tags', ok: true, any: false, tags: [{ weak: false, opaque: 'a' }, { weak: true, opaque: 'b' }] }
+ * parseETagList('*')          // { kind: 'any', ok: true, any: true }
+ * parseETagList('abc')        // { kind: 'invalid', ok: false, detail: '…' }
  */
 export function parseETagList(value: string | readonly string[]): ETagListParse {
   const text = typeof value === 'string' ? value : value.join(', ');
-  if (text.trim() === '*') return { ok: true, any: true };
+  if (text.trim() === '*') return { kind: 'any', ok: true, any: true };
   const tags: ETag[] = [];
   let i = 0;
   const n = text.length;
@@ -42,29 +43,44 @@ export function parseETagList(value: string | readonly string[]): ETagListParse 
       i += 2;
     }
     if (text[i] !== '"') {
-      if (c === '*') return { ok: false, detail: '"*" must be the whole field value, not part of a list' };
+      if (c === '*')
+        return {
+          kind: 'invalid',
+          ok: false,
+          detail: '"*" must be the whole field value, not part of a list',
+        };
       const token = text.slice(start).split(',')[0]?.trim() ?? '';
       return {
+        kind: 'invalid',
         ok: false,
         detail: `${JSON.stringify(token)} is not an entity tag: tags are quoted, as in "v7" or W/"v7"`,
       };
     }
     const close = text.indexOf('"', i + 1);
-    if (close === -1) return { ok: false, detail: 'an entity tag is missing its closing quote' };
+    if (close === -1)
+      return { kind: 'invalid', ok: false, detail: 'an entity tag is missing its closing quote' };
     const opaque = text.slice(i + 1, close);
     if (!/^[\x21\x23-\x7e\x80-\xff]*$/.test(opaque)) {
-      return { ok: false, detail: `${JSON.stringify(opaque)} holds characters an entity tag cannot carry` };
+      return {
+        kind: 'invalid',
+        ok: false,
+        detail: `${JSON.stringify(opaque)} holds characters an entity tag cannot carry`,
+      };
     }
     tags.push({ weak, opaque });
     i = close + 1;
     while (isOws(text[i])) i++;
     if (i < n && text[i] !== ',') {
-      return { ok: false, detail: 'entity tags must be separated by commas' };
+      return { kind: 'invalid', ok: false, detail: 'entity tags must be separated by commas' };
     }
   }
   if (tags.length === 0)
-    return { ok: false, detail: 'the field is empty: send an entity tag such as "v7", or *' };
-  return { ok: true, any: false, tags };
+    return {
+      kind: 'invalid',
+      ok: false,
+      detail: 'the field is empty: send an entity tag such as "v7", or *',
+    };
+  return { kind: 'tags', ok: true, any: false, tags };
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -79,7 +79,7 @@ export function versionConflictProblem(): Problem {
  * if (problem) reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(problem));
  */
 export function preconditionProblem(result: PreconditionResult): Problem | undefined {
-  switch (result.outcome) {
+  switch (result.kind) {
     case 'precondition_failed':
       return preconditionFailedProblem(result.header);
     case 'precondition_required':

@@ -25,9 +25,9 @@ export function checkInput(input: CheckInput | CurrentState, options: CheckOptio
 }
 
 /** A `proceed` result: `ifMatch` says whether a 0-row versioned update is a 412 or a 409. */
-export type ProceedResult = Extract<PreconditionResult, { outcome: 'proceed' }>;
+export type ProceedResult = Extract<PreconditionResult, { kind: 'proceed' }>;
 /** Any result but `proceed`: the request has been (or is to be) answered with its status. */
-export type StopResult = Exclude<PreconditionResult, { outcome: 'proceed' }>;
+export type StopResult = Exclude<PreconditionResult, { kind: 'proceed' }>;
 
 /** Validators to send with a response. */
 export interface Validators {
@@ -75,8 +75,8 @@ export function preconditionResponse(
   },
 ): PreconditionResponse | undefined {
   const { current, instance } = context;
-  if (result.outcome === 'proceed') return undefined;
-  if (result.outcome === 'not_modified') {
+  if (result.kind === 'proceed') return undefined;
+  if (result.kind === 'not_modified') {
     return { status: 304, headers: validatorHeaders(current), body: '' };
   }
   const problem = preconditionProblem(result)!;

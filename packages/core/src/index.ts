@@ -1,5 +1,6 @@
 // The definitions the Surety packages share, each in one place. Nothing here depends on a framework,
 // a database or another package.
+export { brandError, hasBrand } from './brand.js';
 export type { Envelope } from './envelope.js';
 export {
   EVENT_TYPE_MAX_LENGTH,

@@ -1,15 +1,9 @@
+import { brandError } from '@surety/core';
 /** Every `code` an error of this package can carry. */
 export type DbErrorCode = 'SURETY_DB_UNAVAILABLE' | 'SURETY_INVALID_CURSOR' | 'SURETY_DB_MISSING_PEER';
 
-// Brands in the global symbol registry, as undici does: `instanceof` and the guards below then
-// recognise an error made by another installed copy of this package (two versions in one tree).
-const kError: unique symbol = Symbol.for('surety.db.error');
-const kUnavailable: unique symbol = Symbol.for('surety.db.error.SURETY_DB_UNAVAILABLE');
-const kInvalidCursor: unique symbol = Symbol.for('surety.db.error.SURETY_INVALID_CURSOR');
-const kMissingPeer: unique symbol = Symbol.for('surety.db.error.SURETY_DB_MISSING_PEER');
-
-const branded = (value: unknown, symbol: symbol): boolean =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+// Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
+// `instanceof` and the guards recognise an error made by another installed copy of this package.
 
 /**
  * Base class: every error of `@surety/db` has a stable `code`.
@@ -26,18 +20,10 @@ export class DbError extends Error {
     super(message, options);
     this.name = 'DbError';
   }
-
-  get [kError](): true {
-    return true;
-  }
-
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kError);
-  }
 }
 
 /** Whether `e` is an error of this package (of any installed copy). */
-export const isDbError = (e: unknown): e is DbError => branded(e, kError);
+export const isDbError = brandError(DbError, 'surety.db.error');
 
 /**
  * Raised when the database cannot be reached or the connection broke mid-statement.
@@ -48,14 +34,6 @@ export class DatabaseUnavailableError extends DbError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('SURETY_DB_UNAVAILABLE', message, options);
     this.name = 'DatabaseUnavailableError';
-  }
-
-  get [kUnavailable](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kUnavailable);
   }
 }
 
@@ -69,24 +47,16 @@ export class InvalidCursorError extends DbError {
     super('SURETY_INVALID_CURSOR', message);
     this.name = 'InvalidCursorError';
   }
-
-  get [kInvalidCursor](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kInvalidCursor);
-  }
 }
 
 /** Whether `error` is an {@link InvalidCursorError} (of any installed copy). */
-export const isInvalidCursorError = (error: unknown): error is InvalidCursorError =>
-  branded(error, kInvalidCursor);
+export const isInvalidCursorError = brandError(InvalidCursorError, 'surety.db.error.SURETY_INVALID_CURSOR');
 
 /** Whether `error` is a {@link DatabaseUnavailableError} (of any installed copy). */
-export function isDatabaseUnavailableError(error: unknown): error is DatabaseUnavailableError {
-  return branded(error, kUnavailable);
-}
+export const isDatabaseUnavailableError = brandError(
+  DatabaseUnavailableError,
+  'surety.db.error.SURETY_DB_UNAVAILABLE',
+);
 
 // Node socket errors and messages node-postgres / PGlite use when a connection is gone.
 const NETWORK_CODES = new Set([
@@ -166,17 +136,7 @@ export class MissingPeerError extends DbError {
     this.name = 'MissingPeerError';
     this.packageName = packageName;
   }
-
-  get [kMissingPeer](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kMissingPeer);
-  }
 }
 
 /** Whether `error` is a {@link MissingPeerError} (of any installed copy). */
-export function isMissingPeerError(error: unknown): error is MissingPeerError {
-  return branded(error, kMissingPeer);
-}
+export const isMissingPeerError = brandError(MissingPeerError, 'surety.db.error.SURETY_DB_MISSING_PEER');

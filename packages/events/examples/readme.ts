@@ -11,9 +11,9 @@ const registry = createRegistry({ events: [] }).register({
   sample: { invoiceId: 'inv_1', amount: '1999' },
 });
 
-console.log(registry.validate('invoice.paid', { invoiceId: 'inv_1', amount: '1999' }).ok); // true
+console.log(registry.validate('invoice.paid', { invoiceId: 'inv_1', amount: '1999' }).kind); // valid
 const bad = registry.validate('invoice.paid', { invoiceId: 'inv_1', amount: 19.99 });
-if (!bad.ok) console.log(bad.error.code); // refused before it reaches the outbox
+if (bad.kind === 'invalid') console.log(bad.error.code); // refused before it reaches the outbox
 
 const doc = buildAsyncApi(registry, { title: 'Acme webhooks', version: '1.0.0' });
 console.log(toYaml(doc).split('\n')[0]); // asyncapi: 3.0.0

@@ -34,6 +34,7 @@ export function contractValidator(doc: unknown): (body: unknown) => ValidationRe
     const schema = type === undefined ? undefined : payloads.get(type);
     if (type === undefined || !isObject(schema)) {
       return {
+        kind: 'invalid',
         ok: false,
         error: new EventError(
           'SURETY_EVENT_UNKNOWN_TYPE',
@@ -47,9 +48,10 @@ export function contractValidator(doc: unknown): (body: unknown) => ValidationRe
       validate = ajv.compile(schema);
       compiled.set(type, validate);
     }
-    if (validate(body)) return { ok: true };
+    if (validate(body)) return { kind: 'valid', ok: true };
     const errors = toIssues(validate.errors);
     return {
+      kind: 'invalid',
       ok: false,
       error: new EventError(
         'SURETY_EVENT_INVALID_PAYLOAD',

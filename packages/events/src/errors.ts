@@ -1,3 +1,4 @@
+import { brandError } from '@surety/core';
 /**
  * One failing place in a payload: a JSON pointer (RFC 6901) into the validated value, and why.
  * @example
@@ -26,12 +27,8 @@ export type EventErrorCode =
   | 'SURETY_EVENT_DUPLICATE_TYPE'
   | 'SURETY_CONTRACT_INVALID_DOCUMENT';
 
-// A brand in the global symbol registry, as undici does: `instanceof` and the guard below then
-// recognise an error made by another installed copy of this package (two versions in one tree).
-const kError: unique symbol = Symbol.for('surety.events.error');
-
-const branded = (value: unknown, symbol: symbol): boolean =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+// Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
+// `instanceof` and the guards recognise an error made by another installed copy of this package.
 
 /**
  * The one error class of `@surety/events`. `errors` is always present (empty when there is no
@@ -51,14 +48,6 @@ export class EventError extends Error {
     super(message, options);
     this.name = 'EventError';
   }
-
-  get [kError](): true {
-    return true;
-  }
-
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kError);
-  }
 }
 
 /**
@@ -66,4 +55,4 @@ export class EventError extends Error {
  * @example
  * if (isEventError(e) && e.code === 'SURETY_EVENT_UNKNOWN_TYPE') …
  */
-export const isEventError = (e: unknown): e is EventError => branded(e, kError);
+export const isEventError = brandError(EventError, 'surety.events.error');

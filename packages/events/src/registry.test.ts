@@ -37,7 +37,7 @@ describe('the service registry', () => {
       const required = (schema.required as string[]) ?? [];
 
       it('its sample validates', () => {
-        assert.deepEqual(validateEvent(registry, def.type, def.sample), { ok: true });
+        assert.deepEqual(validateEvent(registry, def.type, def.sample), { kind: 'valid', ok: true });
       });
 
       for (const field of required) {
@@ -168,7 +168,7 @@ describe('register()', () => {
     assert.equal(r.validate('invoice.paid', { id: 'x' }).ok, false);
     r.register(def);
     assert.ok(r.has('invoice.paid'));
-    assert.deepEqual(r.validate('invoice.paid', { id: 'x' }), { ok: true });
+    assert.deepEqual(r.validate('invoice.paid', { id: 'x' }), { kind: 'valid', ok: true });
     assert.equal(r.get('invoice.paid')!.version, 1);
     assert.equal(createRegistry().has('invoice.paid'), false, 'registries do not share types');
   });
@@ -178,7 +178,7 @@ describe('register()', () => {
     const mine = structuredClone(def);
     r.register(mine);
     (mine.schema.properties.id as { type: string }).type = 'integer';
-    assert.deepEqual(r.validate('invoice.paid', { id: 'x' }), { ok: true });
+    assert.deepEqual(r.validate('invoice.paid', { id: 'x' }), { kind: 'valid', ok: true });
     assert.ok(Object.isFrozen(r.get('invoice.paid')!.schema));
   });
 
@@ -209,8 +209,27 @@ describe('register()', () => {
   it('lets a schema allow extra keys explicitly, or a registry be open', () => {
     const open = { ...def, type: 'invoice.open', schema: { ...def.schema, additionalProperties: true } };
     const r = createRegistry({ events: [] }).register(open);
-    assert.deepEqual(r.validate('invoice.open', { id: 'x', more: 1 }), { ok: true });
+    assert.deepEqual(r.validate('invoice.open', { id: 'x', more: 1 }), { kind: 'valid', ok: true });
     const loose = createRegistry({ events: [], closed: false }).register(def);
-    assert.deepEqual(loose.validate('invoice.paid', { id: 'x', more: 1 }), { ok: true });
+    assert.deepEqual(loose.validate('invoice.paid', { id: 'x', more: 1 }), { kind: 'valid', ok: true });
+  });
+});
+
+describe('ValidationResult is tagged kind (issue 16)', () => {
+  it('narrows on kind: invalid carries the error, valid nothing; ok says the same', () => {
+    const r = createRegistry();
+    r.register({
+      type: 'invoice.sent',
+      description: 'An invoice was sent.',
+      schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+      sample: { id: 'inv_1' },
+    });
+    const bad = r.validate('invoice.sent', {});
+    const good = r.validate('invoice.sent', { id: 'x' });
+    const read = (v: typeof bad) => (v.kind === 'invalid' ? v.error.code : 'valid');
+    assert.equal(read(bad), 'SURETY_EVENT_INVALID_PAYLOAD');
+    assert.equal(read(good), 'valid');
+    assert.equal(read(r.validate('nope.nope', {})), 'SURETY_EVENT_UNKNOWN_TYPE');
+    for (const v of [bad, good]) assert.equal(v.ok, v.kind === 'valid');
   });
 });

@@ -53,12 +53,15 @@ export interface RegisteredEvent {
 }
 
 /**
- * The outcome of a check: ok, or the error that `assertValid` would throw.
+ * The outcome of a check, tagged `kind` (the discriminant): `valid`, or `invalid` with the error
+ * that `assertValid` would throw. `ok` says the same (kept for existing callers).
  * @example
  * const r = registry.validate(type, data);
- * if (!r.ok) console.log(r.error.errors);
+ * if (r.kind === 'invalid') console.log(r.error.errors);
  */
-export type ValidationResult = { ok: true } | { ok: false; error: EventError };
+export type ValidationResult =
+  | { kind: 'valid'; ok: true }
+  | { kind: 'invalid'; ok: false; error: EventError };
 
 /**
  * Options of `createRegistry()`.
@@ -214,6 +217,7 @@ export class EventRegistry {
     const entry = this.#types.get(type);
     if (entry === undefined) {
       return {
+        kind: 'invalid',
         ok: false,
         error: new EventError(
           'SURETY_EVENT_UNKNOWN_TYPE',
@@ -221,12 +225,13 @@ export class EventRegistry {
         ),
       };
     }
-    if (entry.validate(data)) return { ok: true };
+    if (entry.validate(data)) return { kind: 'valid', ok: true };
     const errors = toIssues(entry.validate.errors, this.#maxErrors);
     const first = errors[0];
     const summary = first === undefined ? '' : `: ${first.path || '(data)'} ${first.message}`;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
     return {
+      kind: 'invalid',
       ok: false,
       error: new EventError(
         'SURETY_EVENT_INVALID_PAYLOAD',

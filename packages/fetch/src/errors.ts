@@ -1,3 +1,4 @@
+import { brandError } from '@surety/core';
 /**
  * Every error this package creates has a stable `code` (in the manner of undici's `UND_ERR_*`) and keeps
  * what caused it in `cause`. Network failures are not wrapped: they reach the caller exactly as undici's
@@ -11,15 +12,8 @@ export type SuretyFetchErrorCode =
   | 'SURETY_DEADLINE_EXCEEDED'
   | 'SURETY_CIRCUIT_OPEN';
 
-// Brands in the global symbol registry, as undici does: `instanceof` and the guards below then
-// recognise an error made by another installed copy of this package (two versions in one tree).
-const kError: unique symbol = Symbol.for('surety.fetch.error');
-const kAttemptTimeout: unique symbol = Symbol.for('surety.fetch.error.SURETY_ATTEMPT_TIMEOUT');
-const kDeadlineExceeded: unique symbol = Symbol.for('surety.fetch.error.SURETY_DEADLINE_EXCEEDED');
-const kCircuitOpen: unique symbol = Symbol.for('surety.fetch.error.SURETY_CIRCUIT_OPEN');
-
-const branded = (value: unknown, symbol: symbol): boolean =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+// Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
+// `instanceof` and the guards recognise an error made by another installed copy of this package.
 
 /**
  * Base class of the errors of `@surety/fetch`.
@@ -35,14 +29,6 @@ export class SuretyFetchError extends Error {
   ) {
     super(message, options);
     this.name = 'SuretyFetchError';
-  }
-
-  get [kError](): true {
-    return true;
-  }
-
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kError);
   }
 }
 
@@ -62,14 +48,6 @@ export class AttemptTimeoutError extends SuretyFetchError {
     super('SURETY_ATTEMPT_TIMEOUT', `the attempt produced no response within ${timeoutMs} ms`, options);
     this.name = 'AttemptTimeoutError';
   }
-
-  get [kAttemptTimeout](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kAttemptTimeout);
-  }
 }
 
 /**
@@ -88,14 +66,6 @@ export class DeadlineExceededError extends SuretyFetchError {
   ) {
     super('SURETY_DEADLINE_EXCEEDED', `the deadline of ${deadlineMs} ms was exceeded`, options);
     this.name = 'DeadlineExceededError';
-  }
-
-  get [kDeadlineExceeded](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kDeadlineExceeded);
   }
 }
 
@@ -119,14 +89,6 @@ export class CircuitOpenError extends SuretyFetchError {
     );
     this.name = 'CircuitOpenError';
   }
-
-  get [kCircuitOpen](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kCircuitOpen);
-  }
 }
 
 /**
@@ -134,26 +96,31 @@ export class CircuitOpenError extends SuretyFetchError {
  * @example
  * if (isSuretyFetchError(e)) metrics.increment(e.code);
  */
-export const isSuretyFetchError = (e: unknown): e is SuretyFetchError => branded(e, kError);
+export const isSuretyFetchError = brandError(SuretyFetchError, 'surety.fetch.error');
 
 /**
  * True when one attempt timed out.
  * @example
  * if (isAttemptTimeoutError(e)) console.log(e.timeoutMs);
  */
-export const isAttemptTimeoutError = (e: unknown): e is AttemptTimeoutError => branded(e, kAttemptTimeout);
+export const isAttemptTimeoutError = brandError(
+  AttemptTimeoutError,
+  'surety.fetch.error.SURETY_ATTEMPT_TIMEOUT',
+);
 
 /**
  * True when the call's total deadline passed.
  * @example
  * if (isDeadlineExceededError(e)) return reply.code(504).send();
  */
-export const isDeadlineExceededError = (e: unknown): e is DeadlineExceededError =>
-  branded(e, kDeadlineExceeded);
+export const isDeadlineExceededError = brandError(
+  DeadlineExceededError,
+  'surety.fetch.error.SURETY_DEADLINE_EXCEEDED',
+);
 
 /**
  * True when the request was refused by an open circuit breaker.
  * @example
  * if (isCircuitOpenError(e)) return serveStale();
  */
-export const isCircuitOpenError = (e: unknown): e is CircuitOpenError => branded(e, kCircuitOpen);
+export const isCircuitOpenError = brandError(CircuitOpenError, 'surety.fetch.error.SURETY_CIRCUIT_OPEN');

@@ -1,3 +1,4 @@
+import { brandError } from '@surety/core';
 /**
  * The stable codes of {@link WebhookVerificationError}, one per cause. Receiver helpers send the same
  * code in their problem+json answer.
@@ -26,12 +27,8 @@ export const WebhookErrorCode = {
 
 export type WebhookErrorCode = (typeof WebhookErrorCode)[keyof typeof WebhookErrorCode];
 
-// A brand in the global symbol registry, as undici does: `instanceof` and the guard below then
-// recognise an error made by another installed copy of this package (two versions in one tree).
-const kError: unique symbol = Symbol.for('surety.webhook-verify.error');
-
-const branded = (value: unknown, symbol: symbol): boolean =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+// Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
+// `instanceof` and the guards recognise an error made by another installed copy of this package.
 
 /**
  * The one error `sign` and `verify` throw. Switch on `code`, never on `message`.
@@ -51,14 +48,6 @@ export class WebhookVerificationError extends Error {
     super(message, options);
     this.name = 'WebhookVerificationError';
   }
-
-  get [kError](): true {
-    return true;
-  }
-
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kError);
-  }
 }
 
 /**
@@ -66,9 +55,7 @@ export class WebhookVerificationError extends Error {
  * @example
  * if (isWebhookVerificationError(e)) reply.code(401);
  */
-export function isWebhookVerificationError(error: unknown): error is WebhookVerificationError {
-  return branded(error, kError);
-}
+export const isWebhookVerificationError = brandError(WebhookVerificationError, 'surety.webhook-verify.error');
 
 /** Shorthand used inside the package. */
 export function fail(code: WebhookErrorCode, message: string, cause?: unknown): never {

@@ -30,8 +30,14 @@ export interface InboxEvent {
   consumer?: string;
 }
 
-/** `duplicate: true` means the event was already processed: acknowledge it (2xx) and do nothing. */
-export type Received<T> = { duplicate: false; result: T } | { duplicate: true };
+/**
+ * Tagged `kind` (the discriminant): `processed` with the handler's result, or `duplicate`: the
+ * event was already processed, so acknowledge it (2xx) and do nothing. `duplicate` says the same
+ * as a boolean (kept for existing callers).
+ */
+export type Received<T> =
+  | { kind: 'processed'; duplicate: false; result: T }
+  | { kind: 'duplicate'; duplicate: true };
 
 export interface Inbox {
   /**
@@ -89,8 +95,8 @@ export function createInbox(options: InboxOptions = {}): Inbox {
         event.id,
         new Date(now()).toISOString(),
       ]);
-      if (inserted.rowCount === 0) return { duplicate: true };
-      return { duplicate: false, result: await handler(tx) };
+      if (inserted.rowCount === 0) return { kind: 'duplicate', duplicate: true };
+      return { kind: 'processed', duplicate: false, result: await handler(tx) };
     },
     async migrate(db) {
       await migrate(db, { schema, sets: [migrations] });
@@ -107,7 +113,7 @@ const defaultInbox = createInbox();
  * `createInbox().receive`: the inbox in schema `surety`, consumer `""`.
  * @example
  * const outcome = await sql.transaction((tx) => receive(tx, event, async (tx) => { … }));
- * if (outcome.duplicate) log.info('redelivery of %s acknowledged', event.id);
+ * if (outcome.kind === 'duplicate') log.info('redelivery of %s acknowledged', event.id);
  */
 export function receive<T>(tx: Tx, event: InboxEvent, handler: (tx: Tx) => Promise<T>): Promise<Received<T>> {
   return defaultInbox.receive(tx, event, handler);

@@ -46,9 +46,20 @@ function deliver(sql: Sql, id: string): Promise<Received<string>> {
 describe('inbox', () => {
   test('a redelivered event is acknowledged as a duplicate and its handler does not run again', async () => {
     const id = eventId();
-    assert.deepEqual(await deliver(db.sql, id), { duplicate: false, result: 'done' });
-    for (let i = 0; i < 4; i++) assert.deepEqual(await deliver(db.sql, id), { duplicate: true });
+    assert.deepEqual(await deliver(db.sql, id), { kind: 'processed', duplicate: false, result: 'done' });
+    for (let i = 0; i < 4; i++)
+      assert.deepEqual(await deliver(db.sql, id), { kind: 'duplicate', duplicate: true });
     assert.equal(await effects(id), 1);
+  });
+
+  test('the result narrows on kind: processed carries the result, duplicate nothing', async () => {
+    const id = eventId();
+    const read = (r: Awaited<ReturnType<typeof deliver>>) =>
+      r.kind === 'processed' ? `processed ${r.result}` : 'duplicate';
+    assert.equal(read(await deliver(db.sql, id)), 'processed done');
+    const again = await deliver(db.sql, id);
+    assert.equal(read(again), 'duplicate');
+    assert.equal(again.duplicate, again.kind === 'duplicate');
   });
 
   test('a handler that throws rolls the record back with its effects; the redelivery runs it', async () => {
@@ -88,7 +99,7 @@ describe('inbox', () => {
     await db.sql.transaction((tx) => old.receive(tx, { id: `${id}_b` }, async () => undefined));
     assert.equal(await old.purge(db.sql, new Date('2020-01-05T00:00:00Z')), 1);
     const again = await db.sql.transaction((tx) => old.receive(tx, { id }, async () => 'ran'));
-    assert.deepEqual(again, { duplicate: false, result: 'ran' });
+    assert.deepEqual(again, { kind: 'processed', duplicate: false, result: 'ran' });
   });
 
   test('an empty id is refused', async () => {

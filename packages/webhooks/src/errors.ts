@@ -1,3 +1,4 @@
+import { brandError } from '@surety/core';
 /** Every `code` an error of this package (other than a delivery attempt's, see ./ssrf/errors.ts) carries. */
 export type WebhookErrorCode =
   | 'SURETY_INVALID_URL'
@@ -8,16 +9,8 @@ export type WebhookErrorCode =
   | 'SURETY_ENDPOINT_LIMIT'
   | 'SURETY_OUTCOME_UNSTORABLE';
 
-// Brands in the global symbol registry, as undici does (and @surety/idempotency): `instanceof` and
-// the guards below then recognise an error made by another installed copy of this package.
-const kError: unique symbol = Symbol.for('surety.webhooks.error');
-const kInvalidEvent: unique symbol = Symbol.for('surety.webhooks.error.SURETY_INVALID_EVENT');
-const kInvalidInput: unique symbol = Symbol.for('surety.webhooks.error.SURETY_INVALID_INPUT');
-const kNotFound: unique symbol = Symbol.for('surety.webhooks.error.SURETY_ENDPOINT_NOT_FOUND');
-const kLimit: unique symbol = Symbol.for('surety.webhooks.error.SURETY_ENDPOINT_LIMIT');
-
-const branded = (value: unknown, symbol: symbol): boolean =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+// Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
+// `instanceof` and the guards recognise an error made by another installed copy of this package.
 
 /** Base class of the package's errors: a stable `code`, and `cause` where there is one. */
 export class WebhookError extends Error {
@@ -29,18 +22,11 @@ export class WebhookError extends Error {
     super(message, options);
     this.name = 'WebhookError';
   }
-
-  get [kError](): true {
-    return true;
-  }
-
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kError);
-  }
 }
 
 /** An event that cannot be published: bad type name, data that is not JSON, or a failed schema check. */
 export class InvalidEventError extends WebhookError {
+  declare readonly code: 'SURETY_INVALID_EVENT';
   constructor(
     message: string,
     /** Where the payload failed, as JSON pointers with messages. */
@@ -49,14 +35,6 @@ export class InvalidEventError extends WebhookError {
     super('SURETY_INVALID_EVENT', message);
     this.name = 'InvalidEventError';
   }
-
-  get [kInvalidEvent](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kInvalidEvent);
-  }
 }
 
 /**
@@ -64,6 +42,7 @@ export class InvalidEventError extends WebhookError {
  * (NUL, a lone surrogate), a date outside what a `timestamptz` parameter carries.
  */
 export class InvalidInputError extends WebhookError {
+  declare readonly code: 'SURETY_INVALID_INPUT';
   constructor(
     message: string,
     /** Where, as JSON pointers into the arguments (`/description`, `/since`), with messages. */
@@ -72,51 +51,40 @@ export class InvalidInputError extends WebhookError {
     super('SURETY_INVALID_INPUT', message);
     this.name = 'InvalidInputError';
   }
-
-  get [kInvalidInput](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kInvalidInput);
-  }
 }
 
 /** A mutation or a health read named an endpoint the tenant does not have. */
 export class EndpointNotFoundError extends WebhookError {
+  declare readonly code: 'SURETY_ENDPOINT_NOT_FOUND';
   constructor() {
     super('SURETY_ENDPOINT_NOT_FOUND', 'no such webhook endpoint');
     this.name = 'EndpointNotFoundError';
-  }
-
-  get [kNotFound](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kNotFound);
   }
 }
 
 /** The tenant already has the most endpoints allowed (`maxEndpointsPerTenant`). */
 export class EndpointLimitError extends WebhookError {
+  declare readonly code: 'SURETY_ENDPOINT_LIMIT';
   constructor(readonly limit: number) {
     super('SURETY_ENDPOINT_LIMIT', `a tenant may have at most ${limit} webhook endpoints`);
     this.name = 'EndpointLimitError';
   }
-
-  get [kLimit](): true {
-    return true;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return branded(value, kLimit);
-  }
 }
 
-export const isWebhookError = (e: unknown): e is WebhookError => e instanceof WebhookError;
-export const isEndpointLimitError = (e: unknown): e is EndpointLimitError => e instanceof EndpointLimitError;
-export const isInvalidEventError = (e: unknown): e is InvalidEventError => e instanceof InvalidEventError;
-export const isInvalidInputError = (e: unknown): e is InvalidInputError => e instanceof InvalidInputError;
-export const isEndpointNotFoundError = (e: unknown): e is EndpointNotFoundError =>
-  e instanceof EndpointNotFoundError;
+export const isWebhookError = brandError(WebhookError, 'surety.webhooks.error');
+export const isEndpointLimitError = brandError(
+  EndpointLimitError,
+  'surety.webhooks.error.SURETY_ENDPOINT_LIMIT',
+);
+export const isInvalidEventError = brandError(
+  InvalidEventError,
+  'surety.webhooks.error.SURETY_INVALID_EVENT',
+);
+export const isInvalidInputError = brandError(
+  InvalidInputError,
+  'surety.webhooks.error.SURETY_INVALID_INPUT',
+);
+export const isEndpointNotFoundError = brandError(
+  EndpointNotFoundError,
+  'surety.webhooks.error.SURETY_ENDPOINT_NOT_FOUND',
+);

@@ -33,12 +33,12 @@ export type {
   PageInput,
 } from './queries.js';
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
+export type { Backlog } from './sql/backlog.js';
 // The engine's allow-list option (WebhooksOptions.allowList) is configured from the root; the
 // guard itself is `@surety/webhooks/ssrf`.
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from './ssrf/allow-list.js';
 export type { AllowList } from './ssrf/classify.js';
 export type {
-  Backlog,
   CircuitState,
   CreateEndpointInput,
   DeleteEndpointInput,
@@ -54,7 +54,7 @@ export type {
   SecretEntry,
   UpdateEndpointInput,
   WebhooksOptions,
-} from './webhooks.js';
+} from './types.js';
 export { Webhooks } from './webhooks.js';
 export type {
   AttemptEvent,

@@ -14,7 +14,8 @@ import { toEndpoint } from './sql/endpoint-row.js';
 import { selectEndpoints } from './sql/endpoints.js';
 import { type EventRow, selectEvent, selectEvents } from './sql/events.js';
 import { iso } from './sql/names.js';
-import type { Endpoint, Webhooks } from './webhooks.js';
+import type { Endpoint } from './types.js';
+import type { Webhooks } from './webhooks.js';
 
 /** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
 export interface Page<T> {

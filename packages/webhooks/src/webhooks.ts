@@ -9,7 +9,7 @@ import {
   rotateSecretFor,
   updateEndpointFor,
 } from './endpoint-writes.js';
-import { EndpointNotFoundError, InvalidEventError, WebhookError } from './errors.js';
+import { InvalidEventError, WebhookError } from './errors.js';
 import { newId } from './ids.js';
 import { assertStorable, assertTimestamp } from './input.js';
 import { setInternals, type WebhooksInternals } from './internals.js';
@@ -33,7 +33,13 @@ import {
   listEvents,
   type Page,
 } from './queries.js';
+import { recoverEndpointFor, replayEventFor } from './requeue.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
+import { type Backlog, readBacklog } from './sql/backlog.js';
+import { statements } from './sql/index.js';
+import { notifyChannel } from './sql/names.js';
+import { insertEvent } from './sql/publish.js';
+import { purgeBatch } from './sql/retention.js';
 import type { AllowList } from './ssrf/index.js';
 import { validateWebhookUrl } from './ssrf/index.js';
 import type {
@@ -50,32 +56,6 @@ import type {
   UpdateEndpointInput,
   WebhooksOptions,
 } from './types.js';
-
-export type { Backlog } from './sql/backlog.js';
-export type {
-  CircuitState,
-  CreateEndpointInput,
-  DeleteEndpointInput,
-  DisableEndpointInput,
-  Endpoint,
-  EndpointPatch,
-  EndpointRef,
-  PublishedEvent,
-  PublishInput,
-  RecoverEndpointInput,
-  ReplayEventInput,
-  RotateSecretInput,
-  SecretEntry,
-  UpdateEndpointInput,
-  WebhooksOptions,
-} from './types.js';
-
-import { type Backlog, readBacklog } from './sql/backlog.js';
-import { statements } from './sql/index.js';
-import { notifyChannel } from './sql/names.js';
-import { insertEvent } from './sql/publish.js';
-import { insertReplay, requeueFailed } from './sql/replay.js';
-import { purgeBatch } from './sql/retention.js';
 
 const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
 
@@ -241,15 +221,8 @@ export class Webhooks {
    * many: 0 for an event that is not the tenant's (a count of what matched, docs/decisions.md).
    */
   async replayEvent(q: Queryable, input: ReplayEventInput): Promise<number> {
-    const { tenant, eventId, endpointId } = input;
-    assertStorable({ tenant, eventId, endpointId });
-    return insertReplay(q, this.#i.st.tables, {
-      tenant,
-      eventId,
-      endpointId: endpointId ?? null,
-      nowIso: new Date(this.#i.now()).toISOString(),
-      channel: this.#i.channel,
-    });
+    assertStorable({ tenant: input.tenant, eventId: input.eventId, endpointId: input.endpointId });
+    return replayEventFor(this, q, input);
   }
 
   /**
@@ -257,20 +230,9 @@ export class Webhooks {
    * many. Throws EndpointNotFoundError when the endpoint does not exist.
    */
   async recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number> {
-    const { tenant, endpointId, since } = input;
-    assertStorable({ tenant, endpointId });
-    assertTimestamp('since', since);
-    const n = await requeueFailed(q, this.#i.st.tables, {
-      tenant,
-      endpointId,
-      sinceIso: since.toISOString(),
-      nowIso: new Date(this.#i.now()).toISOString(),
-      channel: this.#i.channel,
-    });
-    if (n === 0 && !(await findEndpoint(this, q, { tenant, id: endpointId }))) {
-      throw new EndpointNotFoundError();
-    }
-    return n;
+    assertStorable({ tenant: input.tenant, endpointId: input.endpointId });
+    assertTimestamp('since', input.since);
+    return recoverEndpointFor(this, q, input);
   }
 
   /** A tenant's endpoints, newest first (`Page.nextCursor` for the next page). */

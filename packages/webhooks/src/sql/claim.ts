@@ -1,7 +1,7 @@
 // The claim: due deliveries taken in batches with FOR UPDATE SKIP LOCKED under the fairness caps
 // and rate limits, and the worker's slot counts (docs/decisions.md, issue 15).
 import type { Queryable, Sql } from '@surety/db';
-import type { SecretEntry } from '../webhooks.js';
+import type { SecretEntry } from '../types.js';
 import { lockId, type Names } from './names.js';
 
 /** A claimed delivery with its event and endpoint (null when they were deleted meanwhile). */

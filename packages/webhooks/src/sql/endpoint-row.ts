@@ -1,5 +1,5 @@
 // An endpoint row as selected, and its mapping to the public Endpoint (internal: not exported from the root).
-import type { Endpoint, SecretEntry } from '../webhooks.js';
+import type { Endpoint, SecretEntry } from '../types.js';
 import { iso } from './names.js';
 
 export interface EndpointRow {

@@ -110,3 +110,14 @@ describe('validateWebhookUrl', () => {
     assert.equal(v.address?.category, 'cloud-metadata');
   });
 });
+
+test('UrlValidation is tagged kind: valid carries the URL, invalid the reason; ok says the same', () => {
+  const read = (v: ReturnType<typeof validateWebhookUrl>) =>
+    v.kind === 'valid' ? v.url.host : `${v.reason}: ${v.message.length > 0}`;
+  assert.equal(read(validateWebhookUrl('https://hooks.example.com/in')), 'hooks.example.com');
+  assert.equal(read(validateWebhookUrl('ftp://example.com/')), 'unsupported_protocol: true');
+  for (const url of ['https://hooks.example.com/in', 'not a url']) {
+    const v = validateWebhookUrl(url);
+    assert.equal(v.ok, v.kind === 'valid');
+  }
+});

@@ -36,9 +36,10 @@ export interface UrlValidationOptions {
   allowList?: AllowList;
 }
 
-/** The result of {@link validateWebhookUrl}. */
+/** The result of {@link validateWebhookUrl}, tagged `kind` (`valid` or `invalid`; `ok` says the same). */
 export type UrlValidation =
   | {
+      readonly kind: 'valid';
       readonly ok: true;
       /** The URL as WHATWG parsing normalised it (`http://2130706433/` becomes `http://127.0.0.1/`). */
       readonly url: URL;
@@ -46,6 +47,7 @@ export type UrlValidation =
       readonly address?: AddressClassification;
     }
   | {
+      readonly kind: 'invalid';
       readonly ok: false;
       readonly reason: UrlRejectionReason;
       readonly message: string;
@@ -58,7 +60,10 @@ const reject = (
   reason: UrlRejectionReason,
   message: string,
   address?: AddressClassification,
-): UrlValidation => (address ? { ok: false, reason, message, address } : { ok: false, reason, message });
+): UrlValidation =>
+  address
+    ? { kind: 'invalid', ok: false, reason, message, address }
+    : { kind: 'invalid', ok: false, reason, message };
 
 /**
  * Checks a webhook URL without touching the network: http(s) only, https unless `allowHttp`, no
@@ -109,7 +114,7 @@ export function validateWebhookUrl(input: string | URL, options: UrlValidationOp
       address,
     );
   }
-  return address ? { ok: true, url, address } : { ok: true, url };
+  return address ? { kind: 'valid', ok: true, url, address } : { kind: 'valid', ok: true, url };
 }
 
 /**
