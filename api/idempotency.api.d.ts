@@ -62,6 +62,7 @@ export interface IdempotencyRequest {
     tenant: string;
     key: string;
     fingerprint: string;
+    formerKeys?: readonly string[];
 }
 export type Outcome = {
     kind: "executed";
@@ -107,6 +108,7 @@ export interface EngineContext {
     readonly leaseMs: number;
     readonly retryAfterSeconds: number;
     readonly now: () => number;
+    readonly inFlight: Set<string> | undefined;
     readonly final: (response: StoredResponse) => boolean;
 }
 
@@ -222,6 +224,7 @@ export type KeyCheck = {
     code: "idempotency_key_invalid";
     detail: string;
 };
+export declare function quotedKey(key: string): string;
 export declare function checkKey(value: string | readonly string[] | undefined): KeyCheck;
 export declare function deriveKey(key: string, step: string): string;
 
