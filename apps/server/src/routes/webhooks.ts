@@ -260,7 +260,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       schema: {
         operationId: 'testWebhookEndpoint',
         summary: 'Send a webhook.test event to this endpoint',
-        description: 'Publishes a webhook.test event addressed to this endpoint only.',
+        description:
+          'Publishes a webhook.test event to this endpoint only, whether or not it subscribes to ' +
+          'webhook.test (it is named, so it is reached: deliveries is 1). A disabled endpoint is a 409.',
         tags: ['webhooks'],
         ...params,
         response: {
