@@ -65,6 +65,7 @@ export interface IdempotencyRequest {
     tenant: string;
     key: string;
     fingerprint: string;
+    formerKeys?: readonly string[];
 }
 export type Outcome = {
     kind: "executed";
@@ -119,6 +120,7 @@ export interface EngineContext {
     readonly leaseMs: number;
     readonly retryAfterSeconds: number;
     readonly now: () => number;
+    readonly inFlight: Set<string> | undefined;
     readonly final: (response: StoredResponse) => boolean;
     readonly bodyLimits: BodyLimits;
     readonly stored: (tenant: string, body: EncodedBody) => void;
@@ -253,6 +255,7 @@ export type KeyCheck = {
     code: "idempotency_key_invalid";
     detail: string;
 };
+export declare function quotedKey(key: string): string;
 export declare function checkKey(value: string | readonly string[] | undefined): KeyCheck;
 export declare function deriveKey(key: string, step: string): string;
 

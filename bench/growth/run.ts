@@ -273,10 +273,15 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
   });
   const ist = (await import('../../packages/idempotency/src/statements.js')).statements(schemas.large);
   const stored = keyOf(12345);
+  const claimParams = (key: string) => {
+    const lock = idem.lockId('bench', key);
+    return [lock, `{${lock},${idem.lockId('bench', `"${key}"`)}}`];
+  };
   // [label, statement, parameters, settings the product runs it with]
   const cases: [string, { text: string }, unknown[], string?][] = [
-    ['idempotency claim, stored key', ist.claim, [idem.lockId('bench', stored)]],
-    ['idempotency claim, new key', ist.claim, [idem.lockId('bench', 'new-key')]],
+    // As the adapters send it: the key's lock id, and with it that of its former quoted form.
+    ['idempotency claim, stored key', ist.claim, claimParams(stored)],
+    ['idempotency claim, new key', ist.claim, claimParams('new-key')],
     [
       'idempotency record at COMMIT (insert of the completed row)',
       {

@@ -28,6 +28,27 @@ export async function execute(
   request: IdempotencyRequest,
   handler: Handler,
 ): Promise<Outcome> {
+  const held = ctx.inFlight;
+  if (held === undefined) return executeRetrying(ctx, request, handler);
+  // PGlite runs one transaction at a time, so the original's advisory lock is released before a
+  // duplicate's claim can run: the duplicate would queue behind it and get its replay. The lock ids
+  // this process has in flight stand in for the lock, and the duplicate gets in_flight at once, as
+  // on PostgreSQL. (One PGlite database belongs to one process, so this sees every request.)
+  const id = lockId(request.tenant, request.key);
+  if (held.has(id)) return { kind: 'in_flight', retryAfterSeconds: ctx.retryAfterSeconds };
+  held.add(id);
+  try {
+    return await executeRetrying(ctx, request, handler);
+  } finally {
+    held.delete(id);
+  }
+}
+
+async function executeRetrying(
+  ctx: EngineContext,
+  request: IdempotencyRequest,
+  handler: Handler,
+): Promise<Outcome> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await executeOnce(ctx, request, handler);
@@ -57,11 +78,12 @@ export async function transact(ctx: EngineContext, handler: Handler): Promise<St
 
 async function executeOnce(
   ctx: EngineContext,
-  { tenant, key, fingerprint }: IdempotencyRequest,
+  { tenant, key, fingerprint, formerKeys = [] }: IdempotencyRequest,
   handler: Handler,
 ): Promise<Outcome> {
   const now = ctx.now();
   const lock = lockId(tenant, key);
+  const lockIds = [lock, ...formerKeys.map((k) => lockId(tenant, k))];
   let committing = false;
   let encoded: EncodedBody | undefined;
   try {
@@ -73,10 +95,16 @@ async function executeOnce(
         }
         // Rows share a lock id only with another (tenant, key) on a 64-bit hash collision.
         const row = rows.find((r) => r.tenant === tenant && r.key === key);
-        const seen = row
-          ? decide({ row: toRow(row, now), fingerprint, retryAfterSeconds: ctx.retryAfterSeconds })
-          : undefined;
+        const judge = (r: ClaimRow) =>
+          decide({ row: toRow(r, now), fingerprint, retryAfterSeconds: ctx.retryAfterSeconds });
+        const seen = row ? judge(row) : undefined;
         if (seen) return seen;
+        // A live row under a former form of the key answers as the key's own would (read only).
+        for (const former of formerKeys) {
+          const r = rows.find((x) => x.tenant === tenant && x.key === former);
+          const seenFormer = r ? judge(r) : undefined;
+          if (seenFormer) return seenFormer;
+        }
 
         const response = await handler(tx);
         if (!ctx.final(response)) throw new Rollback(response);
@@ -104,7 +132,7 @@ async function executeOnce(
         committing = true;
         return { kind: 'executed', response, stored: true };
       },
-      { first: { statement: ctx.st.claim, params: [lock] } },
+      { first: { statement: ctx.st.claim, params: [lock, `{${lockIds.join(',')}}`] } },
     );
     if (outcome.kind === 'executed' && encoded) ctx.stored(tenant, encoded);
     return outcome;

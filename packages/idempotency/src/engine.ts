@@ -16,6 +16,18 @@ import type {
   StoredResponse,
 } from './types.js';
 
+/** Per PGlite `Sql`, the lock ids in flight in this process (see claim.ts); none on PostgreSQL. */
+const IN_FLIGHT = new WeakMap<Sql, Set<string>>();
+function inFlightOf(sql: Sql): Set<string> | undefined {
+  if (sql.kind !== 'pglite') return undefined;
+  let held = IN_FLIGHT.get(sql);
+  if (!held) {
+    held = new Set();
+    IN_FLIGHT.set(sql, held);
+  }
+  return held;
+}
+
 /**
  * The Idempotency-Key engine. `execute` runs a handler exactly once per (tenant, key), inside one
  * transaction with the key record, and replays the stored response to every retry. Atomic mode is
@@ -57,6 +69,7 @@ export class Idempotency {
       leaseMs: this.leaseMs,
       retryAfterSeconds: this.retryAfterSeconds,
       now: options.now ?? Date.now,
+      inFlight: inFlightOf(this.sql),
       final: (response) => response.final ?? isFinal(response.status),
       bodyLimits: {
         compressAboveBytes: options.compressAboveBytes ?? 2048,

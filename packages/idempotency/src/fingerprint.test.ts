@@ -46,6 +46,26 @@ test('key validation: 1-255 visible ASCII', () => {
   for (const [value, ok] of table) assert.equal(checkKey(value).ok, ok, JSON.stringify(value));
 });
 
+test('key parsing: an RFC 8941 string is its value, so "k" and k are one key (issue 20)', () => {
+  const key = (value: string) => {
+    const checked = checkKey(value);
+    return checked.ok ? checked.key : checked.code;
+  };
+  assert.equal(key('k'), 'k');
+  assert.equal(key('"k"'), 'k');
+  assert.equal(key('"8e03978e-40d5-43e8-bc93-6894a57f9324"'), '8e03978e-40d5-43e8-bc93-6894a57f9324');
+  assert.equal(key('"a\\"b\\\\c"'), 'a"b\\c', 'the two escapes RFC 8941 allows');
+  assert.equal(key(`"${'a'.repeat(255)}"`), 'a'.repeat(255), 'the limit counts the value, not the quotes');
+  assert.equal(key(`"${'a'.repeat(256)}"`), 'idempotency_key_invalid');
+  assert.equal(key('""'), 'idempotency_key_invalid', 'an empty string is an empty key');
+  // Not RFC 8941 strings: kept as they are, as every key was before (bare tokens with a quote in them).
+  assert.equal(key('"a\\x"'), '"a\\x"', 'an escape RFC 8941 does not allow');
+  assert.equal(key('"a"b"'), '"a"b"', 'an unescaped quote inside');
+  assert.equal(key('"k'), '"k');
+  assert.equal(key('k"'), 'k"');
+  assert.equal(key('"'), '"');
+});
+
 test('deriveKey is stable per (key, step) and differs across steps and keys', () => {
   assert.equal(deriveKey('k1', 'charge'), deriveKey('k1', 'charge'));
   assert.notEqual(deriveKey('k1', 'charge'), deriveKey('k1', 'refund'));

@@ -9,11 +9,52 @@ export type KeyCheck =
   | { kind: 'invalid'; ok: false; code: 'idempotency_key_invalid'; detail: string };
 
 /**
- * Validates an `Idempotency-Key` header value: 1–255 visible ASCII characters. `undefined` means
- * the header was not sent (the caller decides whether that is allowed).
+ * The value of an RFC 8941 sf-string (`"k"` → `k`, with `\"` and `\\` unescaped), or undefined when
+ * `raw` is not one (a bare key, or quotes around something RFC 8941 does not allow).
+ */
+function sfStringValue(raw: string): string | undefined {
+  if (raw.length < 2 || !raw.startsWith('"') || !raw.endsWith('"')) return undefined;
+  let out = '';
+  for (let i = 1; i < raw.length - 1; i++) {
+    const c = raw[i]!;
+    if (c === '"') return undefined;
+    if (c === '\\') {
+      const next = raw[++i];
+      if (next !== '"' && next !== '\\') return undefined;
+      out += next;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/**
+ * The key in the RFC 8941 string form (`k` → `"k"`): the form in which a key sent quoted was stored
+ * before quoted and bare keys became one key, so that such a row is still found (see `formerKeys`).
+ */
+export function quotedKey(key: string): string {
+  return `"${key.replace(/[\\"]/g, '\\$&')}"`;
+}
+
+/**
+ * Validates an `Idempotency-Key` header value and gives the key it names. The draft defines the
+ * header as an RFC 8941 string (`Idempotency-Key: "8e03978e-…"`) and most clients send the key bare
+ * (`Idempotency-Key: 8e03978e-…`): both are the same key, `8e03978e-…`. A value that is not an RFC
+ * 8941 string is the key as it is. The key is 1–255 visible ASCII characters. `undefined` means the
+ * header was not sent (the caller decides whether that is allowed).
+ * @example checkKey('"k"') // { kind: 'valid', ok: true, key: 'k' }, as checkKey('k')
  */
 export function checkKey(value: string | readonly string[] | undefined): KeyCheck {
   if (value === undefined) return { kind: 'valid', ok: true, key: undefined };
+  if (typeof value === 'string' && VISIBLE_ASCII.test(value)) {
+    const unquoted = sfStringValue(value);
+    if (unquoted !== undefined) return checkBare(unquoted);
+  }
+  return checkBare(value);
+}
+
+function checkBare(value: string | readonly string[]): KeyCheck {
   if (typeof value !== 'string') {
     return {
       kind: 'invalid',

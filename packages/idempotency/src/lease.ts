@@ -21,10 +21,19 @@ import type {
 /** Claims the key for a new owner, or says what the stored row means for this request. */
 export async function acquire(
   ctx: EngineContext,
-  { tenant, key, fingerprint }: IdempotencyRequest,
+  { tenant, key, fingerprint, formerKeys = [] }: IdempotencyRequest,
 ): Promise<AcquireResult> {
   const { retryAfterSeconds } = ctx;
   try {
+    // A live row under a former form of the key answers as the key's own would (read only).
+    for (const former of formerKeys) {
+      const nowIso = new Date(ctx.now()).toISOString();
+      const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, former, nowIso, lockId(tenant, former)]);
+      const decided = read.rows[0]
+        ? decide({ row: read.rows[0], fingerprint, retryAfterSeconds })
+        : undefined;
+      if (decided) return decided;
+    }
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = ctx.now();
       const nowIso = new Date(now).toISOString();

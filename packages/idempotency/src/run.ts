@@ -3,6 +3,7 @@ import type { Idempotency } from './engine.js';
 import { NoTransactionError } from './errors.js';
 import { type FingerprintInput, fingerprint } from './fingerprint.js';
 import { engineErrorProblem, outcomeResponse, type Problem, readKey } from './http.js';
+import { MAX_KEY_LENGTH, quotedKey } from './key.js';
 import type { Outcome, StoredResponse } from './types.js';
 
 // The request flow every adapter shares: read the key → fingerprint → execute → outcome → answer.
@@ -74,8 +75,16 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
     // Key optional and absent: still one transaction, so the route's code is the same.
     if (key === undefined) return { kind: 'response', response: await engine.transact(handler) };
     const tenant = (options.tenant ?? (() => ''))(request);
+    // A key sent quoted was stored with its quotes before "k" and k became one key (issue 20):
+    // such a row is still found, for its whole TTL.
+    const former = quotedKey(key);
     const outcome = await engine.execute(
-      { tenant, key, fingerprint: fingerprint(await input.fingerprintInput()) },
+      {
+        tenant,
+        key,
+        fingerprint: fingerprint(await input.fingerprintInput()),
+        ...(former.length <= MAX_KEY_LENGTH ? { formerKeys: [former] } : {}),
+      },
       handler,
     );
     options.onOutcome?.(outcome.kind, request);

@@ -39,14 +39,16 @@ export function statements(schema: string): Statements {
     // (pipelined before one Sync; a named statement, planned once per connection): take the key's
     // advisory lock without waiting and read any stored row. The lock is held until COMMIT/ROLLBACK,
     // so a second request with the same key gets `locked = false` at once (409) instead of queueing
-    // on a row lock. Rows are matched to (tenant, key) in JS. The snapshot of this statement may
+    // on a row lock. $2 is the lock id and those of the key's former forms (`formerKeys`), as an
+    // int8[] literal: the rows of all of them are read in the same index scan. Rows are matched to
+    // (tenant, key) in JS. The snapshot of this statement may
     // predate a commit that released the lock; the record at COMMIT catches that (see below).
     claim: {
       name: n('claim'),
       text: `select pg_try_advisory_xact_lock($1::int8) as locked, k.tenant, k.key, k.fingerprint, k.state,
                     k.status, k.headers, k.body, k.body_gzip, k.body_encoding, k.expires_at, k.lease_expires_at
                from (select 1) as one
-               left join ${t} k on k.lock_id = $1::int8`,
+               left join ${t} k on k.lock_id = any($2::int8[])`,
     },
     // Atomic mode: the completed row, written in the same transaction as the business write, sent
     // in one round trip with COMMIT (Tx.atCommit). The simple protocol carries no parameters, so

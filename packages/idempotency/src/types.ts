@@ -20,6 +20,14 @@ export interface IdempotencyRequest {
   key: string;
   /** From `fingerprint()`: a different fingerprint under the same key is a client bug (422). */
   fingerprint: string;
+  /**
+   * Other forms this key may be stored under by an earlier version (the adapters pass the quoted
+   * form, `"k"`, in which a quoted header was stored before `"k"` and `k` became one key). Read only:
+   * a live row under one is replayed (or is a 422, or in flight) as the key's own would be; a new
+   * row is always stored under `key`. Lease mode reads them with one more query.
+   * @default []
+   */
+  formerKeys?: readonly string[];
 }
 
 export type Outcome =
@@ -123,6 +131,11 @@ export interface EngineContext {
   readonly leaseMs: number;
   readonly retryAfterSeconds: number;
   readonly now: () => number;
+  /**
+   * On PGlite only: the lock ids of the atomic-mode requests in flight in this process, shared by
+   * every engine on the same `Sql` (claim.ts says why). Undefined on PostgreSQL.
+   */
+  readonly inFlight: Set<string> | undefined;
   /** `response.final`, else the `isFinal` option. */
   readonly final: (response: StoredResponse) => boolean;
   readonly bodyLimits: BodyLimits;

@@ -49,6 +49,35 @@ const effect =
     return response;
   };
 
+describe('formerKeys: a row stored under an earlier form of the key (issue 20)', () => {
+  test('atomic and lease mode find it, replay it and refuse another request under it; never write it', async () => {
+    const k = key();
+    const quoted = `"${k}"`;
+    await engine.execute({ tenant: 't', key: quoted, fingerprint: 'fp' }, effect(k, ok('{"old":1}')));
+    const req = { tenant: 't', key: k, fingerprint: 'fp', formerKeys: [quoted] };
+    assert.deepEqual(await engine.execute(req, effect(k, ok('{}'))), {
+      kind: 'replayed',
+      response: ok('{"old":1}'),
+    });
+    assert.deepEqual(await engine.execute({ ...req, fingerprint: 'other' }, effect(k, ok('{}'))), {
+      kind: 'mismatch',
+    });
+    const leased = await engine.acquire(req);
+    assert.deepEqual(leased, { kind: 'replayed', response: ok('{"old":1}') });
+    assert.equal(await effects(k), 1);
+    assert.equal(await keyRow(k), undefined, 'nothing stored under the new form');
+    // Expired: the key is a new operation, stored under the new form; the old row is left to the purge.
+    clock += 60_001;
+    const fresh = await engine.execute(req, effect(k, ok('{"new":1}')));
+    assert.equal(fresh.kind, 'executed');
+    assert.equal((await keyRow(k))?.state, 'completed');
+    assert.deepEqual(await engine.execute(req, effect(k, ok('{}'))), {
+      kind: 'replayed',
+      response: ok('{"new":1}'),
+    });
+  });
+});
+
 describe('atomic mode', () => {
   test('first request runs in one transaction with the key; a retry replays without running', async () => {
     const k = key();
@@ -362,7 +391,9 @@ describe('lease mode', () => {
   });
 });
 
-describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
+// On both backends (issue 20): on PGlite, whose transactions run one at a time, the duplicate used to
+// queue behind the original and get its replay, where PostgreSQL answers in_flight at once.
+describe('concurrent duplicates', () => {
   test('a second request with the same key answers in_flight at once instead of waiting on locks', async () => {
     const k = key();
     const req = { tenant: 't', key: k, fingerprint: 'fp' };
@@ -382,10 +413,12 @@ describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
     });
     await inside;
     const started = Date.now();
-    const second = await engine.execute(req, effect(k, ok('{}')));
+    // Bounded: a second request that queued behind the first would wait for the gate forever.
+    const waited = new Promise<'waited'>((r) => setTimeout(() => r('waited'), 2000).unref());
+    const second = await Promise.race([engine.execute(req, effect(k, ok('{}'))), waited]);
+    release();
     assert.deepEqual(second, { kind: 'in_flight', retryAfterSeconds: 1 });
     assert.ok(Date.now() - started < 1000, 'answered without waiting for the first transaction');
-    release();
     assert.equal((await first).kind, 'executed');
     assert.deepEqual(await engine.execute(req, effect(k, ok('{}'))), {
       kind: 'replayed',
@@ -394,6 +427,20 @@ describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
     assert.equal(await effects(k), 1);
   });
 
+  test('another key is not held up by the in-flight registry', async () => {
+    const k = key();
+    const outcomes = await Promise.all([
+      engine.execute({ tenant: 't', key: k, fingerprint: 'fp' }, effect(k, ok('{}'))),
+      engine.execute({ tenant: 'other', key: k, fingerprint: 'fp' }, effect(k, ok('{}'))),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.kind),
+      ['executed', 'executed'],
+    );
+  });
+});
+
+describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
   test('100 concurrent executions of one key run the handler once', async () => {
     const k = key();
     const req = { tenant: 't', key: k, fingerprint: 'fp' };

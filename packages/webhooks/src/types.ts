@@ -36,7 +36,10 @@ export interface PublishInput {
   resource?: string;
   /** Your own event id, for idempotent publishing. @default a new `evt_…` */
   id?: string;
-  /** Deliver only to this endpoint (test events). */
+  /**
+   * Deliver to this endpoint only, whatever event types it is subscribed to (test events: the
+   * endpoint is named, so the event reaches it), if it is enabled.
+   */
   endpointId?: string;
 }
 

@@ -80,7 +80,14 @@ export const endpointSchema = {
         pendingDeliveries: { type: 'integer' },
       },
     },
-    secret: { type: 'string', description: 'Only in the answer to creation and rotation: store it now.' },
+    secret: {
+      type: 'string',
+      description:
+        'The whsec_ signing secret, only in the answer to creation and rotation: store it now. The two ' +
+        'formats use it in opposite ways: `surety` (the default) uses the whole string, whsec_ included, ' +
+        'as the HMAC-SHA256 key; `standard` (Standard Webhooks) base64-decodes what follows whsec_ and ' +
+        'uses those bytes as the key. See docs/webhooks.md for a verifier of each.',
+    },
   },
 } as const;
 

@@ -4,7 +4,8 @@ import type { Names } from './names.js';
 
 export function publishStatements({ s, EV, D, EP, st }: Names) {
   return {
-    // The outbox write: the event and one delivery per subscribed enabled endpoint. One round trip.
+    // The outbox write: the event and one delivery per subscribed enabled endpoint, or to the one
+    // endpoint named ($8, test events: named, so subscribed or not). One round trip.
     // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
     // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
     // commit record to the end of COMMIT, so every publishing transaction would commit one at a
@@ -18,8 +19,8 @@ export function publishStatements({ s, EV, D, EP, st }: Names) {
        d as (
          insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
          select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7 from ${EP} e
-          where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', $3]::text[]
-            and ($8::text is null or e.id = $8)
+          where e.tenant = $1 and e.status = 'enabled'
+            and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
          returning 1)
        select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries`,
     ),
