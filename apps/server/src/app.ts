@@ -122,6 +122,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schema: config.schema,
     ttlMs: config.idempotencyTtlMs,
     ...(options.now ? { now: options.now } : {}),
+    // The naive-ORM guard (docs/orm.md) logs through the request logger's parent, without the key.
+    onWarning: (w) => app.log.warn({ code: w.code, tenant: w.tenant, status: w.status }, w.message),
   });
   const events = options.events ?? createRegistry();
   const webhooks =

@@ -1,7 +1,7 @@
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { openTransaction } from './transaction.js';
-import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
+import type { QueryOptions, QueryResult, Sql, Statement, Tx } from './types.js';
 
 /** One connection of another driver (an ORM's transaction, or its pool), as Surety calls it. */
 export interface DriverConnection {
@@ -108,5 +108,32 @@ export function createDriverSql<C>(options: DriverSqlOptions<C>): Sql {
         await run(connection, 'select pg_notify($1, $2)', [channel, payload], undefined);
       }),
     close: options.close ?? (async () => {}),
+  };
+}
+
+/**
+ * A Surety `Tx` over a transaction another driver opened and commits itself (the application's own
+ * `db.transaction(…)`), for `publish()` of `@surety/webhooks` and `inbox.receive()` of
+ * `@surety/webhook-verify`: their rows commit or roll back with that transaction. Surety does not
+ * see this COMMIT, so `atCommit` is refused (the idempotency engine takes a `Sql`: use
+ * `createDriverSql`), and `afterCommit` callbacks never run (a published event is then picked up
+ * at the workers' next poll instead of at once).
+ * @example
+ * await pool.begin(async (trx) => webhooks.publish(driverTx({ name: 'mydriver', client: trx, connection: wrap(trx) }), event));
+ */
+export function driverTx<C>(options: { name: string; client: C; connection: DriverConnection }): Tx {
+  const { name, client, connection } = options;
+  const { tx } = openTransaction({
+    query: (statement, params, queryOptions) => run(connection, statement, params, queryOptions),
+    exec: (script) => (connection.exec ? connection.exec(script) : connection.query(script, [], {})),
+    driver: { kind: 'driver', name, client },
+  });
+  return {
+    ...tx,
+    atCommit() {
+      throw new Error(
+        `atCommit needs the COMMIT to be Surety's; this ${name} transaction commits by itself: give the idempotency engine createDriverSql() (docs/orm.md)`,
+      );
+    },
   };
 }

@@ -206,10 +206,10 @@ export function isMissingPeerError(error: unknown): error is MissingPeerError {
  */
 export class NestedTransactionError extends DbError {
   declare readonly code: 'SURETY_DB_NESTED_TRANSACTION';
-  constructor(statement: string) {
+  constructor(statement: string, reason?: string) {
     super(
       'SURETY_DB_NESTED_TRANSACTION',
-      `"${statement.trim().slice(0, 40)}" inside a Surety transaction would end it early and detach the write from its Idempotency-Key: use a savepoint (a nested transaction through @surety/db's ORM adapters), see docs/orm.md`,
+      `"${statement.trim().slice(0, 40)}" inside a Surety transaction: ${reason ?? 'it would end it early and detach the write from its Idempotency-Key; use a savepoint (a nested transaction through the ORM adapters of @surety/db)'}, see docs/orm.md`,
     );
     this.name = 'NestedTransactionError';
   }

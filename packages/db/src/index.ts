@@ -1,7 +1,7 @@
 export type { CursorPart, CursorValues, KeysetCursor } from './cursor.js';
 export { keysetCursor } from './cursor.js';
 export type { DriverConnection, DriverSqlOptions } from './driver-sql.js';
-export { createDriverSql } from './driver-sql.js';
+export { createDriverSql, driverTx } from './driver-sql.js';
 export type { PgErrorInfo } from './error-info.js';
 export { pgErrorInfo } from './error-info.js';
 export type { DbErrorCode } from './errors.js';

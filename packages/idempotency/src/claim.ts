@@ -1,8 +1,14 @@
-import { isDatabaseUnavailableError, pgErrorInfo, type Tx } from '@surety/db';
+import { isDatabaseUnavailableError, pgErrorInfo, type Statement, type Tx } from '@surety/db';
 import { StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { type ClaimRow, decide, toRow } from './replay.js';
-import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from './types.js';
+import type {
+  EngineContext,
+  IdempotencyRequest,
+  IdempotencyWarning,
+  Outcome,
+  StoredResponse,
+} from './types.js';
 
 // Atomic mode: the key is claimed with BEGIN, the handler runs in the same transaction, and the
 // completed row travels with COMMIT.
@@ -10,6 +16,28 @@ import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from 
 /** A non-final answer: thrown to roll the transaction back, caught to return the answer. */
 class Rollback {
   constructor(readonly response: StoredResponse) {}
+}
+
+const EMPTY =
+  "a keyed request answered 2xx but its transaction wrote nothing: were the writes sent through another connection (the application's usual ORM instance) instead of the handler's transaction? Then they are not atomic with the Idempotency-Key, and a retry after a failure runs them twice. Write through `tx` (kyselyOf(tx), drizzleOf(tx), knexOf(tx), …): https://github.com/surety-dev/surety/blob/main/docs/orm.md";
+
+/** The naive-ORM guard: warns, once COMMIT has succeeded, when the transaction has no id. */
+async function warnIfEmpty(
+  warn: (warning: IdempotencyWarning) => void,
+  tx: Tx,
+  wroteNothing: Statement,
+  at: { tenant: string; key: string; status: number },
+): Promise<void> {
+  const { rows } = await tx.query<{ empty: boolean }>(wroteNothing);
+  if (rows[0]?.empty) {
+    tx.afterCommit(() =>
+      warn({
+        code: 'SURETY_IDEMPOTENCY_EMPTY_TRANSACTION',
+        message: `surety: ${EMPTY} (tenant ${at.tenant}, status ${at.status})`,
+        ...at,
+      }),
+    );
+  }
 }
 
 /** The violated constraint is the key table's primary key (named by the migration's default). */
@@ -82,6 +110,9 @@ async function executeOnce(
 
         const response = await handler(tx);
         if (!ctx.final(response)) throw new Rollback(response);
+        if (ctx.warnEmpty && response.status >= 200 && response.status < 300) {
+          await warnIfEmpty(ctx.warnEmpty, tx, ctx.st.wroteNothing, { tenant, key, status: response.status });
+        }
         // The record travels with COMMIT: the layer costs no round trip of its own beyond the one
         // it shares with BEGIN (docs/decisions.md).
         tx.atCommit(

@@ -51,6 +51,10 @@ export class Idempotency {
       retryAfterSeconds: this.retryAfterSeconds,
       now: options.now ?? Date.now,
       final: (response) => response.final ?? isFinal(response.status),
+      warnEmpty:
+        (options.warnOnEmptyTransaction ?? process.env.NODE_ENV !== 'production')
+          ? (options.onWarning ?? ((warning) => console.warn(warning.message)))
+          : undefined,
     };
   }
 

@@ -33,6 +33,7 @@ export type {
   AcquireResult,
   IdempotencyOptions,
   IdempotencyRequest,
+  IdempotencyWarning,
   Lease,
   Outcome,
   StoredResponse,

@@ -61,6 +61,29 @@ export interface IdempotencyOptions {
    * 422 are outcomes and are stored.
    */
   isFinal?: (status: number) => boolean;
+  /**
+   * Warns (through `onWarning`) when a keyed request answered 2xx while its transaction wrote
+   * nothing: the classic mistake of writing through the application's usual ORM instance, on
+   * another connection, inside the handler (not atomic: docs/orm.md). Costs one statement per 2xx
+   * while on (docs/benchmarks.md).
+   * @default process.env.NODE_ENV !== 'production'
+   */
+  warnOnEmptyTransaction?: boolean;
+  /**
+   * Receives the engine's warnings.
+   * @default console.warn of the warning's message
+   */
+  onWarning?: (warning: IdempotencyWarning) => void;
+}
+
+/** Something the engine noticed that is probably a bug in the application. */
+export interface IdempotencyWarning {
+  /** `SURETY_IDEMPOTENCY_EMPTY_TRANSACTION`: a 2xx whose transaction wrote nothing. */
+  code: 'SURETY_IDEMPOTENCY_EMPTY_TRANSACTION';
+  message: string;
+  tenant: string;
+  key: string;
+  status: number;
 }
 
 /** An acquired lease-mode key. Only this owner may renew, complete or release it. */
@@ -97,4 +120,6 @@ export interface EngineContext {
   readonly now: () => number;
   /** `response.final`, else the `isFinal` option. */
   readonly final: (response: StoredResponse) => boolean;
+  /** The `onWarning` option when `warnOnEmptyTransaction` is on, else undefined. */
+  readonly warnEmpty: ((warning: IdempotencyWarning) => void) | undefined;
 }
