@@ -43,7 +43,8 @@ function toResult<R>(result: pg.QueryResult): QueryResult<R> {
   };
 }
 
-async function run<R>(
+/** Runs one statement on a pool or client; internal (the adapters use it), not exported by the index. */
+export async function run<R>(
   target: PgQueryable,
   statement: string | Statement,
   params: readonly unknown[] | undefined,

@@ -54,7 +54,8 @@ function toResult<R>(result: PgliteResult<R>): QueryResult<R> {
   };
 }
 
-async function run<R>(
+/** Runs one statement on PGlite or its transaction; internal (the adapters use it), not exported by the index. */
+export async function run<R>(
   target: PgliteQueryable,
   statement: string | Statement,
   params: readonly unknown[] | undefined,

@@ -13,6 +13,9 @@ export interface OpenTransaction {
 
 // A statement that opens, ends or prepares a transaction; SAVEPOINT, RELEASE and ROLLBACK TO are
 // fine inside one. `do $$ begin … end $$` starts with DO and is not matched.
+/** Whether `text` begins, ends or prepares a transaction (internal: the adapters' guard too). */
+export const endsTransaction = (text: string): boolean => ENDS_TRANSACTION.test(text);
+
 const ENDS_TRANSACTION =
   /^\s*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+(?:work\s+|transaction\s+)?to\b)|prepare\s+transaction)\b/i;
 

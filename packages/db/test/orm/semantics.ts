@@ -39,6 +39,8 @@ export interface SemanticsOptions {
   skip?: string | false;
   /** Builds the case on the test database; `payments` is `"<schema>".payments (id text, cents int)`. */
   setup(db: TestDatabase): Promise<SemanticsCase>;
+  /** The test database, when the ORM must share it (its own PGlite instance). @default createTestDatabase */
+  database?: () => Promise<TestDatabase>;
 }
 
 /** One describe block: the semantics table for one adapter in one direction. */
@@ -59,7 +61,7 @@ export function describeSemantics(options: SemanticsOptions): void {
     });
 
     before(async () => {
-      db = await createTestDatabase();
+      db = await (options.database ?? createTestDatabase)();
       await db.sql.query(`create schema "${db.schema}"`);
       await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
       // Migrations on Surety's own Sql; the engines under test then run on the adapter's.
