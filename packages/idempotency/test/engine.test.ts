@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPgSql, type Sql } from '@surety/db';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
-import { Idempotency, LeaseLostError, type StoredResponse, StoreUnavailableError } from '../src/index.js';
+import {
+  Idempotency,
+  type IdempotencyWarning,
+  LeaseLostError,
+  type StoredResponse,
+  StoreUnavailableError,
+} from '../src/index.js';
 
 let db: TestDatabase;
 let clock = Date.parse('2026-01-01T00:00:00Z');
@@ -405,6 +411,86 @@ describe('lease mode', () => {
       kind: 'replayed',
       response: ok('{"charged":1}', 201),
     });
+  });
+});
+
+describe('the naive-ORM guard (warnOnEmptyTransaction)', () => {
+  const guarded = (warnings: IdempotencyWarning[], options: { warnOnEmptyTransaction?: boolean } = {}) =>
+    new Idempotency({
+      sql: db.sql,
+      schema: db.schema,
+      now: () => clock,
+      ...options,
+      onWarning: (w) => warnings.push(w),
+    });
+
+  test('a 2xx whose transaction wrote nothing warns after COMMIT; a write on tx, a 4xx or a replay do not', async () => {
+    const warnings: IdempotencyWarning[] = [];
+    const engine = guarded(warnings, { warnOnEmptyTransaction: true });
+    const k = key();
+    await engine.execute({ tenant: 't', key: k, fingerprint: 'fp' }, async (tx) => {
+      await tx.query('select 1'); // reads assign no transaction id
+      return ok('{}');
+    });
+    assert.equal(warnings.length, 1);
+    assert.deepEqual(
+      { ...warnings[0], message: undefined },
+      { code: 'SURETY_IDEMPOTENCY_EMPTY_TRANSACTION', message: undefined, tenant: 't', key: k, status: 201 },
+    );
+    assert.match(warnings[0]!.message, /docs\/orm\.md/);
+    // the key was stored all the same: the guard only tells
+    assert.equal((await keyRow(k))?.state, 'completed');
+    await engine.execute({ tenant: 't', key: k, fingerprint: 'fp' }, async () => ok('{}'));
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, effect('guard', ok('{}')));
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, async () =>
+      ok('{"declined":true}', 402),
+    );
+    // a write through the connection under tx counts: it is the same transaction
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, async (tx) => {
+      const client = tx.driver.client as { query(text: string, params: unknown[]): Promise<unknown> };
+      await client.query(`insert into "${db.schema}".effects values ($1)`, ['guard-driver']);
+      return ok('{}');
+    });
+    assert.equal(warnings.length, 1, 'a replay, a write on tx, a 402 decline: no warning');
+  });
+
+  test('a write through another connection (the naive ORM instance) warns', {
+    skip: needsPostgres,
+  }, async () => {
+    const warnings: IdempotencyWarning[] = [];
+    const engine = guarded(warnings, { warnOnEmptyTransaction: true });
+    const other = db.connect(2);
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, async () => {
+      await other.query(`insert into "${db.schema}".effects values ($1)`, ['naive']);
+      return ok('{}');
+    });
+    assert.equal(warnings.length, 1);
+  });
+
+  test('on by default except when NODE_ENV is production; off when asked', async () => {
+    const before = process.env.NODE_ENV;
+    const empty = async () => ok('{}');
+    try {
+      const seen: IdempotencyWarning[] = [];
+      process.env.NODE_ENV = 'production';
+      await guarded(seen).execute({ tenant: 't', key: key(), fingerprint: 'fp' }, empty);
+      await guarded(seen, { warnOnEmptyTransaction: false }).execute(
+        { tenant: 't', key: key(), fingerprint: 'fp' },
+        empty,
+      );
+      assert.equal(seen.length, 0);
+      await guarded(seen, { warnOnEmptyTransaction: true }).execute(
+        { tenant: 't', key: key(), fingerprint: 'fp' },
+        empty,
+      );
+      assert.equal(seen.length, 1, 'asked for in production');
+      process.env.NODE_ENV = 'development';
+      await guarded(seen).execute({ tenant: 't', key: key(), fingerprint: 'fp' }, empty);
+      assert.equal(seen.length, 2);
+    } finally {
+      if (before === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = before;
+    }
   });
 });
 
