@@ -7,7 +7,11 @@ import type { QueryOptions, QueryResult, Sql, Statement, Tx } from './types.js';
 export interface DriverConnection {
   /** Runs one statement with bound parameters; `rowMode: 'array'` asks for rows as arrays. */
   query(text: string, params: readonly unknown[], options: QueryOptions): Promise<QueryResult<unknown>>;
-  /** Runs a script of several statements without parameters. @default query(script, []) */
+  /**
+   * Runs a script of several statements without parameters (migrations): the simple protocol.
+   * @default query(script, []), which is enough only for a driver that sends a statement without
+   * parameters by the simple protocol
+   */
   exec?(script: string): Promise<unknown>;
 }
 

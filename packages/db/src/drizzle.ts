@@ -118,11 +118,19 @@ export function drizzleOf<TSchema extends Record<string, unknown> = Record<strin
 /** The connection under a Drizzle database or transaction: a node-postgres one or PGlite's. */
 function connectionOf(client: unknown): DriverConnection {
   const pglite = typeof (client as { exec?: unknown }).exec === 'function';
+  if (pglite) {
+    const c = client as PgliteQueryable;
+    // PGlite's query is one statement (extended protocol): scripts (migrations) go through exec.
+    return {
+      query: (text, params, options) => runPglite(c, text, params, options),
+      exec: (script) => c.exec(script),
+    };
+  }
+  const c = client as pg.Pool | pg.PoolClient;
+  // Without values node-postgres uses the simple protocol: a script (migrations) runs whole.
   return {
-    query: (text, params, options) =>
-      pglite
-        ? runPglite(client as PgliteQueryable, text, params, options)
-        : runPg(client as pg.Pool | pg.PoolClient, text, params, options),
+    query: (text, params, options) => runPg(c, text, params, options),
+    exec: (script) => c.query(script),
   };
 }
 

@@ -92,15 +92,18 @@ export function knexOf(tx: Tx, options: KnexOfOptions = {}): Knex {
 
 /** A knex transaction's (or the pool's) raw node-postgres connection, as Surety runs statements. */
 function connectionOf(client: Knex.Client): DriverConnection {
+  const on = async <T>(use: (connection: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const connection = (await client.acquireConnection()) as pg.PoolClient;
+    try {
+      return await use(connection);
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  };
   return {
-    async query(text, params, options) {
-      const connection = (await client.acquireConnection()) as pg.PoolClient;
-      try {
-        return await runPg(connection, text, params, options);
-      } finally {
-        await client.releaseConnection(connection);
-      }
-    },
+    query: (text, params, options) => on((c) => runPg(c, text, params, options)),
+    // Without values node-postgres uses the simple protocol: a script (migrations) runs whole.
+    exec: (script) => on((c) => c.query(script)),
   };
 }
 

@@ -135,6 +135,9 @@ function connectionOf<DB>(db: Kysely<DB>): DriverConnection {
       const rowCount = r.numAffectedRows === undefined ? rows.length : Number(r.numAffectedRows);
       return { rows, rowCount, command: '', fields: [] };
     },
+    // Kysely's PostgreSQL driver sends a statement without parameters by the simple protocol: a
+    // script (migrations) runs whole.
+    exec: (script) => db.executeQuery(CompiledQuery.raw(script, [])),
   };
 }
 

@@ -69,6 +69,9 @@ export function describeSemantics(options: SemanticsOptions): void {
       await new Webhooks({ sql: db.sql, schema: db.schema }).migrate();
       await createInbox({ schema: db.schema }).migrate(db.sql);
       c = await options.setup(db);
+      // …and again on the adapter's Sql: nothing left to apply, but its scripts run through it.
+      await createIdempotency({ sql: c.sql, schema: db.schema }).migrate();
+      await createInbox({ schema: db.schema }).migrate(c.sql);
       idem = createIdempotency({
         sql: c.sql,
         schema: db.schema,
