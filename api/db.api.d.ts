@@ -5,7 +5,7 @@
 export type { CursorPart, CursorValues, KeysetCursor } from "./cursor.js";
 export { keysetCursor } from "./cursor.js";
 export type { DriverConnection, DriverSqlOptions } from "./driver-sql.js";
-export { createDriverSql } from "./driver-sql.js";
+export { createDriverSql, driverTx } from "./driver-sql.js";
 export type { PgErrorInfo } from "./error-info.js";
 export { pgErrorInfo } from "./error-info.js";
 export type { DbErrorCode } from "./errors.js";
@@ -36,7 +36,7 @@ export interface KeysetCursor<P extends readonly CursorPart[]> {
 export declare function keysetCursor<const P extends readonly CursorPart[]>(...parts: P): KeysetCursor<P>;
 
 // --- dist/driver-sql.d.ts
-import type { QueryOptions, QueryResult, Sql } from "./types.js";
+import type { QueryOptions, QueryResult, Sql, Tx } from "./types.js";
 export interface DriverConnection {
     query(text: string, params: readonly unknown[], options: QueryOptions): Promise<QueryResult<unknown>>;
     exec?(script: string): Promise<unknown>;
@@ -50,6 +50,11 @@ export interface DriverSqlOptions<C> {
     close?: () => Promise<void>;
 }
 export declare function createDriverSql<C>(options: DriverSqlOptions<C>): Sql;
+export declare function driverTx<C>(options: {
+    name: string;
+    client: C;
+    connection: DriverConnection;
+}): Tx;
 
 // --- dist/types.d.ts
 export interface Statement {
@@ -107,7 +112,7 @@ export interface Sql extends Queryable {
 }
 
 // --- dist/pglite.d.ts
-import type { Sql } from "./types.js";
+import type { QueryOptions, QueryResult, Sql, Statement } from "./types.js";
 export interface PgliteQueryable {
     query<R>(query: string, params?: unknown[], options?: {
         rowMode?: "object" | "array";
@@ -134,6 +139,7 @@ export interface PgliteSqlOptions {
     dataDir?: string;
     db?: PgliteInstance;
 }
+export declare function run<R>(target: PgliteQueryable, statement: string | Statement, params: readonly unknown[] | undefined, options?: QueryOptions): Promise<QueryResult<R>>;
 export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
 
 // --- dist/error-info.d.ts
@@ -193,7 +199,7 @@ export declare class MissingPeerError extends DbError {
 export declare function isMissingPeerError(error: unknown): error is MissingPeerError;
 export declare class NestedTransactionError extends DbError {
     readonly code: "SURETY_DB_NESTED_TRANSACTION";
-    constructor(statement: string);
+    constructor(statement: string, reason?: string);
     get [kNested](): true;
     static [Symbol.hasInstance](value: unknown): boolean;
 }
@@ -237,7 +243,7 @@ export declare function openSql(options: OpenSqlOptions): Promise<Sql>;
 
 // --- dist/pg.d.ts
 import pg from "pg";
-import type { Sql } from "./types.js";
+import type { QueryOptions, QueryResult, Sql, Statement } from "./types.js";
 export interface PgSqlOptions {
     connectionString?: string;
     pool?: pg.Pool;
@@ -246,7 +252,10 @@ export interface PgSqlOptions {
     applicationName?: string;
     onError?: (error: Error) => void;
 }
+type PgQueryable = pg.Pool | pg.PoolClient;
+export declare function run<R>(target: PgQueryable, statement: string | Statement, params: readonly unknown[] | undefined, options?: QueryOptions): Promise<QueryResult<R>>;
 export declare function createPgSql(options?: PgSqlOptions): Sql;
+export {};
 
 // --- dist/storable.d.ts
 export type UnstorableReason = "nul" | "lone_surrogate";
@@ -279,6 +288,44 @@ export interface TestDatabase {
 export declare function createTestDatabase(options?: {
     max?: number;
 }): Promise<TestDatabase>;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./kysely → ./dist/kysely.d.ts
+// --- dist/kysely.d.ts
+import { Kysely, type KyselyPlugin, type Transaction } from "kysely";
+import type { Sql, Tx } from "./types.js";
+export interface KyselyOfOptions {
+    plugins?: KyselyPlugin[];
+}
+export declare function kyselyOf<DB>(tx: Tx, options?: KyselyOfOptions): Kysely<DB>;
+export declare function kyselySql<DB>(db: Kysely<DB>): Sql;
+export declare function kyselyTx<DB>(trx: Transaction<DB>): Tx;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./drizzle → ./dist/drizzle.d.ts
+// --- dist/drizzle.d.ts
+import { type DrizzleConfig } from "drizzle-orm";
+import { PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { Sql, Tx } from "./types.js";
+export type TxDrizzle<TSchema extends Record<string, unknown> = Record<string, never>> = PgDatabase<PgQueryResultHKT, TSchema>;
+export declare function drizzleOf<TSchema extends Record<string, unknown> = Record<string, never>>(tx: Tx, config?: DrizzleConfig<TSchema>): TxDrizzle<TSchema>;
+export declare function drizzleSql<TSchema extends Record<string, unknown>>(db: PgDatabase<PgQueryResultHKT, TSchema>): Sql;
+export declare function drizzleTx<TSchema extends Record<string, unknown>>(trx: PgDatabase<PgQueryResultHKT, TSchema>): Tx;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./knex → ./dist/knex.d.ts
+// --- dist/knex.d.ts
+import { type Knex } from "knex";
+import type { Sql, Tx } from "./types.js";
+export interface KnexOfOptions {
+    config?: Omit<Knex.Config, "client" | "connection" | "pool">;
+}
+export declare function knexOf(tx: Tx, options?: KnexOfOptions): Knex;
+export declare function knexSql(knex: Knex): Sql;
+export declare function knexTx(trx: Knex.Transaction): Tx;
 
 // (dist/types.d.ts: above)
 // (dist/pglite.d.ts: above)

@@ -16,7 +16,7 @@ export { migrations } from "./migrations.js";
 export type { PurgeOptions } from "./purge.js";
 export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from "./run.js";
 export { errorAnswer, runIdempotent } from "./run.js";
-export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredResponse, } from "./types.js";
+export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, IdempotencyWarning, Lease, Outcome, StoredResponse, } from "./types.js";
 
 // --- dist/engine.d.ts
 import { type Sql, type Tx } from "@surety/db";
@@ -87,6 +87,15 @@ export interface IdempotencyOptions {
     retryAfterSeconds?: number;
     now?: () => number;
     isFinal?: (status: number) => boolean;
+    warnOnEmptyTransaction?: boolean;
+    onWarning?: (warning: IdempotencyWarning) => void;
+}
+export interface IdempotencyWarning {
+    code: "SURETY_IDEMPOTENCY_EMPTY_TRANSACTION";
+    message: string;
+    tenant: string;
+    key: string;
+    status: number;
 }
 export interface Lease {
     readonly key: string;
@@ -108,6 +117,7 @@ export interface EngineContext {
     readonly retryAfterSeconds: number;
     readonly now: () => number;
     readonly final: (response: StoredResponse) => boolean;
+    readonly warnEmpty: ((warning: IdempotencyWarning) => void) | undefined;
 }
 
 // --- dist/statements.d.ts
@@ -122,6 +132,7 @@ export interface Statements {
     renew: Statement;
     release: Statement;
     purge: Statement;
+    wroteNothing: Statement;
 }
 export interface CompleteValues {
     tenant: string;
