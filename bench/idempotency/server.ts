@@ -3,6 +3,8 @@
 import { openSql } from '@surety/db';
 import { buildApp, parseApiKeys, runMigrations } from 'surety';
 
+// Measured as deployed: the engine's development-only guard (warnOnEmptyTransaction) stays off.
+process.env.NODE_ENV ??= 'production';
 const schema = process.env.BENCH_SCHEMA ?? 'bench_idem';
 const sql = await openSql({ databaseUrl: process.env.DATABASE_URL, max: Number(process.env.POOL ?? 10) });
 await runMigrations(sql, schema);

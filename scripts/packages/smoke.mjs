@@ -1,7 +1,8 @@
 // The install-from-tarballs smoke test: two apps in a temporary folder outside the workspace, with
 // the packed tarballs and registry packages only.
 //
-// - "full": every package, with their optional peers (pg, PGlite, express, fastify, hono). Every
+// - "full": every package, with their optional peers (pg, PGlite, express, fastify, hono, kysely,
+//   drizzle-orm, knex). Every
 //   export of every package is imported with plain node (ESM) and required (`require()` of ESM, Node
 //   20.19+); a consumer of each package's main API is type-checked with moduleResolution node16,
 //   bundler and node10 (skipLibCheck false), one of the subpaths with node16 and bundler; each
@@ -26,6 +27,10 @@ const THIRD_PARTY = {
   fastify: '^5.12.8',
   hono: '^4.13.19',
   '@types/node': '^20.19.43',
+  // the ORMs of @surety/db's subpaths (optional peers)
+  kysely: '^0.28.19',
+  'drizzle-orm': '^0.45.4',
+  knex: '^3.3.0',
 };
 
 const COMPILER = {
@@ -78,6 +83,9 @@ const CONSUMER_SUBPATHS = `// The adapters and helpers under subpaths (node16 an
 import { checkPreconditions as expressCheck } from '@surety/conditional/express';
 import { checkPreconditions as fastifyCheck } from '@surety/conditional/fastify';
 import { checkPreconditions as honoCheck } from '@surety/conditional/hono';
+import { drizzleOf } from '@surety/db/drizzle';
+import { knexOf } from '@surety/db/knex';
+import { kyselyOf } from '@surety/db/kysely';
 import { createTestDatabase } from '@surety/db/testing';
 import { deadline } from '@surety/fetch/fastify';
 import { readDeadline } from '@surety/fetch/server';
@@ -94,7 +102,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 
-export const used = [expressCheck, fastifyCheck, honoCheck, createTestDatabase, deadline, readDeadline,
+export const used = [expressCheck, fastifyCheck, honoCheck, drizzleOf, knexOf, kyselyOf, createTestDatabase, deadline, readDeadline,
   createFakeClock, expressIdempotency, fastifyIdempotency, honoIdempotency, verifyExpress, verifyFastify,
   verifyHono, inbox, startReceiver, express, Fastify, Hono];
 `;

@@ -124,6 +124,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.now ? { now: options.now } : {}),
     // Called after COMMIT, by which time `metrics` below exists.
     onStored: ({ storedBytes, encoding }) => metrics.idempotencyStored.observe({ encoding }, storedBytes),
+    // The naive-ORM guard (docs/orm.md) logs through the request logger's parent, without the key.
+    onWarning: (w) => app.log.warn({ code: w.code, tenant: w.tenant, status: w.status }, w.message),
   });
   const events = options.events ?? createRegistry();
   const webhooks =

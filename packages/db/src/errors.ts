@@ -1,6 +1,10 @@
 import { brandError } from '@surety/core';
 /** Every `code` an error of this package can carry. */
-export type DbErrorCode = 'SURETY_DB_UNAVAILABLE' | 'SURETY_INVALID_CURSOR' | 'SURETY_DB_MISSING_PEER';
+export type DbErrorCode =
+  | 'SURETY_DB_UNAVAILABLE'
+  | 'SURETY_INVALID_CURSOR'
+  | 'SURETY_DB_MISSING_PEER'
+  | 'SURETY_DB_NESTED_TRANSACTION';
 
 // Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
 // `instanceof` and the guards recognise an error made by another installed copy of this package.
@@ -68,6 +72,16 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
+  // postgres.js
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  // Prisma: cannot reach the server, timed out reaching it, it closed the connection, no pool slot
+  'P1001',
+  'P1002',
+  'P1017',
+  'P2024',
 ]);
 const GONE_MESSAGES = [
   /Connection terminated/i,
@@ -77,6 +91,7 @@ const GONE_MESSAGES = [
   /Cannot use a pool after calling end/i,
   /PGlite is closed/i,
   /timeout exceeded when trying to connect/i,
+  /Timeout acquiring a connection/i, // knex (tarn) pool
 ];
 
 /**
@@ -140,3 +155,27 @@ export class MissingPeerError extends DbError {
 
 /** Whether `error` is a {@link MissingPeerError} (of any installed copy). */
 export const isMissingPeerError = brandError(MissingPeerError, 'surety.db.error.SURETY_DB_MISSING_PEER');
+
+/**
+ * Raised when a statement sent through a Surety transaction would begin, commit or roll back a
+ * transaction of its own (an ORM's `.transaction()` on Surety's connection): an early COMMIT would
+ * detach the business write from the Idempotency-Key record. Nothing was sent; the transaction
+ * rolls back when the error propagates. Use a savepoint (the ORM's nested transaction through an
+ * adapter of `@surety/db/…`, or `SAVEPOINT` yourself) instead.
+ */
+export class NestedTransactionError extends DbError {
+  declare readonly code: 'SURETY_DB_NESTED_TRANSACTION';
+  constructor(statement: string, reason?: string) {
+    super(
+      'SURETY_DB_NESTED_TRANSACTION',
+      `"${statement.trim().slice(0, 40)}" inside a Surety transaction: ${reason ?? 'it would end it early and detach the write from its Idempotency-Key; use a savepoint (a nested transaction through the ORM adapters of @surety/db)'}, see docs/orm.md`,
+    );
+    this.name = 'NestedTransactionError';
+  }
+}
+
+/** Whether `error` is a {@link NestedTransactionError} (of any installed copy). */
+export const isNestedTransactionError = brandError(
+  NestedTransactionError,
+  'surety.db.error.SURETY_DB_NESTED_TRANSACTION',
+);

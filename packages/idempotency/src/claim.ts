@@ -1,9 +1,15 @@
-import { isDatabaseUnavailableError, sqlState, type Tx } from '@surety/db';
+import { isDatabaseUnavailableError, pgErrorInfo, type Statement, type Tx } from '@surety/db';
 import { StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { type ClaimRow, decide, toRow } from './replay.js';
 import { type EncodedBody, encodeBody } from './stored-body.js';
-import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from './types.js';
+import type {
+  EngineContext,
+  IdempotencyRequest,
+  IdempotencyWarning,
+  Outcome,
+  StoredResponse,
+} from './types.js';
 
 // Atomic mode: the key is claimed with BEGIN, the handler runs in the same transaction, and the
 // completed row travels with COMMIT.
@@ -12,6 +18,32 @@ import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from 
 class Rollback {
   constructor(readonly response: StoredResponse) {}
 }
+
+const EMPTY =
+  "a keyed request answered 2xx but its transaction wrote nothing: were the writes sent through another connection (the application's usual ORM instance) instead of the handler's transaction? Then they are not atomic with the Idempotency-Key, and a retry after a failure runs them twice. Write through `tx` (kyselyOf(tx), drizzleOf(tx), knexOf(tx), …): https://github.com/surety-dev/surety/blob/main/docs/orm.md";
+
+/** The naive-ORM guard: warns, once COMMIT has succeeded, when the transaction has no id. */
+async function warnIfEmpty(
+  warn: (warning: IdempotencyWarning) => void,
+  tx: Tx,
+  wroteNothing: Statement,
+  at: { tenant: string; key: string; status: number },
+): Promise<void> {
+  const { rows } = await tx.query<{ empty: boolean }>(wroteNothing);
+  if (rows[0]?.empty) {
+    tx.afterCommit(() =>
+      warn({
+        code: 'SURETY_IDEMPOTENCY_EMPTY_TRANSACTION',
+        message: `surety: ${EMPTY} (tenant ${at.tenant}, status ${at.status})`,
+        ...at,
+      }),
+    );
+  }
+}
+
+/** The violated constraint is the key table's primary key (named by the migration's default). */
+const isKeyTable = (info: { constraint?: string; table?: string }): boolean =>
+  info.constraint === 'idempotency_keys_pkey' || info.table === 'idempotency_keys';
 
 /** The claim's snapshot predated a commit of the same key: nothing committed, run once more. */
 class ClaimRace {}
@@ -109,6 +141,9 @@ async function executeOnce(
         const response = await handler(tx);
         if (!ctx.final(response)) throw new Rollback(response);
         encoded = encodeBody(response.body, ctx.bodyLimits);
+        if (ctx.warnEmpty && response.status >= 200 && response.status < 300) {
+          await warnIfEmpty(ctx.warnEmpty, tx, ctx.st.wroteNothing, { tenant, key, status: response.status });
+        }
         // The record travels with COMMIT: the layer costs no round trip of its own beyond the one
         // it shares with BEGIN (docs/decisions.md).
         tx.atCommit(
@@ -140,14 +175,10 @@ async function executeOnce(
     // The claim's snapshot predated a commit of the same key (see statements.ts): the record found
     // a live row (division by zero) or lost the race to insert it (unique violation). Nothing
     // committed; run again, which now sees the stored row.
-    const state = sqlState(error);
-    if (
-      committing &&
-      (state === '22012' ||
-        (state === '23505' && (error as { table?: unknown }).table === 'idempotency_keys'))
-    ) {
-      throw new ClaimRace();
-    }
+    // Read whichever fields the driver under the transaction uses (pgErrorInfo): an ORM's
+    // postgres.js or Prisma reports the constraint and table under other names than node-postgres.
+    const info = committing ? pgErrorInfo(error) : undefined;
+    if (info?.code === '22012' || (info?.code === '23505' && isKeyTable(info))) throw new ClaimRace();
     throw error;
   }
 }

@@ -88,6 +88,10 @@ export class Idempotency {
           // a metrics callback must not fail a request that has committed
         }
       },
+      warnEmpty:
+        (options.warnOnEmptyTransaction ?? process.env.NODE_ENV !== 'production')
+          ? (options.onWarning ?? ((warning) => console.warn(warning.message)))
+          : undefined,
     };
   }
 

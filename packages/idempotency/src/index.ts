@@ -35,6 +35,7 @@ export type {
   AcquireResult,
   IdempotencyOptions,
   IdempotencyRequest,
+  IdempotencyWarning,
   Lease,
   Outcome,
   StoredInfo,

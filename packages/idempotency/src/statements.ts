@@ -13,6 +13,7 @@ export interface Statements {
   renew: Statement;
   release: Statement;
   purge: Statement;
+  wroteNothing: Statement;
 }
 
 /** The values of an atomic-mode completed row. */
@@ -60,6 +61,14 @@ export function statements(schema: string): Statements {
     //   completed row; when nothing is written it divides by zero (SQLSTATE 22012).
     // Either error makes PostgreSQL skip the COMMIT after it; the transaction rolls back and the
     // engine runs the request again, which then sees the stored row.
+    // The naive-ORM guard (warnOnEmptyTransaction): a transaction gets a transaction id at its first
+    // write, wherever on its connection that write was sent, and never for reads or advisory locks.
+    // No id by the time a keyed request answered 2xx: the handler wrote nothing on this transaction,
+    // typically because it wrote through another connection. One statement, no table touched.
+    wroteNothing: {
+      name: n('wrote_nothing'),
+      text: 'select pg_current_xact_id_if_assigned() is null as empty',
+    },
     completeAtCommit: (v: CompleteValues, replace: boolean) => {
       if (!/^-?\d{1,20}$/.test(v.lockId)) throw new Error('lock id must be an integer');
       if (!Number.isInteger(v.status)) throw new Error('status must be an integer');

@@ -97,6 +97,28 @@ export interface StoredInfo {
   /** The body as the row holds it: text bytes, compressed bytes, or 0 when omitted. */
   storedBytes: number;
   encoding: BodyEncoding;
+   * Warns (through `onWarning`) when a keyed request answered 2xx while its transaction wrote
+   * nothing: the classic mistake of writing through the application's usual ORM instance, on
+   * another connection, inside the handler (not atomic: docs/orm.md). Costs one statement per 2xx
+   * while on (docs/benchmarks.md).
+   * @default process.env.NODE_ENV !== 'production'
+   */
+  warnOnEmptyTransaction?: boolean;
+  /**
+   * Receives the engine's warnings.
+   * @default console.warn of the warning's message
+   */
+  onWarning?: (warning: IdempotencyWarning) => void;
+}
+
+/** Something the engine noticed that is probably a bug in the application. */
+export interface IdempotencyWarning {
+  /** `SURETY_IDEMPOTENCY_EMPTY_TRANSACTION`: a 2xx whose transaction wrote nothing. */
+  code: 'SURETY_IDEMPOTENCY_EMPTY_TRANSACTION';
+  message: string;
+  tenant: string;
+  key: string;
+  status: number;
 }
 
 /** An acquired lease-mode key. Only this owner may renew, complete or release it. */
@@ -141,4 +163,6 @@ export interface EngineContext {
   readonly bodyLimits: BodyLimits;
   /** Reports a stored response's size (the `onStored` option); never throws. */
   readonly stored: (tenant: string, body: EncodedBody) => void;
+  /** The `onWarning` option when `warnOnEmptyTransaction` is on, else undefined. */
+  readonly warnEmpty: ((warning: IdempotencyWarning) => void) | undefined;
 }

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPgSql, type Sql } from '@surety/db';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
-import { Idempotency, LeaseLostError, type StoredResponse, StoreUnavailableError } from '../src/index.js';
+import {
+  Idempotency,
+  type IdempotencyWarning,
+  LeaseLostError,
+  type StoredResponse,
+  StoreUnavailableError,
+} from '../src/index.js';
 
 let db: TestDatabase;
 let clock = Date.parse('2026-01-01T00:00:00Z');
@@ -204,6 +210,52 @@ describe('atomic mode', () => {
     assert.equal((await keyRow(k))?.body, '{"run":2}');
   });
 
+  test('the claim race is recognised whatever driver raised it (postgres.js, Prisma error shapes)', async () => {
+    // The same staged race as above, with the unique violation dressed as another driver reports it:
+    // postgres.js names the fields constraint_name / table_name, Prisma 7 keeps the server's words in
+    // meta.driverAdapterError. The engine used to read node-postgres' `error.table` only.
+    const asPostgresJs = (e: unknown) => {
+      const { code, constraint, table, message } = e as Record<string, string>;
+      return Object.assign(new Error(message), { code, constraint_name: constraint, table_name: table });
+    };
+    const asPrisma = (e: unknown) => {
+      const { code, message } = e as Record<string, string>;
+      const cause = { originalCode: code, originalMessage: message, kind: 'UniqueConstraintViolation' };
+      return Object.assign(new Error('Unique constraint failed on the fields: (`lock_id`,`tenant`,`key`)'), {
+        code: 'P2002',
+        clientVersion: '7.0.0',
+        meta: { modelName: 'IdempotencyKey', driverAdapterError: Object.assign(new Error('x'), { cause }) },
+      });
+    };
+    for (const reshape of [asPostgresJs, asPrisma]) {
+      const sql: Sql = {
+        ...db.sql,
+        transaction: (fn, options) =>
+          db.sql.transaction(fn, options).catch((e: unknown) => {
+            throw (e as { code?: string }).code === '23505' ? reshape(e) : e;
+          }),
+      };
+      const other = new Idempotency({ sql, schema: db.schema, ttlMs: 60_000, now: () => clock });
+      const k = key();
+      let runs = 0;
+      const outcome = await other.execute({ tenant: 't', key: k, fingerprint: 'a' }, async (tx) => {
+        runs++;
+        await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+        if (runs === 1) {
+          await tx.query(
+            `insert into "${db.schema}".idempotency_keys (tenant, key, lock_id, fingerprint, state, status, headers, body, created_at, expires_at)
+             values ('t', $1, $2::int8, 'a', 'completed', 201, '{}', 'staged', $3::timestamptz, $4::timestamptz)`,
+            [k, other.lockId('t', k), new Date(clock).toISOString(), new Date(clock + 60_000).toISOString()],
+          );
+        }
+        return ok(`{"run":${runs}}`);
+      });
+      assert.equal(runs, 2, `${reshape.name}: the first run was rolled back and run again`);
+      assert.deepEqual(outcome, { kind: 'executed', response: ok('{"run":2}'), stored: true });
+      assert.equal(await effects(k), 1);
+    }
+  });
+
   test('a stored response keeps its bytes exactly: quotes, backslashes, unicode', async () => {
     const k = key();
     const body = `{"note":"it's \\ a "test" \\' ; commit; --","emoji":"\u00e9 ✓ 🚀","raw":"E'\\x00'"}`;
@@ -394,6 +446,87 @@ describe('lease mode', () => {
 // On both backends (issue 20): on PGlite, whose transactions run one at a time, the duplicate used to
 // queue behind the original and get its replay, where PostgreSQL answers in_flight at once.
 describe('concurrent duplicates', () => {
+describe('the naive-ORM guard (warnOnEmptyTransaction)', () => {
+  const guarded = (warnings: IdempotencyWarning[], options: { warnOnEmptyTransaction?: boolean } = {}) =>
+    new Idempotency({
+      sql: db.sql,
+      schema: db.schema,
+      now: () => clock,
+      ...options,
+      onWarning: (w) => warnings.push(w),
+    });
+
+  test('a 2xx whose transaction wrote nothing warns after COMMIT; a write on tx, a 4xx or a replay do not', async () => {
+    const warnings: IdempotencyWarning[] = [];
+    const engine = guarded(warnings, { warnOnEmptyTransaction: true });
+    const k = key();
+    await engine.execute({ tenant: 't', key: k, fingerprint: 'fp' }, async (tx) => {
+      await tx.query('select 1'); // reads assign no transaction id
+      return ok('{}');
+    });
+    assert.equal(warnings.length, 1);
+    assert.deepEqual(
+      { ...warnings[0], message: undefined },
+      { code: 'SURETY_IDEMPOTENCY_EMPTY_TRANSACTION', message: undefined, tenant: 't', key: k, status: 201 },
+    );
+    assert.match(warnings[0]!.message, /docs\/orm\.md/);
+    // the key was stored all the same: the guard only tells
+    assert.equal((await keyRow(k))?.state, 'completed');
+    await engine.execute({ tenant: 't', key: k, fingerprint: 'fp' }, async () => ok('{}'));
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, effect('guard', ok('{}')));
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, async () =>
+      ok('{"declined":true}', 402),
+    );
+    // a write through the connection under tx counts: it is the same transaction
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, async (tx) => {
+      const client = tx.driver.client as { query(text: string, params: unknown[]): Promise<unknown> };
+      await client.query(`insert into "${db.schema}".effects values ($1)`, ['guard-driver']);
+      return ok('{}');
+    });
+    assert.equal(warnings.length, 1, 'a replay, a write on tx, a 402 decline: no warning');
+  });
+
+  test('a write through another connection (the naive ORM instance) warns', {
+    skip: needsPostgres,
+  }, async () => {
+    const warnings: IdempotencyWarning[] = [];
+    const engine = guarded(warnings, { warnOnEmptyTransaction: true });
+    const other = db.connect(2);
+    await engine.execute({ tenant: 't', key: key(), fingerprint: 'fp' }, async () => {
+      await other.query(`insert into "${db.schema}".effects values ($1)`, ['naive']);
+      return ok('{}');
+    });
+    assert.equal(warnings.length, 1);
+  });
+
+  test('on by default except when NODE_ENV is production; off when asked', async () => {
+    const before = process.env.NODE_ENV;
+    const empty = async () => ok('{}');
+    try {
+      const seen: IdempotencyWarning[] = [];
+      process.env.NODE_ENV = 'production';
+      await guarded(seen).execute({ tenant: 't', key: key(), fingerprint: 'fp' }, empty);
+      await guarded(seen, { warnOnEmptyTransaction: false }).execute(
+        { tenant: 't', key: key(), fingerprint: 'fp' },
+        empty,
+      );
+      assert.equal(seen.length, 0);
+      await guarded(seen, { warnOnEmptyTransaction: true }).execute(
+        { tenant: 't', key: key(), fingerprint: 'fp' },
+        empty,
+      );
+      assert.equal(seen.length, 1, 'asked for in production');
+      process.env.NODE_ENV = 'development';
+      await guarded(seen).execute({ tenant: 't', key: key(), fingerprint: 'fp' }, empty);
+      assert.equal(seen.length, 2);
+    } finally {
+      if (before === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = before;
+    }
+  });
+});
+
+describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
   test('a second request with the same key answers in_flight at once instead of waiting on locks', async () => {
     const k = key();
     const req = { tenant: 't', key: k, fingerprint: 'fp' };
