@@ -87,16 +87,7 @@ export interface IdempotencyOptions {
    * answered and as stored, and how it was stored. For metrics; an error it throws is ignored.
    */
   onStored?: (info: StoredInfo) => void;
-}
-
-/** What `onStored` reports of one stored response. */
-export interface StoredInfo {
-  tenant: string;
-  /** The body as the handler answered it, UTF-8 bytes. */
-  bodyBytes: number;
-  /** The body as the row holds it: text bytes, compressed bytes, or 0 when omitted. */
-  storedBytes: number;
-  encoding: BodyEncoding;
+  /**
    * Warns (through `onWarning`) when a keyed request answered 2xx while its transaction wrote
    * nothing: the classic mistake of writing through the application's usual ORM instance, on
    * another connection, inside the handler (not atomic: docs/orm.md). Costs one statement per 2xx
@@ -109,6 +100,16 @@ export interface StoredInfo {
    * @default console.warn of the warning's message
    */
   onWarning?: (warning: IdempotencyWarning) => void;
+}
+
+/** What `onStored` reports of one stored response. */
+export interface StoredInfo {
+  tenant: string;
+  /** The body as the handler answered it, UTF-8 bytes. */
+  bodyBytes: number;
+  /** The body as the row holds it: text bytes, compressed bytes, or 0 when omitted. */
+  storedBytes: number;
+  encoding: BodyEncoding;
 }
 
 /** Something the engine noticed that is probably a bug in the application. */
