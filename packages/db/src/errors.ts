@@ -1,5 +1,9 @@
 /** Every `code` an error of this package can carry. */
-export type DbErrorCode = 'SURETY_DB_UNAVAILABLE' | 'SURETY_INVALID_CURSOR' | 'SURETY_DB_MISSING_PEER';
+export type DbErrorCode =
+  | 'SURETY_DB_UNAVAILABLE'
+  | 'SURETY_INVALID_CURSOR'
+  | 'SURETY_DB_MISSING_PEER'
+  | 'SURETY_DB_TRANSACTION_OWNED';
 
 // Brands in the global symbol registry, as undici does: `instanceof` and the guards below then
 // recognise an error made by another installed copy of this package (two versions in one tree).
@@ -7,6 +11,7 @@ const kError: unique symbol = Symbol.for('surety.db.error');
 const kUnavailable: unique symbol = Symbol.for('surety.db.error.SURETY_DB_UNAVAILABLE');
 const kInvalidCursor: unique symbol = Symbol.for('surety.db.error.SURETY_INVALID_CURSOR');
 const kMissingPeer: unique symbol = Symbol.for('surety.db.error.SURETY_DB_MISSING_PEER');
+const kOwned: unique symbol = Symbol.for('surety.db.error.SURETY_DB_TRANSACTION_OWNED');
 
 const branded = (value: unknown, symbol: symbol): boolean =>
   typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
@@ -179,4 +184,31 @@ export class MissingPeerError extends DbError {
 /** Whether `error` is a {@link MissingPeerError} (of any installed copy). */
 export function isMissingPeerError(error: unknown): error is MissingPeerError {
   return branded(error, kMissingPeer);
+}
+
+/**
+ * A transaction was asked to do what only its owner may: an ORM tried to COMMIT (or BEGIN a
+ * transaction of its own) inside a transaction Surety opened, or Surety was asked to commit (or
+ * `atCommit`, or LISTEN) on a transaction an ORM opened (`joinTransaction`). Nothing was committed
+ * early: the statement was not sent.
+ */
+export class TransactionOwnedError extends DbError {
+  declare readonly code: 'SURETY_DB_TRANSACTION_OWNED';
+  constructor(message: string) {
+    super('SURETY_DB_TRANSACTION_OWNED', message);
+    this.name = 'TransactionOwnedError';
+  }
+
+  get [kOwned](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kOwned);
+  }
+}
+
+/** Whether `error` is a {@link TransactionOwnedError} (of any installed copy). */
+export function isTransactionOwnedError(error: unknown): error is TransactionOwnedError {
+  return branded(error, kOwned);
 }
