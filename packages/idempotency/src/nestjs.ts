@@ -173,6 +173,7 @@ export const Tx: () => ParameterDecorator = createParamDecorator(
  * @Module({ imports: [SuretyIdempotencyModule.forRoot({ engine, tenant: (req) => req.headers['x-tenant'] })] })
  * class AppModule {}
  */
+// biome-ignore lint/complexity/noStaticOnlyClass: a NestJS dynamic module is a class with a static forRoot
 export class SuretyIdempotencyModule {
   static forRoot(options: NestIdempotencyOptions): DynamicModule {
     return {
