@@ -1,0 +1,86 @@
+// @surety/db/prisma: Surety joined to Prisma 7's interactive transaction (with @prisma/adapter-pg),
+// through the shared table (orm-scenarios.ts), and Prisma's own nested transaction inside it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
+import { joinPrisma, prismaTransactionWithSurety } from '../src/prisma.js';
+import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
+import { generatePrismaClient, type PrismaClientClass, type TestPrisma } from './prisma-client.js';
+
+let PrismaClient: PrismaClientClass;
+let remove = async () => {};
+before(async () => {
+  if (needsPostgres) return;
+  ({ PrismaClient, remove } = await generatePrismaClient());
+});
+after(() => remove());
+
+const clientFor = (schema: string): TestPrisma =>
+  new PrismaClient({ adapter: new PrismaPg({ connectionString: postgresUrl!, max: 12 }, { schema }) });
+
+// Long enough for ten transactions queued on one key on a loaded machine (Prisma's default is 5 s).
+const limits = { maxWait: 20_000, timeout: 20_000 };
+
+ormScenarios('Prisma', {
+  'Prisma owns the transaction ($transaction, joinPrisma)': async (ctx: OrmContext) => {
+    const prisma = clientFor(ctx.db.schema);
+    return {
+      run: ({ key, note, fail, pause, status }) =>
+        prismaTransactionWithSurety(
+          prisma,
+          (tx, joined) =>
+            ctx.engine.using(joined).execute({ tenant: ctx.tenant, key, fingerprint: note }, async () => {
+              await tx.order.create({ data: { note } });
+              await publishCreated(ctx, joined, note);
+              await pause?.();
+              if (fail) throw afterTheWrite();
+              return created(note, status);
+            }),
+          limits,
+        ),
+      receive: ({ id, note, fail }) =>
+        prismaTransactionWithSurety(
+          prisma,
+          (tx, joined) =>
+            ctx.inbox.receive(joined, { id }, async () => {
+              await tx.order.create({ data: { note } });
+              if (fail) throw afterTheWrite();
+            }),
+          limits,
+        ),
+      close: () => prisma.$disconnect(),
+    };
+  },
+});
+
+test('Prisma: a joined transaction refuses atCommit with a coded error; Prisma commits what it wrote', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  await db.sql.query(`create schema "${db.schema}"`);
+  await db.sql.query(`create table "${db.schema}".orders (id serial primary key, note text not null unique)`);
+  const prisma = clientFor(db.schema);
+  try {
+    await prisma.$transaction(async (tx) => {
+      const joined = joinPrisma(tx);
+      assert.throws(() => joined.atCommit('select 1'), { code: 'SURETY_DB_TRANSACTION_OWNED' });
+      // A nested Surety transaction that fails is rolled back to its savepoint; Prisma's goes on.
+      await assert.rejects(
+        joined.transaction(async (inner) => {
+          await inner.query(`insert into "${db.schema}".orders (note) values ($1)`, ['rolled back']);
+          await inner.query('select 1/0');
+        }),
+        { code: '22012' },
+      );
+      await tx.order.create({ data: { note: 'kept' } });
+    });
+    assert.deepEqual(
+      (await prisma.order.findMany()).map((o) => o.note),
+      ['kept'],
+    );
+  } finally {
+    await prisma.$disconnect();
+    await db.close();
+  }
+});
