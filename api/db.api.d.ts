@@ -4,8 +4,12 @@
 // --- dist/index.d.ts
 export type { CursorPart, CursorValues, KeysetCursor } from "./cursor.js";
 export { keysetCursor } from "./cursor.js";
+export type { DriverConnection, DriverSqlOptions } from "./driver-sql.js";
+export { createDriverSql } from "./driver-sql.js";
+export type { PgErrorInfo } from "./error-info.js";
+export { pgErrorInfo } from "./error-info.js";
 export type { DbErrorCode } from "./errors.js";
-export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, MissingPeerError, sqlState, } from "./errors.js";
+export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, isNestedTransactionError, MissingPeerError, NestedTransactionError, sqlState, } from "./errors.js";
 export { literal } from "./literal.js";
 export type { MigrateOptions, Migration, MigrationSet } from "./migrate.js";
 export { loadMigrations, migrate, quoteSchema } from "./migrate.js";
@@ -13,11 +17,11 @@ export type { OpenSqlOptions } from "./open.js";
 export { openSql } from "./open.js";
 export type { PgSqlOptions } from "./pg.js";
 export { createPgSql } from "./pg.js";
-export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from "./pglite.js";
+export type { PgliteInstance, PgliteQueryable, PgliteResult, PgliteSqlOptions } from "./pglite.js";
 export { createPgliteSql } from "./pglite.js";
 export type { Unstorable, UnstorableReason } from "./storable.js";
 export { findUnstorable, isStorableTimestamp } from "./storable.js";
-export type { Queryable, QueryResult, Sql, Statement, Tx } from "./types.js";
+export type { Queryable, QueryField, QueryOptions, QueryResult, Sql, Statement, Tx, TxDriver, } from "./types.js";
 
 // --- dist/cursor.d.ts
 export type CursorPart = "timestamp" | "text" | "bigint";
@@ -31,12 +35,124 @@ export interface KeysetCursor<P extends readonly CursorPart[]> {
 }
 export declare function keysetCursor<const P extends readonly CursorPart[]>(...parts: P): KeysetCursor<P>;
 
+// --- dist/driver-sql.d.ts
+import type { QueryOptions, QueryResult, Sql } from "./types.js";
+export interface DriverConnection {
+    query(text: string, params: readonly unknown[], options: QueryOptions): Promise<QueryResult<unknown>>;
+    exec?(script: string): Promise<unknown>;
+}
+export interface DriverSqlOptions<C> {
+    name: string;
+    connection: DriverConnection;
+    transaction<T>(fn: (connection: DriverConnection, client: C) => Promise<T>): Promise<T>;
+    listen?: Sql["listen"];
+    notify?: Sql["notify"];
+    close?: () => Promise<void>;
+}
+export declare function createDriverSql<C>(options: DriverSqlOptions<C>): Sql;
+
+// --- dist/types.d.ts
+export interface Statement {
+    readonly name?: string;
+    readonly text: string;
+}
+import type pg from "pg";
+import type { PgliteQueryable } from "./pglite.js";
+export interface QueryResult<R> {
+    rows: R[];
+    rowCount: number;
+    command: string;
+    fields: readonly QueryField[];
+}
+export interface QueryField {
+    readonly name: string;
+    readonly dataTypeID: number;
+}
+export interface QueryOptions {
+    rowMode?: "object" | "array";
+}
+export interface Queryable {
+    query<R = Record<string, unknown>>(statement: string | Statement, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
+}
+export type TxDriver = {
+    readonly kind: "pg";
+    readonly client: pg.PoolClient;
+} | {
+    readonly kind: "pglite";
+    readonly client: PgliteQueryable;
+} | {
+    readonly kind: "driver";
+    readonly name: string;
+    readonly client: unknown;
+};
+export interface Tx extends Queryable {
+    readonly inTransaction: true;
+    readonly driver: TxDriver;
+    exec(script: string): Promise<void>;
+    atCommit(statement: string): void;
+    afterCommit(callback: () => void): void;
+}
+export interface TransactionOptions {
+    first?: string | {
+        statement: Statement;
+        params: readonly unknown[];
+    };
+}
+export interface Sql extends Queryable {
+    readonly kind: "pg" | "pglite" | "driver";
+    transaction<T>(fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>, options?: TransactionOptions): Promise<T>;
+    listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+    notify(channel: string, payload?: string): Promise<void>;
+    close(): Promise<void>;
+}
+
+// --- dist/pglite.d.ts
+import type { Sql } from "./types.js";
+export interface PgliteQueryable {
+    query<R>(query: string, params?: unknown[], options?: {
+        rowMode?: "object" | "array";
+    }): Promise<PgliteResult<R>>;
+    exec(query: string): Promise<PgliteResult<unknown>[]>;
+}
+export interface PgliteResult<R> {
+    rows: R[];
+    affectedRows?: number;
+    command?: string;
+    fields?: readonly {
+        name: string;
+        dataTypeID: number;
+    }[];
+}
+export interface PgliteInstance extends PgliteQueryable {
+    readonly waitReady: Promise<void>;
+    readonly closed: boolean;
+    transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+    listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+    close(): Promise<void>;
+}
+export interface PgliteSqlOptions {
+    dataDir?: string;
+    db?: PgliteInstance;
+}
+export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
+
+// --- dist/error-info.d.ts
+export interface PgErrorInfo {
+    readonly code: string;
+    readonly constraint?: string;
+    readonly table?: string;
+    readonly schema?: string;
+    readonly message: string;
+}
+export declare function pgErrorInfo(error: unknown): PgErrorInfo | undefined;
+
 // --- dist/errors.d.ts
-export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER";
+export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER" | "SURETY_DB_NESTED_TRANSACTION";
 declare const kError: unique symbol;
 declare const kUnavailable: unique symbol;
 declare const kInvalidCursor: unique symbol;
 declare const kMissingPeer: unique symbol;
+declare const kNested: unique symbol;
 export declare class DbError extends Error {
     readonly code: DbErrorCode;
     constructor(code: DbErrorCode, message: string, options?: {
@@ -75,6 +191,13 @@ export declare class MissingPeerError extends DbError {
     static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare function isMissingPeerError(error: unknown): error is MissingPeerError;
+export declare class NestedTransactionError extends DbError {
+    readonly code: "SURETY_DB_NESTED_TRANSACTION";
+    constructor(statement: string);
+    get [kNested](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare function isNestedTransactionError(error: unknown): error is NestedTransactionError;
 export {};
 
 // --- dist/literal.d.ts
@@ -101,38 +224,6 @@ export declare function migrate(sql: Sql, options: MigrateOptions): Promise<{
     applied: string[];
 }>;
 
-// --- dist/types.d.ts
-export interface Statement {
-    readonly name?: string;
-    readonly text: string;
-}
-export interface QueryResult<R> {
-    rows: R[];
-    rowCount: number;
-}
-export interface Queryable {
-    query<R = Record<string, unknown>>(statement: string | Statement, params?: readonly unknown[]): Promise<QueryResult<R>>;
-}
-export interface Tx extends Queryable {
-    readonly inTransaction: true;
-    exec(script: string): Promise<void>;
-    atCommit(statement: string): void;
-    afterCommit(callback: () => void): void;
-}
-export interface TransactionOptions {
-    first?: string | {
-        statement: Statement;
-        params: readonly unknown[];
-    };
-}
-export interface Sql extends Queryable {
-    readonly kind: "pg" | "pglite";
-    transaction<T>(fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>, options?: TransactionOptions): Promise<T>;
-    listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
-    notify(channel: string, payload?: string): Promise<void>;
-    close(): Promise<void>;
-}
-
 // --- dist/open.d.ts
 import type { Sql } from "./types.js";
 export interface OpenSqlOptions {
@@ -156,31 +247,6 @@ export interface PgSqlOptions {
     onError?: (error: Error) => void;
 }
 export declare function createPgSql(options?: PgSqlOptions): Sql;
-
-// --- dist/pglite.d.ts
-import type { Sql } from "./types.js";
-export interface PgliteQueryable {
-    query<R>(query: string, params?: unknown[]): Promise<{
-        rows: R[];
-        affectedRows?: number;
-    }>;
-    exec(query: string): Promise<{
-        rows: unknown[];
-        affectedRows?: number;
-    }[]>;
-}
-export interface PgliteInstance extends PgliteQueryable {
-    readonly waitReady: Promise<void>;
-    readonly closed: boolean;
-    transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
-    listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
-    close(): Promise<void>;
-}
-export interface PgliteSqlOptions {
-    dataDir?: string;
-    db?: PgliteInstance;
-}
-export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
 
 // --- dist/storable.d.ts
 export type UnstorableReason = "nul" | "lone_surrogate";
@@ -215,3 +281,4 @@ export declare function createTestDatabase(options?: {
 }): Promise<TestDatabase>;
 
 // (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)

@@ -3,6 +3,7 @@ export type DbErrorCode =
   | 'SURETY_DB_UNAVAILABLE'
   | 'SURETY_INVALID_CURSOR'
   | 'SURETY_DB_MISSING_PEER'
+  | 'SURETY_DB_NESTED_TRANSACTION'
   | 'SURETY_DB_TRANSACTION_OWNED';
 
 // Brands in the global symbol registry, as undici does: `instanceof` and the guards below then
@@ -11,6 +12,7 @@ const kError: unique symbol = Symbol.for('surety.db.error');
 const kUnavailable: unique symbol = Symbol.for('surety.db.error.SURETY_DB_UNAVAILABLE');
 const kInvalidCursor: unique symbol = Symbol.for('surety.db.error.SURETY_INVALID_CURSOR');
 const kMissingPeer: unique symbol = Symbol.for('surety.db.error.SURETY_DB_MISSING_PEER');
+const kNested: unique symbol = Symbol.for('surety.db.error.SURETY_DB_NESTED_TRANSACTION');
 const kOwned: unique symbol = Symbol.for('surety.db.error.SURETY_DB_TRANSACTION_OWNED');
 
 const branded = (value: unknown, symbol: symbol): boolean =>
@@ -103,6 +105,16 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
+  // postgres.js
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  // Prisma: cannot reach the server, timed out reaching it, it closed the connection, no pool slot
+  'P1001',
+  'P1002',
+  'P1017',
+  'P2024',
 ]);
 const GONE_MESSAGES = [
   /Connection terminated/i,
@@ -112,6 +124,7 @@ const GONE_MESSAGES = [
   /Cannot use a pool after calling end/i,
   /PGlite is closed/i,
   /timeout exceeded when trying to connect/i,
+  /Timeout acquiring a connection/i, // knex (tarn) pool
 ];
 
 /**
@@ -187,10 +200,40 @@ export function isMissingPeerError(error: unknown): error is MissingPeerError {
 }
 
 /**
- * A transaction was asked to do what only its owner may: an ORM tried to COMMIT (or BEGIN a
- * transaction of its own) inside a transaction Surety opened, or Surety was asked to commit (or
- * `atCommit`, or LISTEN) on a transaction an ORM opened (`joinTransaction`). Nothing was committed
- * early: the statement was not sent.
+ * Raised when a statement sent through a Surety transaction would begin, commit or roll back a
+ * transaction of its own (an ORM's `.transaction()` on Surety's connection): an early COMMIT would
+ * detach the business write from the Idempotency-Key record. Nothing was sent; the transaction
+ * rolls back when the error propagates. Use a savepoint (the ORM's nested transaction through an
+ * adapter of `@surety/db/…`, or `SAVEPOINT` yourself) instead.
+ */
+export class NestedTransactionError extends DbError {
+  declare readonly code: 'SURETY_DB_NESTED_TRANSACTION';
+  constructor(statement: string) {
+    super(
+      'SURETY_DB_NESTED_TRANSACTION',
+      `"${statement.trim().slice(0, 40)}" inside a Surety transaction would end it early and detach the write from its Idempotency-Key: use a savepoint (a nested transaction through @surety/db's ORM adapters), see docs/orm.md`,
+    );
+    this.name = 'NestedTransactionError';
+  }
+
+  get [kNested](): true {
+    return true;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, kNested);
+  }
+}
+
+/** Whether `error` is a {@link NestedTransactionError} (of any installed copy). */
+export function isNestedTransactionError(error: unknown): error is NestedTransactionError {
+  return branded(error, kNested);
+}
+
+/**
+ * Raised when Surety is asked to do, on a transaction an ORM opened (`joinTransaction` and the
+ * adapters' `join…`), what only the ORM may: `atCommit` (its COMMIT is the ORM's), LISTEN, two
+ * nested transactions at once, or joining where no transaction is active. Nothing was sent.
  */
 export class TransactionOwnedError extends DbError {
   declare readonly code: 'SURETY_DB_TRANSACTION_OWNED';

@@ -1,5 +1,9 @@
 export type { CursorPart, CursorValues, KeysetCursor } from './cursor.js';
 export { keysetCursor } from './cursor.js';
+export type { DriverConnection, DriverSqlOptions } from './driver-sql.js';
+export { createDriverSql } from './driver-sql.js';
+export type { PgErrorInfo } from './error-info.js';
+export { pgErrorInfo } from './error-info.js';
 export type { DbErrorCode } from './errors.js';
 export {
   classify,
@@ -11,8 +15,10 @@ export {
   isDbError,
   isInvalidCursorError,
   isMissingPeerError,
+  isNestedTransactionError,
   isTransactionOwnedError,
   MissingPeerError,
+  NestedTransactionError,
   sqlState,
   TransactionOwnedError,
 } from './errors.js';
@@ -25,8 +31,17 @@ export type { OpenSqlOptions } from './open.js';
 export { openSql } from './open.js';
 export type { PgSqlOptions } from './pg.js';
 export { createPgSql } from './pg.js';
-export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from './pglite.js';
+export type { PgliteInstance, PgliteQueryable, PgliteResult, PgliteSqlOptions } from './pglite.js';
 export { createPgliteSql } from './pglite.js';
 export type { Unstorable, UnstorableReason } from './storable.js';
 export { findUnstorable, isStorableTimestamp } from './storable.js';
-export type { Queryable, QueryResult, Sql, Statement, Tx } from './types.js';
+export type {
+  Queryable,
+  QueryField,
+  QueryOptions,
+  QueryResult,
+  Sql,
+  Statement,
+  Tx,
+  TxDriver,
+} from './types.js';

@@ -1,6 +1,7 @@
 import { runAfterCommit } from './after-commit.js';
-import { classify, TransactionOwnedError } from './errors.js';
-import type { Queryable, QueryResult, Sql, Statement, TransactionOptions, Tx } from './types.js';
+import { classify, NestedTransactionError, TransactionOwnedError } from './errors.js';
+import { endsTransaction, openTransaction } from './transaction.js';
+import type { Queryable, QueryResult, Sql, Statement, TransactionOptions, Tx, TxDriver } from './types.js';
 
 /** One statement of a {@link OuterTransaction.pipeline}. */
 export interface PipelinedStatement {
@@ -10,7 +11,9 @@ export interface PipelinedStatement {
 
 /** What {@link joinTransaction} needs from a transaction that someone else (an ORM) opened. */
 export interface OuterTransaction {
-  /** Runs one statement with parameters inside the outer transaction. */
+  /** The driver's name, shown as `tx.driver.name` (`'postgres.js'`, `'prisma'`, `'typeorm'`, …). */
+  name: string;
+  /** Runs one statement with parameters inside the outer transaction (`rowMode` where it can). */
   query: Queryable['query'];
   /**
    * Sends several statements in one round trip, in order, and resolves to their results (a driver
@@ -30,10 +33,8 @@ export interface OuterTransaction {
    * SAVEPOINT / RELEASE / ROLLBACK TO statements sent through `query` or `pipeline`.
    */
   savepoint?: <T>(fn: (inner: OuterTransaction) => Promise<T>) => Promise<T>;
-  /** The driver's transaction object, returned by `joinedClient(tx)` for every Tx made from it. */
-  client?: unknown;
-  /** Reported as `Sql.kind`. @default "pg" */
-  kind?: Sql['kind'];
+  /** The driver's transaction object, handed out as `tx.driver.client` by every Tx made from it. */
+  client: unknown;
 }
 
 /**
@@ -70,39 +71,26 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
   let nested = false;
   let done = false;
 
-  // The savepoint's body: the first statement, `fn`, and the atCommit statement last, on `on`.
+  // The savepoint's body on `on`: `open` (SAVEPOINT, when it is ours) with the first statement in
+  // one round trip where the driver pipelines, `fn`, then the atCommit statement with `close`
+  // (RELEASE); if that statement fails, the savepoint is rolled back (the caller's catch).
   async function body<T>(
     on: Session,
     open: PipelinedStatement[],
     fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>,
     options: TransactionOptions | undefined,
     close: PipelinedStatement[],
-    mine: (() => void)[],
-  ): Promise<T> {
-    let last: string | undefined;
-    const tx: Tx = {
-      inTransaction: true,
-      query: on.query,
-      exec: on.exec,
-      atCommit(statement) {
-        if (last !== undefined) throw new Error('atCommit: one statement per transaction');
-        last = statement;
-      },
-      afterCommit(callback) {
-        mine.push(callback);
-      },
-    };
-    clients.set(tx, on.client);
+  ): Promise<{ result: T; committed: readonly (() => void)[] }> {
+    const opened = openTransaction({ query: on.query, driver: on.driver, exec: on.exec });
     const first = options?.first;
     if (typeof first === 'string') open.push({ statement: first });
     else if (first) open.push({ statement: first.statement, params: first.params });
     const results = open.length > 0 ? await on.pipeline(open) : [];
-    const result = await fn(tx, first === undefined ? undefined : results.at(-1));
-    // The atCommit statement and the savepoint's release in one round trip where the driver
-    // pipelines: if the statement fails, the savepoint is rolled back (the caller's catch).
+    const result = await fn(opened.tx, first === undefined ? undefined : results.at(-1));
+    const last = opened.atCommitStatement();
     const closing = [...(last === undefined ? [] : [{ statement: last }]), ...close];
     if (closing.length > 0) await on.pipeline(closing);
-    return result;
+    return { result, committed: opened.committed };
   }
 
   async function transaction<T>(
@@ -112,23 +100,17 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
     // Savepoints of one connection nest; two at once on it would interleave and release each other.
     if (nested) throw new TransactionOwnedError('one nested transaction at a time on a joined transaction');
     nested = true;
-    const mine: (() => void)[] = [];
     try {
-      let result: T;
+      let ran: { result: T; committed: readonly (() => void)[] };
       if (outer.savepoint) {
-        // The driver's own savepoints (postgres.js: an error inside one fails only it).
-        result = await outer.savepoint((inner) => body(session(inner), [], fn, options, [], mine));
+        // The driver's own savepoints (postgres.js fails a whole transaction for an error outside them).
+        ran = await outer.savepoint((inner) => body(session(inner), [], fn, options, []));
       } else {
         const name = `surety_sp_${++savepoints}`;
         try {
-          result = await body(
-            own,
-            [{ statement: `SAVEPOINT ${name}` }],
-            fn,
-            options,
-            [{ statement: `RELEASE SAVEPOINT ${name}` }],
-            mine,
-          );
+          ran = await body(own, [{ statement: `SAVEPOINT ${name}` }], fn, options, [
+            { statement: `RELEASE SAVEPOINT ${name}` },
+          ]);
         } catch (error) {
           // Fails only when the outer transaction is gone (the connection broke, or the ORM ended it):
           // the error that brought us here is the one to report.
@@ -136,17 +118,23 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
           throw error;
         }
       }
-      callbacks.push(...mine);
-      return result;
+      callbacks.push(...ran.committed);
+      return ran.result;
     } finally {
       nested = false;
     }
   }
 
   const joined: JoinedTransaction = {
-    kind: outer.kind ?? 'pg',
+    kind: 'driver',
     inTransaction: true,
-    query: own.query,
+    driver: own.driver,
+    query(statement, params, options) {
+      const text = typeof statement === 'string' ? statement : statement.text;
+      // As on every Tx: a COMMIT here would end the ORM's transaction behind its back.
+      if (endsTransaction(text)) return Promise.reject(new NestedTransactionError(text));
+      return own.query(statement, params, options);
+    },
     exec: own.exec,
     transaction,
     atCommit() {
@@ -174,18 +162,11 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
     // The outer transaction and its connection belong to the ORM.
     async close() {},
   };
-  clients.set(joined, outer.client);
   return joined;
 }
 
-// The driver's transaction behind each Tx of a joined transaction (the savepoint's, inside one).
-const clients = new WeakMap<Tx, unknown>();
-
-/** The driver's transaction object a Tx of `joinTransaction` runs on (`OuterTransaction.client`). */
-export const joinedClient = (tx: Tx): unknown => clients.get(tx);
-
 interface Session {
-  client: unknown;
+  driver: TxDriver;
   query: Queryable['query'];
   pipeline: (statements: readonly PipelinedStatement[]) => Promise<QueryResult<Record<string, unknown>>[]>;
   exec: (script: string) => Promise<void>;
@@ -194,10 +175,10 @@ interface Session {
 /** The outer transaction's statements, with their errors classified. */
 function session(outer: OuterTransaction): Session {
   return {
-    client: outer.client,
-    async query(statement, params) {
+    driver: { kind: 'driver', name: outer.name, client: outer.client },
+    async query(statement, params, options) {
       try {
-        return await outer.query(statement, params);
+        return await outer.query(statement, params, options);
       } catch (error) {
         throw classify(error);
       }

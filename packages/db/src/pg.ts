@@ -3,7 +3,7 @@ import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { ownConnectionSettings } from './own-connection.js';
 import { openTransaction } from './transaction.js';
-import type { QueryResult, Sql, Statement } from './types.js';
+import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
 
 export interface PgSqlOptions {
   /** A `postgres://` URL. Ignored when `pool` is given. */
@@ -33,18 +33,30 @@ export interface PgSqlOptions {
 
 type PgQueryable = pg.Pool | pg.PoolClient;
 
+/** node-postgres' result as Surety's: the same rows, the count, the command tag's verb and the columns. */
+function toResult<R>(result: pg.QueryResult): QueryResult<R> {
+  return {
+    rows: result.rows as R[],
+    rowCount: result.rowCount ?? result.rows.length,
+    command: result.command ?? '',
+    fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+  };
+}
+
 async function run<R>(
   target: PgQueryable,
   statement: string | Statement,
   params: readonly unknown[] | undefined,
+  options?: QueryOptions,
 ): Promise<QueryResult<R>> {
   try {
+    const values = params as unknown[] | undefined;
     const config: pg.QueryConfig =
       typeof statement === 'string'
-        ? { text: statement, values: params as unknown[] | undefined }
-        : { text: statement.text, name: statement.name, values: params as unknown[] | undefined };
-    const result = await target.query(config);
-    return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+        ? { text: statement, values }
+        : { text: statement.text, name: statement.name, values };
+    if (options?.rowMode === 'array') (config as pg.QueryArrayConfig).rowMode = 'array';
+    return toResult<R>(await target.query(config));
   } catch (error) {
     throw classify(error);
   }
@@ -155,7 +167,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
 
   return {
     kind: 'pg',
-    query: (statement, params) => run(pool, statement, params),
+    query: (statement, params, queryOptions) => run(pool, statement, params, queryOptions),
     // Typed by `Sql['transaction']` (types.ts).
     async transaction(fn, txOptions) {
       let client: pg.PoolClient;
@@ -181,8 +193,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
           const results = (await client.query(`BEGIN; ${txOptions.first}`).catch((error: unknown) => {
             throw classify(error);
           })) as unknown as pg.QueryResult[];
-          const last = results[results.length - 1]!;
-          first = { rows: last.rows, rowCount: last.rowCount ?? last.rows.length };
+          first = toResult(results[results.length - 1]!);
         } else if (txOptions?.first) {
           const { statement, params } = txOptions.first;
           // A submittable query answers through its callback, not a promise.
@@ -192,15 +203,15 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
             );
             client.query(query as unknown as pg.QueryConfig);
           });
-          const last = results[results.length - 1]!;
-          first = { rows: last.rows, rowCount: last.rowCount ?? last.rows.length };
+          first = toResult(results[results.length - 1]!);
         } else {
           await run(client, 'BEGIN', undefined);
         }
         // Simple protocol for exec: several statements, no parameters (node-postgres returns one result each).
         const { tx, committed, atCommitStatement } = openTransaction({
-          query: (statement, params) => run(client, statement, params),
+          query: (statement, params, queryOptions) => run(client, statement, params, queryOptions),
           exec: (script) => client.query(script),
+          driver: { kind: 'pg', client },
         });
         const result = await fn(tx, first);
         const last = atCommitStatement();

@@ -2,12 +2,25 @@ import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { loadPglite } from './load-pglite.js';
 import { openTransaction } from './transaction.js';
-import type { QueryResult, Sql, Statement } from './types.js';
+import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
 
 /** What Surety calls on a PGlite connection or transaction. */
 export interface PgliteQueryable {
-  query<R>(query: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
-  exec(query: string): Promise<{ rows: unknown[]; affectedRows?: number }[]>;
+  query<R>(
+    query: string,
+    params?: unknown[],
+    options?: { rowMode?: 'object' | 'array' },
+  ): Promise<PgliteResult<R>>;
+  exec(query: string): Promise<PgliteResult<unknown>[]>;
+}
+
+/** What PGlite returns for one statement (the part Surety reads). */
+export interface PgliteResult<R> {
+  rows: R[];
+  affectedRows?: number;
+  /** The command tag's verb; PGlite >= 0.3 reports it. */
+  command?: string;
+  fields?: readonly { name: string; dataTypeID: number }[];
 }
 
 /**
@@ -31,15 +44,26 @@ export interface PgliteSqlOptions {
   db?: PgliteInstance;
 }
 
+/** PGlite's result as Surety's; `rowCount` as it always was here (affected rows, else rows). */
+function toResult<R>(result: PgliteResult<R>): QueryResult<R> {
+  return {
+    rows: result.rows,
+    rowCount: result.affectedRows || result.rows.length,
+    command: result.command ?? '',
+    fields: (result.fields ?? []).map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+  };
+}
+
 async function run<R>(
   target: PgliteQueryable,
   statement: string | Statement,
   params: readonly unknown[] | undefined,
+  options?: QueryOptions,
 ): Promise<QueryResult<R>> {
   try {
     const text = typeof statement === 'string' ? statement : statement.text;
-    const result = await target.query<R>(text, params as unknown[] | undefined);
-    return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+    const rowMode = options?.rowMode === 'array' ? { rowMode: 'array' as const } : undefined;
+    return toResult(await target.query<R>(text, params as unknown[] | undefined, rowMode));
   } catch (error) {
     throw classify(error);
   }
@@ -59,15 +83,16 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
   await db.waitReady;
   return {
     kind: 'pglite',
-    query: (statement, params) => run(db, statement, params),
+    query: (statement, params, queryOptions) => run(db, statement, params, queryOptions),
     // Typed by `Sql['transaction']` (types.ts).
     async transaction(fn, options) {
       let committed: readonly (() => void)[] = [];
       try {
         const result = await db.transaction(async (inner) => {
           const open = openTransaction({
-            query: (statement, params) => run(inner, statement, params),
+            query: (statement, params, queryOptions) => run(inner, statement, params, queryOptions),
             exec: (script) => inner.exec(script),
+            driver: { kind: 'pglite', client: inner },
           });
           const { tx, atCommitStatement } = open;
           committed = open.committed;
@@ -82,7 +107,7 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
             });
             const last = results.at(-1);
             const rows = (last?.rows ?? []) as Record<string, unknown>[];
-            first = { rows, rowCount: last?.affectedRows ?? rows.length };
+            first = { ...toResult({ ...last, rows }), rowCount: last?.affectedRows ?? rows.length };
           }
           const result = await fn(tx, first);
           const last = atCommitStatement();

@@ -1,10 +1,9 @@
 import type postgres from 'postgres';
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
-import { type JoinedTransaction, joinedClient, joinTransaction, type OuterTransaction } from './join.js';
-import { normalizePgError } from './pg-error.js';
+import { type JoinedTransaction, joinTransaction, type OuterTransaction } from './join.js';
 import { openTransaction } from './transaction.js';
-import type { QueryResult, Sql, Statement, Tx } from './types.js';
+import type { QueryOptions, QueryResult, Sql, Statement, Tx } from './types.js';
 
 // postgres.js speaks the wire protocol itself, so it cannot run on a node-postgres Tx: here Surety's
 // `Sql` and `Tx` are built over postgres.js (its `begin()`, its pipelining), and a transaction that
@@ -19,22 +18,28 @@ async function run<R>(
   on: PostgresJs,
   statement: string | Statement,
   params: readonly unknown[] | undefined,
+  options?: QueryOptions,
 ): Promise<QueryResult<R>> {
   const text = typeof statement === 'string' ? statement : statement.text;
   try {
     // With parameters: the extended protocol, prepared (and its plan cached) on each connection when
     // the statement is named. Without: the simple protocol, so a script of several statements runs.
-    const result = await on.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[], {
+    const pending = on.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[], {
       prepare: typeof statement !== 'string' && statement.name !== undefined,
     });
-    return { rows: [...result] as R[], rowCount: result.count ?? result.length };
+    const result = options?.rowMode === 'array' ? await pending.values() : await pending;
+    return {
+      rows: [...result] as R[],
+      rowCount: result.count ?? result.length,
+      command: (result.command ?? '').toUpperCase(),
+      fields: (result.columns ?? []).map((c) => ({ name: c.name, dataTypeID: c.type })),
+    };
   } catch (error) {
-    throw classify(normalizePgError(error));
+    // postgres.js names the error's fields after the protocol (`table_name`, …): the engines read
+    // them with pgErrorInfo.
+    throw classify(error);
   }
 }
-
-// The handler's postgres.js transaction, for each Tx this module made.
-const transactions = new WeakMap<Tx, postgres.TransactionSql>();
 
 /**
  * The postgres.js transaction behind a `Tx` of {@link createPostgresJsSql} (or of a joined
@@ -48,9 +53,11 @@ const transactions = new WeakMap<Tx, postgres.TransactionSql>();
  * });
  */
 export function postgresJsOf(tx: Tx): postgres.TransactionSql {
-  const trx = transactions.get(tx) ?? (joinedClient(tx) as postgres.TransactionSql | undefined);
-  if (!trx) throw new TypeError('postgresJsOf: this Tx is not one of @surety/db/postgres-js');
-  return trx;
+  const { driver } = tx;
+  if (driver.kind !== 'driver' || driver.name !== 'postgres.js') {
+    throw new TypeError('postgresJsOf: this Tx is not one of @surety/db/postgres-js');
+  }
+  return driver.client as postgres.TransactionSql;
 }
 
 function refuseTransforms(pgjs: postgres.Sql): void {
@@ -76,19 +83,19 @@ function refuseTransforms(pgjs: postgres.Sql): void {
 export function createPostgresJsSql(pgjs: postgres.Sql, options: { end?: boolean } = {}): Sql {
   refuseTransforms(pgjs);
   return {
-    kind: 'pg',
-    query: (statement, params) => run(pgjs, statement, params),
+    kind: 'driver',
+    query: (statement, params, queryOptions) => run(pgjs, statement, params, queryOptions),
     async transaction(fn, txOptions) {
       let pending: Promise<unknown> | undefined;
       let committed: readonly (() => void)[] = [];
       try {
         const result = await pgjs.begin(async (trx) => {
           const open = openTransaction({
-            query: (statement, params) => run(trx, statement, params),
+            query: (statement, params, queryOptions) => run(trx, statement, params, queryOptions),
             exec: (script) => run(trx, script, undefined),
+            driver: { kind: 'driver', name: 'postgres.js', client: trx },
           });
           committed = open.committed;
-          transactions.set(open.tx, trx);
           const first = txOptions?.first;
           let firstResult: QueryResult<Row> | undefined;
           if (typeof first === 'string') firstResult = await run<Row>(trx, first, undefined);
@@ -108,7 +115,7 @@ export function createPostgresJsSql(pgjs: postgres.Sql, options: { end?: boolean
         runAfterCommit(committed);
         return result as never;
       } catch (error) {
-        throw classify(normalizePgError(error));
+        throw classify(error);
       }
     },
     async listen(channel, onNotify) {
@@ -118,7 +125,7 @@ export function createPostgresJsSql(pgjs: postgres.Sql, options: { end?: boolean
           await request.unlisten().catch(() => {});
         };
       } catch (error) {
-        throw classify(normalizePgError(error));
+        throw classify(error);
       }
     },
     async notify(channel, payload = '') {
@@ -132,8 +139,9 @@ export function createPostgresJsSql(pgjs: postgres.Sql, options: { end?: boolean
 
 function outerOf(trx: postgres.TransactionSql): OuterTransaction {
   return {
+    name: 'postgres.js',
     client: trx,
-    query: (statement, params) => run(trx, statement, params),
+    query: (statement, params, options) => run(trx, statement, params, options),
     // postgres.js pipelines the statements given to it before their answers are read.
     pipeline: (statements) => Promise.all(statements.map((s) => run<Row>(trx, s.statement, s.params))),
     savepoint: (fn) => trx.savepoint((inner) => fn(outerOf(inner))) as Promise<never>,

@@ -1,6 +1,7 @@
+import { createDriverSql, type DriverConnection } from './driver-sql.js';
 import { classify } from './errors.js';
 import { type JoinedTransaction, joinTransaction, type OuterTransaction } from './join.js';
-import type { QueryResult } from './types.js';
+import type { QueryOptions, QueryResult, Sql, Tx } from './types.js';
 
 // Prisma 7 (with a driver adapter such as @prisma/adapter-pg): Surety joined to Prisma's interactive
 // transaction, through its raw-SQL methods. The types are written out structurally, so that this
@@ -48,23 +49,76 @@ function sqlError(error: unknown): unknown {
 // the rows affected, as an `insert … on conflict do nothing` of the inbox needs).
 const RETURNS_ROWS = /^\s*(select|with|values|table|show|explain)\b|\breturning\b/i;
 
+async function run<R>(
+  on: PrismaTransactionClient,
+  text: string,
+  params: readonly unknown[] | undefined,
+  options: QueryOptions | undefined,
+): Promise<QueryResult<R>> {
+  if (options?.rowMode === 'array') {
+    throw new TypeError('rowMode "array" is not available over Prisma: its raw queries return objects');
+  }
+  const values = [...(params ?? [])];
+  // Prisma reports no command tag: the statement's verb stands in for it.
+  const command = (/^\s*(\w+)/.exec(text)?.[1] ?? '').toUpperCase();
+  try {
+    if (RETURNS_ROWS.test(text)) {
+      const rows = await on.$queryRawUnsafe<R[]>(text, ...values);
+      return { rows, rowCount: rows.length, command, fields: [] };
+    }
+    return { rows: [], rowCount: await on.$executeRawUnsafe(text, ...values), command, fields: [] };
+  } catch (error) {
+    throw classify(sqlError(error));
+  }
+}
+
 function outerOf(tx: PrismaTransactionClient): OuterTransaction {
   return {
+    name: 'prisma',
     client: tx,
-    async query(statement, params) {
-      const text = typeof statement === 'string' ? statement : statement.text;
-      const values = [...(params ?? [])];
-      try {
-        if (RETURNS_ROWS.test(text)) {
-          const rows = await tx.$queryRawUnsafe<never[]>(text, ...values);
-          return { rows, rowCount: rows.length } as QueryResult<never>;
-        }
-        return { rows: [], rowCount: await tx.$executeRawUnsafe(text, ...values) };
-      } catch (error) {
-        throw classify(sqlError(error));
-      }
-    },
+    query: (statement, params, options) =>
+      run(tx, typeof statement === 'string' ? statement : statement.text, params, options),
   };
+}
+
+const connectionOf = (on: PrismaTransactionClient): DriverConnection => ({
+  query: (text, params, options) => run(on, text, params, options),
+});
+
+/**
+ * Surety's `Sql` over Prisma: each Surety transaction is one of Prisma's interactive transactions
+ * (`prisma.$transaction`), so the idempotency engine, the outbox and the inbox run on Prisma's pool,
+ * and the handler writes with Prisma's typed client from `tx.driver.client` ({@link prismaOf}).
+ * BEGIN, the claim, the record and COMMIT are round trips of their own (Prisma pipelines nothing).
+ * `options` are Prisma's interactive-transaction limits.
+ * @example
+ * const engine = new Idempotency({ sql: createPrismaSql(prisma) });
+ * await engine.execute(request, async (tx) => {
+ *   const order = await prismaOf<typeof prisma>(tx).order.create({ data: { note } });
+ *   return { status: 201, headers: {}, body: JSON.stringify(order) };
+ * });
+ */
+export function createPrismaSql<TxClient extends PrismaTransactionClient>(
+  prisma: PrismaClientLike<TxClient> & PrismaTransactionClient,
+  options?: { maxWait?: number; timeout?: number },
+): Sql {
+  return createDriverSql<TxClient>({
+    name: 'prisma',
+    connection: connectionOf(prisma),
+    transaction: (fn) => prisma.$transaction((tx) => fn(connectionOf(tx), tx), options),
+  });
+}
+
+/**
+ * Prisma's transaction client behind a Tx of {@link createPrismaSql} or {@link joinPrisma}: write
+ * with Prisma's typed API in the same transaction as the key, an event or an inbox record.
+ */
+export function prismaOf<TxClient = PrismaTransactionClient>(tx: Tx): TxClient {
+  const { driver } = tx;
+  if (driver.kind !== 'driver' || driver.name !== 'prisma') {
+    throw new TypeError('prismaOf: this Tx is not one of @surety/db/prisma');
+  }
+  return driver.client as TxClient;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { classify } from './errors.js';
-import type { Queryable, Tx } from './types.js';
+import { classify, NestedTransactionError } from './errors.js';
+import type { Queryable, Tx, TxDriver } from './types.js';
 
 /** A transaction's `Tx` and what its backend does with it once `fn` has returned. */
 export interface OpenTransaction {
@@ -10,6 +10,14 @@ export interface OpenTransaction {
   /** The statement given to `atCommit`, sent with COMMIT; undefined when there is none. */
   atCommitStatement(): string | undefined;
 }
+
+// A statement that opens, ends or prepares a transaction; SAVEPOINT, RELEASE and ROLLBACK TO are
+// fine inside one. `do $$ begin … end $$` starts with DO and is not matched.
+const ENDS_TRANSACTION =
+  /^\s*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+(?:work\s+|transaction\s+)?to\b)|prepare\s+transaction)\b/i;
+
+/** Whether `text` opens, ends or prepares a transaction (what a Tx refuses to send). */
+export const endsTransaction = (text: string): boolean => ENDS_TRANSACTION.test(text);
 
 /**
  * The `Tx` object both backends hand out (`pg.ts`, `pglite.ts`), written once so that `atCommit`
@@ -22,6 +30,8 @@ export interface OpenTransaction {
 export function openTransaction(backend: {
   /** Runs one statement inside the transaction; already classifies its errors. */
   query: Queryable['query'];
+  /** The connection under it, handed to drivers that need it (`Tx.driver`). */
+  driver: TxDriver;
   /** Runs a script with the simple protocol; its errors are classified here. */
   exec: (script: string) => Promise<unknown>;
 }): OpenTransaction {
@@ -36,7 +46,14 @@ export function openTransaction(backend: {
       if (last !== undefined) throw new Error('atCommit: one statement per transaction');
       last = statement;
     },
-    query: backend.query,
+    driver: backend.driver,
+    query(statement, params, options) {
+      const text = typeof statement === 'string' ? statement : statement.text;
+      // Cheap (an anchored regex on the first characters) and decisive: an ORM that runs its own
+      // transaction on Surety's connection would COMMIT the business write apart from the key.
+      if (ENDS_TRANSACTION.test(text)) return Promise.reject(new NestedTransactionError(text));
+      return backend.query(statement, params, options);
+    },
     async exec(script) {
       try {
         await backend.exec(script);

@@ -1,7 +1,8 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { TransactionOwnedError } from './errors.js';
+import { createDriverSql, type DriverConnection } from './driver-sql.js';
+import { NestedTransactionError, TransactionOwnedError } from './errors.js';
 import { type JoinedTransaction, joinTransaction, type OuterTransaction } from './join.js';
-import type { QueryResult, Tx } from './types.js';
+import type { QueryOptions, QueryResult, Sql, Tx } from './types.js';
 
 // TypeORM 0.3 through its QueryRunner, both ways: an EntityManager whose statements run on
 // Surety's Tx, and Surety joined to a transaction TypeORM opened. TypeORM's own transactions nest as
@@ -23,24 +24,17 @@ interface PgLikeResult {
   command: string;
 }
 
-const commandOf = (result: QueryResult<unknown>, text: string): string =>
-  (result as { command?: string }).command ?? (/^\s*(\w+)/.exec(text)?.[1] ?? '').toUpperCase();
-
 // TypeORM wraps a driver's error in a QueryFailedError; the engines read PostgreSQL's own.
 const driverError = (error: unknown): unknown => (error as { driverError?: unknown })?.driverError ?? error;
 
 const managers = new WeakMap<Tx, EntityManager>();
 
-function refuseOuterEnd(runner: QueryRunner & PostgresQueryRunnerInternals, owner: string): void {
+// TypeORM may nest (SAVEPOINT typeorm_N at depth >= 1) but not end the outermost transaction.
+function refuseOuterEnd(runner: QueryRunner & PostgresQueryRunnerInternals): void {
   const commit = runner.commitTransaction.bind(runner);
   const rollback = runner.rollbackTransaction.bind(runner);
   const guard = (what: string) => {
-    if (runner.transactionDepth <= 1) {
-      throw new TransactionOwnedError(
-        `TypeORM tried to ${what} a transaction that ${owner} owns; nothing was sent. Nest with ` +
-          'manager.transaction() (a SAVEPOINT), and let the owner commit.',
-      );
-    }
+    if (runner.transactionDepth <= 1) throw new NestedTransactionError(what);
   };
   runner.commitTransaction = async () => {
     guard('COMMIT');
@@ -57,7 +51,7 @@ function refuseOuterEnd(runner: QueryRunner & PostgresQueryRunnerInternals, owne
  * `save()`, the query builder, all run in the same transaction as the Idempotency-Key, a published
  * event and an inbox record. `save()` sees a transaction already active and opens none;
  * `manager.transaction()` nests as a SAVEPOINT; a COMMIT or ROLLBACK of the outer transaction through
- * TypeORM throws TransactionOwnedError (`SURETY_DB_TRANSACTION_OWNED`) and sends nothing.
+ * TypeORM throws NestedTransactionError (`SURETY_DB_NESTED_TRANSACTION`) and sends nothing.
  * `dataSource` gives the entity metadata and the driver (it must be a PostgreSQL one); its pool is
  * not used. One manager per Tx.
  * @example
@@ -75,14 +69,14 @@ export function entityManagerOf(dataSource: DataSource, tx: Tx): EntityManager {
   runner.databaseConnection = {
     async query(text: string, params?: unknown[]): Promise<PgLikeResult> {
       const result = await tx.query(text, params);
-      return { rows: result.rows, rowCount: result.rowCount, command: commandOf(result, text) };
+      return { rows: result.rows, rowCount: result.rowCount, command: result.command };
     },
     on() {},
     removeListener() {},
   };
   runner.isTransactionActive = true;
   runner.transactionDepth = 1;
-  refuseOuterEnd(runner, 'Surety');
+  refuseOuterEnd(runner);
   // The connection is Surety's: releasing the runner only retires it.
   runner.release = async () => {
     runner.isReleased = true;
@@ -91,19 +85,32 @@ export function entityManagerOf(dataSource: DataSource, tx: Tx): EntityManager {
   return runner.manager;
 }
 
+async function run<R>(
+  runner: QueryRunner,
+  text: string,
+  params: readonly unknown[] | undefined,
+  options: QueryOptions | undefined,
+): Promise<QueryResult<R>> {
+  if (options?.rowMode === 'array') {
+    throw new TypeError('rowMode "array" is not available over TypeORM: its raw queries return objects');
+  }
+  try {
+    const result = await runner.query(text, params as unknown[] | undefined, true);
+    const rows = (result.records ?? []) as R[];
+    // TypeORM's structured result keeps no command tag: the statement's verb stands in for it.
+    const command = (/^\s*(\w+)/.exec(text)?.[1] ?? '').toUpperCase();
+    return { rows, rowCount: result.affected ?? rows.length, command, fields: [] };
+  } catch (error) {
+    throw driverError(error);
+  }
+}
+
 function outerOf(runner: QueryRunner): OuterTransaction {
   return {
+    name: 'typeorm',
     client: runner.manager,
-    async query(statement, params) {
-      const text = typeof statement === 'string' ? statement : statement.text;
-      try {
-        const result = await runner.query(text, params as unknown[] | undefined, true);
-        const rows = (result.records ?? []) as never[];
-        return { rows, rowCount: result.affected ?? rows.length };
-      } catch (error) {
-        throw driverError(error);
-      }
-    },
+    query: (statement, params, options) =>
+      run(runner, typeof statement === 'string' ? statement : statement.text, params, options),
     // TypeORM's own nesting (SAVEPOINT typeorm_N), so that it keeps counting right.
     async savepoint(fn) {
       await runner.startTransaction();
@@ -163,4 +170,50 @@ export async function transactionWithSurety<T>(
   });
   joined?.committed();
   return result;
+}
+
+const connectionOf = (runner: QueryRunner | DataSource): DriverConnection => ({
+  query: (text, params, options) =>
+    'createQueryRunner' in runner
+      ? (async () => {
+          // Outside a transaction: one statement on a runner of its own, released at once.
+          const own = runner.createQueryRunner();
+          try {
+            return await run(own, text, params, options);
+          } finally {
+            await own.release();
+          }
+        })()
+      : run(runner, text, params, options),
+});
+
+/**
+ * Surety's `Sql` over a TypeORM DataSource: each Surety transaction is one of TypeORM's
+ * (`dataSource.transaction`), on its pool, with its subscribers and logging; the handler writes
+ * through TypeORM's transactional EntityManager, `tx.driver.client` ({@link typeormOf}). BEGIN, the
+ * claim, the record and COMMIT are round trips of their own.
+ * @example
+ * const engine = new Idempotency({ sql: createTypeormSql(dataSource) });
+ * await engine.execute(request, async (tx) => {
+ *   await typeormOf(tx).save(Order, { note });
+ *   return { status: 201, headers: {}, body: '{}' };
+ * });
+ */
+export function createTypeormSql(dataSource: DataSource): Sql {
+  return createDriverSql<EntityManager>({
+    name: 'typeorm',
+    connection: connectionOf(dataSource),
+    transaction: (fn) => dataSource.transaction((manager) => fn(connectionOf(manager.queryRunner!), manager)),
+  });
+}
+
+/** TypeORM's transactional EntityManager behind a Tx of {@link createTypeormSql} or {@link joinTypeorm}. */
+export function typeormOf(tx: Tx): EntityManager {
+  const { driver } = tx;
+  if (driver.kind !== 'driver' || driver.name !== 'typeorm') {
+    throw new TypeError(
+      "typeormOf: this Tx is not one of @surety/db/typeorm (use entityManagerOf for Surety's own)",
+    );
+  }
+  return driver.client as EntityManager;
 }

@@ -4,10 +4,37 @@ export interface Statement {
   readonly text: string;
 }
 
+import type pg from 'pg';
+import type { PgliteQueryable } from './pglite.js';
+
 export interface QueryResult<R> {
+  /** One object per row, keyed by column name; one array per row with `rowMode: 'array'`. */
   rows: R[];
   /** Rows inserted, updated, deleted or returned. */
   rowCount: number;
+  /**
+   * The command tag's verb: `'SELECT'`, `'INSERT'`, `'UPDATE'`, `'DELETE'`, `'MERGE'`, … (what
+   * knex and other drivers switch on). Empty when the backend reported none.
+   */
+  command: string;
+  /** The result's columns in order, with their type OIDs (what Drizzle and Kysely map by). */
+  fields: readonly QueryField[];
+}
+
+/** One column of a result. */
+export interface QueryField {
+  readonly name: string;
+  /** The PostgreSQL type OID (`pg_type.oid`): 23 is int4, 25 text, 3802 jsonb, … */
+  readonly dataTypeID: number;
+}
+
+export interface QueryOptions {
+  /**
+   * `'array'`: each row is an array of values in column order, so two columns of the same name
+   * (a self-join's `a.id` and `b.id`) both survive. What ORMs that map columns by position need.
+   * @default 'object'
+   */
+  rowMode?: 'object' | 'array';
 }
 
 /** Anything that can run a statement: the pool itself or an open transaction. */
@@ -15,12 +42,26 @@ export interface Queryable {
   query<R = Record<string, unknown>>(
     statement: string | Statement,
     params?: readonly unknown[],
+    options?: QueryOptions,
   ): Promise<QueryResult<R>>;
 }
+
+/**
+ * The connection under a transaction, for a driver that must talk to it itself (Drizzle's and
+ * knex's node-postgres clients, Drizzle's PGlite driver). Statements sent on it directly bypass
+ * the guard of `Tx.query` against a nested BEGIN / COMMIT: the adapters of `@surety/db/…` wrap it.
+ */
+export type TxDriver =
+  | { readonly kind: 'pg'; readonly client: pg.PoolClient }
+  | { readonly kind: 'pglite'; readonly client: PgliteQueryable }
+  /** A transaction another driver opened (`createDriverSql`): that driver's transaction object. */
+  | { readonly kind: 'driver'; readonly name: string; readonly client: unknown };
 
 /** An open transaction. Statements run on one connection, in order. */
 export interface Tx extends Queryable {
   readonly inTransaction: true;
+  /** The underlying connection and its kind; see {@link TxDriver}. */
+  readonly driver: TxDriver;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /**
@@ -51,10 +92,11 @@ export interface TransactionOptions {
 
 /**
  * The one database interface every Surety package takes. Implemented over a `pg` Pool
- * (`createPgSql`) and over an embedded PGlite (`createPgliteSql`).
+ * (`createPgSql`), over an embedded PGlite (`createPgliteSql`), and over another driver's
+ * transactions (`createDriverSql`, what the ORM adapters build).
  */
 export interface Sql extends Queryable {
-  readonly kind: 'pg' | 'pglite';
+  readonly kind: 'pg' | 'pglite' | 'driver';
   /**
    * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws.
    * The promise resolves only after COMMIT succeeded.

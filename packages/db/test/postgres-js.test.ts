@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
+import { pgErrorInfo } from '@surety/db';
 import { needsPostgres, postgresUrl } from '@surety/db/testing';
 import postgres from 'postgres';
 import { beginWithSurety, createPostgresJsSql, joinPostgresJs, postgresJsOf } from '../src/postgres-js.js';
@@ -11,7 +12,7 @@ import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated }
 const connect = () => postgres(postgresUrl!, { max: 12, onnotice: () => {} });
 
 ormScenarios('postgres.js', {
-  'Surety owns the transaction (createPostgresJsSql, postgresJsOf)': async (ctx: OrmContext) => {
+  'postgres.js owns each transaction (createPostgresJsSql, postgresJsOf)': async (ctx: OrmContext) => {
     const pgjs = connect();
     const sql = createPostgresJsSql(pgjs);
     const engine = ctx.engine.using(sql);
@@ -36,7 +37,7 @@ ormScenarios('postgres.js', {
       close: () => pgjs.end(),
     };
   },
-  'postgres.js owns the transaction (sql.begin, joinPostgresJs)': async (ctx: OrmContext) => {
+  'inside a transaction postgres.js opened (sql.begin, joinPostgresJs)': async (ctx: OrmContext) => {
     const pgjs = connect();
     const insert = (trx: postgres.TransactionSql, note: string) =>
       trx.unsafe(`insert into ${ctx.table} (note) values ($1)`, [note]);
@@ -112,7 +113,7 @@ test('postgres.js: transforms that rename columns are refused at creation', () =
   assert.throws(() => createPostgresJsSql(pgjs), /without a `transform` option/);
 });
 
-test('postgres.js: a unique violation carries node-postgres’ field names (the engine’s claim race)', {
+test('postgres.js: pgErrorInfo reads a unique violation’s SQLSTATE, table and constraint (the engine’s claim race)', {
   skip: needsPostgres,
 }, async () => {
   const pgjs = connect();
@@ -122,9 +123,10 @@ test('postgres.js: a unique violation carries node-postgres’ field names (the 
     await sql.query(`create table ${table} (id int primary key)`);
     await sql.query(`insert into ${table} values (1)`);
     const error = await sql.query(`insert into ${table} values ($1)`, [1]).catch((e: unknown) => e);
-    assert.equal((error as { code?: string }).code, '23505');
-    assert.equal((error as { table?: string }).table, table);
-    assert.equal((error as { constraint?: string }).constraint, `${table}_pkey`);
+    const info = pgErrorInfo(error);
+    assert.equal(info?.code, '23505');
+    assert.equal(info?.table, table);
+    assert.equal(info?.constraint, `${table}_pkey`);
   } finally {
     await pgjs.unsafe(`drop table if exists ${table}`);
     await pgjs.end();

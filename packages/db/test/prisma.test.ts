@@ -4,9 +4,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
-import { joinPrisma, prismaTransactionWithSurety } from '../src/prisma.js';
+import { createPrismaSql, joinPrisma, prismaOf, prismaTransactionWithSurety } from '../src/prisma.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
-import { generatePrismaClient, type PrismaClientClass, type TestPrisma } from './prisma-client.js';
+import {
+  generatePrismaClient,
+  type OrderTx,
+  type PrismaClientClass,
+  type TestPrisma,
+} from './prisma-client.js';
 
 let PrismaClient: PrismaClientClass;
 let remove = async () => {};
@@ -23,7 +28,30 @@ const clientFor = (schema: string): TestPrisma =>
 const limits = { maxWait: 20_000, timeout: 20_000 };
 
 ormScenarios('Prisma', {
-  'Prisma owns the transaction ($transaction, joinPrisma)': async (ctx: OrmContext) => {
+  'Prisma owns each transaction (createPrismaSql, prismaOf)': async (ctx: OrmContext) => {
+    const prisma = clientFor(ctx.db.schema);
+    const sql = createPrismaSql(prisma, limits);
+    const engine = ctx.engine.using(sql);
+    return {
+      run: ({ key, note, fail, pause, status }) =>
+        engine.execute({ tenant: ctx.tenant, key, fingerprint: note }, async (tx) => {
+          await prismaOf<OrderTx>(tx).order.create({ data: { note } });
+          await publishCreated(ctx, tx, note);
+          await pause?.();
+          if (fail) throw afterTheWrite();
+          return created(note, status);
+        }),
+      receive: ({ id, note, fail }) =>
+        sql.transaction((tx) =>
+          ctx.inbox.receive(tx, { id }, async () => {
+            await prismaOf<OrderTx>(tx).order.create({ data: { note } });
+            if (fail) throw afterTheWrite();
+          }),
+        ),
+      close: () => prisma.$disconnect(),
+    };
+  },
+  'inside a transaction Prisma opened ($transaction, joinPrisma)': async (ctx: OrmContext) => {
     const prisma = clientFor(ctx.db.schema);
     return {
       run: ({ key, note, fail, pause, status }) =>

@@ -3,10 +3,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { isTransactionOwnedError } from '@surety/db';
+import { isNestedTransactionError } from '@surety/db';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
 import { DataSource, EntitySchema } from 'typeorm';
-import { entityManagerOf, joinTypeorm, transactionWithSurety } from '../src/typeorm.js';
+import {
+  createTypeormSql,
+  entityManagerOf,
+  joinTypeorm,
+  transactionWithSurety,
+  typeormOf,
+} from '../src/typeorm.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
 
 interface Order {
@@ -56,7 +62,30 @@ ormScenarios('TypeORM', {
       close: () => dataSource.destroy(),
     };
   },
-  'TypeORM owns the transaction (dataSource.transaction, joinTypeorm)': async (ctx: OrmContext) => {
+  'TypeORM owns the transaction (createTypeormSql, typeormOf)': async (ctx: OrmContext) => {
+    const dataSource = await dataSourceFor(ctx.db.schema);
+    const sql = createTypeormSql(dataSource);
+    const engine = ctx.engine.using(sql);
+    return {
+      run: ({ key, note, fail, pause, status }) =>
+        engine.execute({ tenant: ctx.tenant, key, fingerprint: note }, async (tx) => {
+          await typeormOf(tx).save('Order', { note });
+          await publishCreated(ctx, tx, note);
+          await pause?.();
+          if (fail) throw afterTheWrite();
+          return created(note, status);
+        }),
+      receive: ({ id, note, fail }) =>
+        sql.transaction((tx) =>
+          ctx.inbox.receive(tx, { id }, async () => {
+            await typeormOf(tx).insert('Order', { note });
+            if (fail) throw afterTheWrite();
+          }),
+        ),
+      close: () => dataSource.destroy(),
+    };
+  },
+  'inside a transaction TypeORM opened (dataSource.transaction, joinTypeorm)': async (ctx: OrmContext) => {
     const dataSource = await dataSourceFor(ctx.db.schema);
     return {
       run: ({ key, note, fail, pause, status }) =>
@@ -128,7 +157,7 @@ test('TypeORM inside Surety’s transaction: save() and manager.transaction() ne
         await manager.insert('Order', { note: key });
         await manager.queryRunner!.commitTransaction();
       }),
-      (error: unknown) => isTransactionOwnedError(error) && error.code === 'SURETY_DB_TRANSACTION_OWNED',
+      (error: unknown) => isNestedTransactionError(error) && error.code === 'SURETY_DB_NESTED_TRANSACTION',
     );
     assert.deepEqual(await notes(), ['outer', 'inner kept'], 'nothing of the refused transaction committed');
 

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailableError, sqlState, type Tx } from '@surety/db';
+import { isDatabaseUnavailableError, pgErrorInfo, type Tx } from '@surety/db';
 import { StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { type ClaimRow, decide, toRow } from './replay.js';
@@ -11,6 +11,10 @@ import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from 
 class Rollback {
   constructor(readonly response: StoredResponse) {}
 }
+
+/** The violated constraint is the key table's primary key (named by the migration's default). */
+const isKeyTable = (info: { constraint?: string; table?: string }): boolean =>
+  info.constraint === 'idempotency_keys_pkey' || info.table === 'idempotency_keys';
 
 /** The claim's snapshot predated a commit of the same key: nothing committed, run once more. */
 class ClaimRace {}
@@ -105,14 +109,10 @@ async function executeOnce(
     // The claim's snapshot predated a commit of the same key (see statements.ts): the record found
     // a live row (division by zero) or lost the race to insert it (unique violation). Nothing
     // committed; run again, which now sees the stored row.
-    const state = sqlState(error);
-    if (
-      committing &&
-      (state === '22012' ||
-        (state === '23505' && (error as { table?: unknown }).table === 'idempotency_keys'))
-    ) {
-      throw new ClaimRace();
-    }
+    // Read whichever fields the driver under the transaction uses (pgErrorInfo): an ORM's
+    // postgres.js or Prisma reports the constraint and table under other names than node-postgres.
+    const info = committing ? pgErrorInfo(error) : undefined;
+    if (info?.code === '22012' || (info?.code === '23505' && isKeyTable(info))) throw new ClaimRace();
     throw error;
   }
 }

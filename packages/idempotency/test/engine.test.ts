@@ -175,6 +175,52 @@ describe('atomic mode', () => {
     assert.equal((await keyRow(k))?.body, '{"run":2}');
   });
 
+  test('the claim race is recognised whatever driver raised it (postgres.js, Prisma error shapes)', async () => {
+    // The same staged race as above, with the unique violation dressed as another driver reports it:
+    // postgres.js names the fields constraint_name / table_name, Prisma 7 keeps the server's words in
+    // meta.driverAdapterError. The engine used to read node-postgres' `error.table` only.
+    const asPostgresJs = (e: unknown) => {
+      const { code, constraint, table, message } = e as Record<string, string>;
+      return Object.assign(new Error(message), { code, constraint_name: constraint, table_name: table });
+    };
+    const asPrisma = (e: unknown) => {
+      const { code, message } = e as Record<string, string>;
+      const cause = { originalCode: code, originalMessage: message, kind: 'UniqueConstraintViolation' };
+      return Object.assign(new Error('Unique constraint failed on the fields: (`lock_id`,`tenant`,`key`)'), {
+        code: 'P2002',
+        clientVersion: '7.0.0',
+        meta: { modelName: 'IdempotencyKey', driverAdapterError: Object.assign(new Error('x'), { cause }) },
+      });
+    };
+    for (const reshape of [asPostgresJs, asPrisma]) {
+      const sql: Sql = {
+        ...db.sql,
+        transaction: (fn, options) =>
+          db.sql.transaction(fn, options).catch((e: unknown) => {
+            throw (e as { code?: string }).code === '23505' ? reshape(e) : e;
+          }),
+      };
+      const other = new Idempotency({ sql, schema: db.schema, ttlMs: 60_000, now: () => clock });
+      const k = key();
+      let runs = 0;
+      const outcome = await other.execute({ tenant: 't', key: k, fingerprint: 'a' }, async (tx) => {
+        runs++;
+        await tx.query(`insert into "${db.schema}".effects values ($1)`, [k]);
+        if (runs === 1) {
+          await tx.query(
+            `insert into "${db.schema}".idempotency_keys (tenant, key, lock_id, fingerprint, state, status, headers, body, created_at, expires_at)
+             values ('t', $1, $2::int8, 'a', 'completed', 201, '{}', 'staged', $3::timestamptz, $4::timestamptz)`,
+            [k, other.lockId('t', k), new Date(clock).toISOString(), new Date(clock + 60_000).toISOString()],
+          );
+        }
+        return ok(`{"run":${runs}}`);
+      });
+      assert.equal(runs, 2, `${reshape.name}: the first run was rolled back and run again`);
+      assert.deepEqual(outcome, { kind: 'executed', response: ok('{"run":2}'), stored: true });
+      assert.equal(await effects(k), 1);
+    }
+  });
+
   test('a stored response keeps its bytes exactly: quotes, backslashes, unicode', async () => {
     const k = key();
     const body = `{"note":"it's \\ a "test" \\' ; commit; --","emoji":"\u00e9 ✓ 🚀","raw":"E'\\x00'"}`;

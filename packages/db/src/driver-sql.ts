@@ -1,0 +1,112 @@
+import { runAfterCommit } from './after-commit.js';
+import { classify } from './errors.js';
+import { openTransaction } from './transaction.js';
+import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
+
+/** One connection of another driver (an ORM's transaction, or its pool), as Surety calls it. */
+export interface DriverConnection {
+  /** Runs one statement with bound parameters; `rowMode: 'array'` asks for rows as arrays. */
+  query(text: string, params: readonly unknown[], options: QueryOptions): Promise<QueryResult<unknown>>;
+  /** Runs a script of several statements without parameters. @default query(script, []) */
+  exec?(script: string): Promise<unknown>;
+}
+
+export interface DriverSqlOptions<C> {
+  /** The driver's name, shown as `tx.driver.name` (`'kysely'`, `'knex'`, `'postgres.js'`, …). */
+  name: string;
+  /** Statements outside a transaction, on the driver's own pool. */
+  connection: DriverConnection;
+  /**
+   * Opens a transaction the driver's way (`db.transaction().execute`, `sql.begin`, …), runs `fn`
+   * in it, commits when `fn` resolves and rolls back when it throws. Resolves after COMMIT.
+   * `client` is the driver's own transaction object, handed to the application as
+   * `tx.driver.client`.
+   */
+  transaction<T>(fn: (connection: DriverConnection, client: C) => Promise<T>): Promise<T>;
+  /** @default refused: LISTEN needs a connection of its own; give workers `createPgSql` / `openSql`. */
+  listen?: Sql['listen'];
+  /** @default `select pg_notify($1, $2)` on `connection` */
+  notify?: Sql['notify'];
+  /** @default nothing: the driver's pool is the application's to close */
+  close?: () => Promise<void>;
+}
+
+const run = async <R>(
+  connection: DriverConnection,
+  statement: string | Statement,
+  params: readonly unknown[] | undefined,
+  options: QueryOptions | undefined,
+): Promise<QueryResult<R>> => {
+  try {
+    // A statement's name is Surety's plan-cache hint for node-postgres; other drivers parse
+    // each statement again (docs/orm.md says what that costs).
+    const text = typeof statement === 'string' ? statement : statement.text;
+    return (await connection.query(text, params ?? [], options ?? {})) as QueryResult<R>;
+  } catch (error) {
+    throw classify(error);
+  }
+};
+
+/**
+ * A Surety `Sql` whose transactions are another driver's: the ORM opens, commits and rolls back
+ * each one on its own pool, and Surety's engine, `publish()` and the inbox run inside it. What the
+ * adapters of `@surety/db/kysely`, `/drizzle`, `/knex`, … are built on. BEGIN and the first
+ * statement, and the `atCommit` statement and COMMIT, are separate round trips here: the driver
+ * sends BEGIN and COMMIT itself.
+ * @example
+ * const sql = createDriverSql({
+ *   name: 'mydriver',
+ *   connection: { query: (text, params) => pool.run(text, params) },
+ *   transaction: (fn) => pool.begin((trx) => fn({ query: (text, params) => trx.run(text, params) }, trx)),
+ * });
+ */
+export function createDriverSql<C>(options: DriverSqlOptions<C>): Sql {
+  const { name, connection } = options;
+  return {
+    kind: 'driver',
+    query: (statement, params, queryOptions) => run(connection, statement, params, queryOptions),
+    // Typed by `Sql['transaction']` (types.ts).
+    async transaction(fn, txOptions) {
+      let committed: readonly (() => void)[] = [];
+      try {
+        const result = await options.transaction(async (inner, client) => {
+          const exec = (script: string) => (inner.exec ? inner.exec(script) : inner.query(script, [], {}));
+          const open = openTransaction({
+            query: (statement, params, queryOptions) => run(inner, statement, params, queryOptions),
+            exec,
+            driver: { kind: 'driver', name, client },
+          });
+          committed = open.committed;
+          const first = txOptions?.first;
+          const firstResult =
+            first === undefined
+              ? undefined
+              : typeof first === 'string'
+                ? await run<Record<string, unknown>>(inner, first, [], {})
+                : await open.tx.query(first.statement, first.params);
+          const value = await fn(open.tx, firstResult);
+          const last = open.atCommitStatement();
+          if (last !== undefined) await exec(last);
+          return value;
+        });
+        runAfterCommit(committed);
+        return result;
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    listen:
+      options.listen ??
+      (async () => {
+        throw new Error(
+          `Sql.listen() is not available over ${name}: LISTEN needs a connection of its own; give workers createPgSql() or openSql()`,
+        );
+      }),
+    notify:
+      options.notify ??
+      (async (channel, payload = '') => {
+        await run(connection, 'select pg_notify($1, $2)', [channel, payload], undefined);
+      }),
+    close: options.close ?? (async () => {}),
+  };
+}
