@@ -1,5 +1,8 @@
 import { createDriverSql, type DriverConnection } from './driver-sql.js';
 import { classify } from './errors.js';
+
+export { onSurety, prismaAdapterOnSurety } from './prisma-adapter.js';
+
 import { type JoinedTransaction, joinTransaction, type OuterTransaction } from './join.js';
 import type { QueryOptions, QueryResult, Sql, Tx } from './types.js';
 

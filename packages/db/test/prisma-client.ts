@@ -26,21 +26,34 @@ datasource db {
 }
 
 model Order {
-  id   Int    @id @default(autoincrement())
-  note String @unique
+  id    Int    @id @default(autoincrement())
+  note  String @unique
+  lines Line[]
 
   @@map("orders")
+}
+
+model Line {
+  id      Int    @id @default(autoincrement())
+  orderId Int    @map("order_id")
+  note    String
+  order   Order  @relation(fields: [orderId], references: [id])
+
+  @@map("lines")
 }
 `;
 
 /** What the tests use of the generated client: the Order model and the raw-SQL methods. */
 export interface OrderTx extends PrismaTransactionClient {
   order: {
-    create(args: { data: { note: string } }): Promise<{ id: number; note: string }>;
+    create(args: {
+      data: { note: string; lines?: { create: { note: string }[] } };
+    }): Promise<{ id: number; note: string }>;
     findMany(): Promise<{ id: number; note: string }[]>;
   };
 }
 export interface TestPrisma extends PrismaClientLike<OrderTx>, OrderTx {
+  line: { count(): Promise<number> };
   $disconnect(): Promise<void>;
 }
 export type PrismaClientClass = new (options: { adapter: unknown }) => TestPrisma;

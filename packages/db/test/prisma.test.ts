@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
-import { createPrismaSql, joinPrisma, prismaOf, prismaTransactionWithSurety } from '../src/prisma.js';
+import {
+  createPrismaSql,
+  joinPrisma,
+  onSurety,
+  prismaAdapterOnSurety,
+  prismaOf,
+  prismaTransactionWithSurety,
+} from '../src/prisma.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
 import {
   generatePrismaClient,
@@ -28,6 +35,31 @@ const clientFor = (schema: string): TestPrisma =>
 const limits = { maxWait: 20_000, timeout: 20_000 };
 
 ormScenarios('Prisma', {
+  'Surety owns the transaction (prismaAdapterOnSurety, onSurety)': async (ctx: OrmContext) => {
+    const prisma = new PrismaClient({ adapter: prismaAdapterOnSurety({ schema: ctx.db.schema }) });
+    return {
+      run: ({ key, note, fail, pause, status }) =>
+        ctx.engine.execute({ tenant: ctx.tenant, key, fingerprint: note }, (tx) =>
+          onSurety(tx, async () => {
+            await prisma.order.create({ data: { note } });
+            await publishCreated(ctx, tx, note);
+            await pause?.();
+            if (fail) throw afterTheWrite();
+            return created(note, status);
+          }),
+        ),
+      receive: ({ id, note, fail }) =>
+        ctx.db.sql.transaction((tx) =>
+          ctx.inbox.receive(tx, { id }, () =>
+            onSurety(tx, async () => {
+              await prisma.order.create({ data: { note } });
+              if (fail) throw afterTheWrite();
+            }),
+          ),
+        ),
+      close: () => prisma.$disconnect(),
+    };
+  },
   'Prisma owns each transaction (createPrismaSql, prismaOf)': async (ctx: OrmContext) => {
     const prisma = clientFor(ctx.db.schema);
     const sql = createPrismaSql(prisma, limits);
@@ -109,6 +141,62 @@ test('Prisma: a joined transaction refuses atCommit with a coded error; Prisma c
     );
   } finally {
     await prisma.$disconnect();
+    await db.close();
+  }
+});
+
+test('Prisma inside Surety’s transaction: a nested write and $transaction are SAVEPOINTs, never an early COMMIT', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  const t = `"${db.schema}"`;
+  await db.sql.query(`create schema ${t}`);
+  await db.sql.query(`create table ${t}.orders (id serial primary key, note text not null unique)`);
+  await db.sql.query(
+    `create table ${t}.lines (id serial primary key, order_id int not null references ${t}.orders, note text not null)`,
+  );
+  const prisma = new PrismaClient({ adapter: prismaAdapterOnSurety({ schema: db.schema }) });
+  const reader = clientFor(db.schema);
+  const count = async () =>
+    Number((await db.sql.query<{ n: string }>(`select count(*)::text as n from ${t}.lines`)).rows[0]!.n);
+  try {
+    // A nested write is one of Prisma's own transactions (BEGIN … COMMIT): here a savepoint.
+    await assert.rejects(
+      db.sql.transaction((tx) =>
+        onSurety(tx, async () => {
+          await prisma.order.create({
+            data: { note: 'nested', lines: { create: [{ note: 'a' }, { note: 'b' }] } },
+          });
+          assert.equal(await count(), 0, 'nothing visible outside: the nested write did not commit');
+          throw new Error('roll back');
+        }),
+      ),
+      /roll back/,
+    );
+    assert.equal(await count(), 0);
+    // $transaction inside: rolled back to its savepoint, Surety's transaction goes on and commits.
+    await db.sql.transaction((tx) =>
+      onSurety(tx, async () => {
+        await prisma.order.create({ data: { note: 'kept', lines: { create: [{ note: 'a' }] } } });
+        await assert.rejects(
+          prisma.$transaction(async (inner) => {
+            await inner.order.create({ data: { note: 'inner' } });
+            throw new Error('inner fails');
+          }),
+          /inner fails/,
+        );
+      }),
+    );
+    assert.deepEqual(
+      (await reader.order.findMany()).map((o) => o.note),
+      ['kept'],
+    );
+    assert.equal(await count(), 1);
+    // Outside onSurety the client refuses to run (it has no connection of its own).
+    await assert.rejects(prisma.order.findMany(), /inside a Surety transaction/);
+  } finally {
+    await prisma.$disconnect();
+    await reader.$disconnect();
     await db.close();
   }
 });
