@@ -7,7 +7,7 @@ import type { QueryOptions, QueryResult, Sql, Statement, Tx } from './types.js';
 
 // postgres.js speaks the wire protocol itself, so it cannot run on a node-postgres Tx: here Surety's
 // `Sql` and `Tx` are built over postgres.js (its `begin()`, its pipelining), and a transaction that
-// postgres.js opened is joined (`joinPostgresJs`).
+// postgres.js opened is joined (`postgresTx`).
 
 /** Any postgres.js connection: the pool (`postgres(url)`), a transaction or a reserved connection. */
 type PostgresJs = postgres.Sql | postgres.TransactionSql;
@@ -42,20 +42,20 @@ async function run<R>(
 }
 
 /**
- * The postgres.js transaction behind a `Tx` of {@link createPostgresJsSql} (or of a joined
+ * The postgres.js transaction behind a `Tx` of {@link postgresSql} (or of a joined
  * transaction): write through it with postgres.js' full API, in the same transaction as the
  * Idempotency-Key, a published event or an inbox record. Its `savepoint()` nests as usual.
  * @example
  * app.post('/payments', { config: { idempotency: true } }, async (req) => {
- *   const trx = postgresJsOf(txOf(req));
+ *   const trx = postgresOf(txOf(req));
  *   const [payment] = await trx`insert into payments ${trx(req.body)} returning *`;
  *   return payment;
  * });
  */
-export function postgresJsOf(tx: Tx): postgres.TransactionSql {
+export function postgresOf(tx: Tx): postgres.TransactionSql {
   const { driver } = tx;
   if (driver.kind !== 'driver' || driver.name !== 'postgres.js') {
-    throw new TypeError('postgresJsOf: this Tx is not one of @surety/db/postgres-js');
+    throw new TypeError('postgresOf: this Tx is not one of @surety/db/postgres-js');
   }
   return driver.client as postgres.TransactionSql;
 }
@@ -72,15 +72,15 @@ function refuseTransforms(pgjs: postgres.Sql): void {
 
 /**
  * Surety's `Sql` over postgres.js: the idempotency engine, the webhook outbox and the inbox run on
- * it, and a handler writes through postgres.js in the same transaction (`postgresJsOf(tx)`).
+ * it, and a handler writes through postgres.js in the same transaction (`postgresOf(tx)`).
  * Transactions are postgres.js' `begin()`; the `atCommit` statement is pipelined with COMMIT. What
  * is lost against node-postgres: `begin()` waits for BEGIN before the first statement, so the
  * claim costs one round trip more. `close()` ends the instance only when `options.end` is true.
  * @example
  * const pgjs = postgres(process.env.DATABASE_URL!);
- * const engine = new Idempotency({ sql: createPostgresJsSql(pgjs) });
+ * const engine = new Idempotency({ sql: postgresSql(pgjs) });
  */
-export function createPostgresJsSql(pgjs: postgres.Sql, options: { end?: boolean } = {}): Sql {
+export function postgresSql(pgjs: postgres.Sql, options: { end?: boolean } = {}): Sql {
   refuseTransforms(pgjs);
   return {
     kind: 'driver',
@@ -153,14 +153,14 @@ function outerOf(trx: postgres.TransactionSql): OuterTransaction {
  * `engine.using(joined)`, `webhooks.publish(joined, …)` or `inbox.receive(joined, …)`, and they
  * commit with your transaction. The engine's claim runs in a postgres.js savepoint (`trx.savepoint`),
  * which costs a round trip of its own. Call `joined.committed()` after `begin()` resolves to run the
- * after-commit wake-ups (or open the transaction with {@link beginWithSurety}, which does).
+ * after-commit wake-ups (or open the transaction with {@link postgresBegin}, which does).
  * @example
  * await pgjs.begin(async (trx) => {
- *   const joined = joinPostgresJs(trx);
+ *   const joined = postgresTx(trx);
  *   await webhooks.publish(joined, { tenant, type: 'order.paid', data });
  * });
  */
-export function joinPostgresJs(trx: postgres.TransactionSql): JoinedTransaction {
+export function postgresTx(trx: postgres.TransactionSql): JoinedTransaction {
   return joinTransaction(outerOf(trx));
 }
 
@@ -168,20 +168,20 @@ export function joinPostgresJs(trx: postgres.TransactionSql): JoinedTransaction 
  * `sql.begin()` with Surety joined to it: `fn` gets postgres.js' transaction and Surety's view of it,
  * and the after-commit wake-ups run once postgres.js has committed.
  * @example
- * const outcome = await beginWithSurety(pgjs, (trx, joined) =>
+ * const outcome = await postgresBegin(pgjs, (trx, joined) =>
  *   engine.using(joined).execute(request, async () => {
  *     await trx`insert into payments ${trx(payment)}`;
  *     return { status: 201, headers: {}, body: JSON.stringify(payment) };
  *   }),
  * );
  */
-export async function beginWithSurety<T>(
+export async function postgresBegin<T>(
   pgjs: postgres.Sql,
   fn: (trx: postgres.TransactionSql, joined: JoinedTransaction) => Promise<T>,
 ): Promise<T> {
   let joined: JoinedTransaction | undefined;
   const result = (await pgjs.begin((trx) => {
-    joined = joinPostgresJs(trx);
+    joined = postgresTx(trx);
     return fn(trx, joined);
   })) as T;
   joined?.committed();

@@ -15,7 +15,7 @@ function clientOf(tx: Tx): pg.PoolClient {
   if (tx.driver.kind !== 'pg') {
     throw new TypeError(
       `Prisma on a Surety transaction needs node-postgres (createPgSql / openSql with a URL), not ${tx.driver.kind}; ` +
-        'on other backends let Prisma own the transaction (createPrismaSql)',
+        'on other backends let Prisma own the transaction (prismaSql)',
     );
   }
   return tx.driver.client;

@@ -16,7 +16,7 @@ export interface PrismaTransactionClient {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
 
-/** The part of a PrismaClient that {@link prismaTransactionWithSurety} calls. */
+/** The part of a PrismaClient that {@link prismaTransaction} calls. */
 export interface PrismaClientLike<TxClient extends PrismaTransactionClient = PrismaTransactionClient> {
   $transaction<T>(
     fn: (tx: TxClient) => Promise<T>,
@@ -95,13 +95,13 @@ const connectionOf = (on: PrismaTransactionClient): DriverConnection => ({
  * BEGIN, the claim, the record and COMMIT are round trips of their own (Prisma pipelines nothing).
  * `options` are Prisma's interactive-transaction limits.
  * @example
- * const engine = new Idempotency({ sql: createPrismaSql(prisma) });
+ * const engine = new Idempotency({ sql: prismaSql(prisma) });
  * await engine.execute(request, async (tx) => {
  *   const order = await prismaOf<typeof prisma>(tx).order.create({ data: { note } });
  *   return { status: 201, headers: {}, body: JSON.stringify(order) };
  * });
  */
-export function createPrismaSql<TxClient extends PrismaTransactionClient>(
+export function prismaSql<TxClient extends PrismaTransactionClient>(
   prisma: PrismaClientLike<TxClient> & PrismaTransactionClient,
   options?: { maxWait?: number; timeout?: number },
 ): Sql {
@@ -113,7 +113,7 @@ export function createPrismaSql<TxClient extends PrismaTransactionClient>(
 }
 
 /**
- * Prisma's transaction client behind a Tx of {@link createPrismaSql} or {@link joinPrisma}: write
+ * Prisma's transaction client behind a Tx of {@link prismaSql} or {@link prismaTx}: write
  * with Prisma's typed API in the same transaction as the key, an event or an inbox record.
  */
 export function prismaOf<TxClient = PrismaTransactionClient>(tx: Tx): TxClient {
@@ -129,15 +129,15 @@ export function prismaOf<TxClient = PrismaTransactionClient>(tx: Tx): TxClient {
  * `webhooks.publish(joined, …)` or `inbox.receive(joined, …)`, and they commit with Prisma's
  * transaction. The engine's claim runs in a SAVEPOINT (its own round trip, as are the claim and the
  * record: Prisma pipelines nothing). Call `joined.committed()` after `$transaction` resolves to run
- * the after-commit wake-ups, or use {@link prismaTransactionWithSurety}, which does.
+ * the after-commit wake-ups, or use {@link prismaTransaction}, which does.
  * @example
  * await prisma.$transaction(async (tx) => {
- *   const joined = joinPrisma(tx);
+ *   const joined = prismaTx(tx);
  *   const order = await tx.order.create({ data: { note } });
  *   await webhooks.publish(joined, { tenant, type: 'order.created', data: order });
  * });
  */
-export function joinPrisma(tx: PrismaTransactionClient): JoinedTransaction {
+export function prismaTx(tx: PrismaTransactionClient): JoinedTransaction {
   return joinTransaction(outerOf(tx));
 }
 
@@ -145,21 +145,21 @@ export function joinPrisma(tx: PrismaTransactionClient): JoinedTransaction {
  * `prisma.$transaction(fn)` with Surety joined to it: `fn` gets Prisma's transaction client and
  * Surety's view of the transaction; the after-commit wake-ups run once Prisma has committed.
  * @example
- * const outcome = await prismaTransactionWithSurety(prisma, (tx, joined) =>
+ * const outcome = await prismaTransaction(prisma, (tx, joined) =>
  *   engine.using(joined).execute(request, async () => {
  *     const order = await tx.order.create({ data: { note } });
  *     return { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify(order) };
  *   }),
  * );
  */
-export async function prismaTransactionWithSurety<TxClient extends PrismaTransactionClient, T>(
+export async function prismaTransaction<TxClient extends PrismaTransactionClient, T>(
   prisma: PrismaClientLike<TxClient>,
   fn: (tx: TxClient, joined: JoinedTransaction) => Promise<T>,
   options?: { maxWait?: number; timeout?: number },
 ): Promise<T> {
   let joined: JoinedTransaction | undefined;
   const result = await prisma.$transaction((tx) => {
-    joined = joinPrisma(tx);
+    joined = prismaTx(tx);
     return fn(tx, joined);
   }, options);
   joined?.committed();

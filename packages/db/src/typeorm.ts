@@ -53,16 +53,19 @@ function refuseOuterEnd(runner: QueryRunner & PostgresQueryRunnerInternals): voi
  * `manager.transaction()` nests as a SAVEPOINT; a COMMIT or ROLLBACK of the outer transaction through
  * TypeORM throws NestedTransactionError (`SURETY_DB_NESTED_TRANSACTION`) and sends nothing.
  * `dataSource` gives the entity metadata and the driver (it must be a PostgreSQL one); its pool is
- * not used. One manager per Tx.
+ * not used. One manager per Tx. On a Tx of {@link typeormSql} or {@link typeormTx} (TypeORM owns
+ * the transaction) it is TypeORM's own transactional manager.
  * @example
- * const orders = entityManagerOf(dataSource, txOf(req)).getRepository(Order);
+ * const orders = typeormOf(dataSource, txOf(req)).getRepository(Order);
  * await orders.save(orders.create({ note }));
  */
-export function entityManagerOf(dataSource: DataSource, tx: Tx): EntityManager {
+export function typeormOf(dataSource: DataSource, tx: Tx): EntityManager {
+  // A transaction TypeORM opened (typeormSql, typeormTx): its own transactional manager.
+  if (tx.driver.kind === 'driver' && tx.driver.name === 'typeorm') return tx.driver.client as EntityManager;
   const known = managers.get(tx);
   if (known) return known;
   if (dataSource.options.type !== 'postgres') {
-    throw new TypeError(`entityManagerOf: a PostgreSQL DataSource is needed, not ${dataSource.options.type}`);
+    throw new TypeError(`typeormOf: a PostgreSQL DataSource is needed, not ${dataSource.options.type}`);
   }
   const runner = dataSource.createQueryRunner() as QueryRunner & PostgresQueryRunnerInternals;
   // What PostgresQueryRunner calls for every statement (`connect()` returns it once set).
@@ -131,18 +134,18 @@ function outerOf(runner: QueryRunner): OuterTransaction {
  * QueryRunner after `startTransaction()`): pass it to `engine.using(joined)`, `webhooks.publish(joined, …)`
  * or `inbox.receive(joined, …)`, and they commit with TypeORM's transaction. The engine's claim runs in
  * a SAVEPOINT (TypeORM's). Call `joined.committed()` after the transaction commits to run the
- * after-commit wake-ups (or use {@link transactionWithSurety}, which does).
+ * after-commit wake-ups (or use {@link typeormTransaction}, which does).
  * @example
  * await dataSource.transaction(async (manager) => {
- *   const joined = joinTypeorm(manager);
+ *   const joined = typeormTx(manager);
  *   await manager.save(order);
  *   await webhooks.publish(joined, { tenant, type: 'order.created', data: order });
  * });
  */
-export function joinTypeorm(from: EntityManager | QueryRunner): JoinedTransaction {
+export function typeormTx(from: EntityManager | QueryRunner): JoinedTransaction {
   const runner = 'startTransaction' in from ? (from as QueryRunner) : (from as EntityManager).queryRunner;
   if (!runner?.isTransactionActive) {
-    throw new TransactionOwnedError('joinTypeorm: no TypeORM transaction is active on this manager');
+    throw new TransactionOwnedError('typeormTx: no TypeORM transaction is active on this manager');
   }
   return joinTransaction(outerOf(runner));
 }
@@ -152,20 +155,20 @@ export function joinTypeorm(from: EntityManager | QueryRunner): JoinedTransactio
  * EntityManager and Surety's view of the transaction; the after-commit wake-ups run once TypeORM
  * has committed.
  * @example
- * const outcome = await transactionWithSurety(dataSource, (manager, joined) =>
+ * const outcome = await typeormTransaction(dataSource, (manager, joined) =>
  *   engine.using(joined).execute(request, async () => {
  *     await manager.save(Order, { note });
  *     return { status: 201, headers: {}, body: '{}' };
  *   }),
  * );
  */
-export async function transactionWithSurety<T>(
+export async function typeormTransaction<T>(
   dataSource: DataSource,
   fn: (manager: EntityManager, joined: JoinedTransaction) => Promise<T>,
 ): Promise<T> {
   let joined: JoinedTransaction | undefined;
   const result = await dataSource.transaction((manager) => {
-    joined = joinTypeorm(manager);
+    joined = typeormTx(manager);
     return fn(manager, joined);
   });
   joined?.committed();
@@ -190,30 +193,19 @@ const connectionOf = (runner: QueryRunner | DataSource): DriverConnection => ({
 /**
  * Surety's `Sql` over a TypeORM DataSource: each Surety transaction is one of TypeORM's
  * (`dataSource.transaction`), on its pool, with its subscribers and logging; the handler writes
- * through TypeORM's transactional EntityManager, `tx.driver.client` ({@link typeormOf}). BEGIN, the
+ * through TypeORM's transactional EntityManager (`typeormOf(dataSource, tx)`). BEGIN, the
  * claim, the record and COMMIT are round trips of their own.
  * @example
- * const engine = new Idempotency({ sql: createTypeormSql(dataSource) });
+ * const engine = new Idempotency({ sql: typeormSql(dataSource) });
  * await engine.execute(request, async (tx) => {
- *   await typeormOf(tx).save(Order, { note });
+ *   await typeormOf(dataSource, tx).save(Order, { note });
  *   return { status: 201, headers: {}, body: '{}' };
  * });
  */
-export function createTypeormSql(dataSource: DataSource): Sql {
+export function typeormSql(dataSource: DataSource): Sql {
   return createDriverSql<EntityManager>({
     name: 'typeorm',
     connection: connectionOf(dataSource),
     transaction: (fn) => dataSource.transaction((manager) => fn(connectionOf(manager.queryRunner!), manager)),
   });
-}
-
-/** TypeORM's transactional EntityManager behind a Tx of {@link createTypeormSql} or {@link joinTypeorm}. */
-export function typeormOf(tx: Tx): EntityManager {
-  const { driver } = tx;
-  if (driver.kind !== 'driver' || driver.name !== 'typeorm') {
-    throw new TypeError(
-      "typeormOf: this Tx is not one of @surety/db/typeorm (use entityManagerOf for Surety's own)",
-    );
-  }
-  return driver.client as EntityManager;
 }

@@ -6,22 +6,22 @@ import { test } from 'node:test';
 import { pgErrorInfo } from '@surety/db';
 import { needsPostgres, postgresUrl } from '@surety/db/testing';
 import postgres from 'postgres';
-import { beginWithSurety, createPostgresJsSql, joinPostgresJs, postgresJsOf } from '../src/postgres-js.js';
+import { postgresBegin, postgresOf, postgresSql, postgresTx } from '../src/postgres-js.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
 
 const connect = () => postgres(postgresUrl!, { max: 12, onnotice: () => {} });
 
 ormScenarios('postgres.js', {
-  'postgres.js owns each transaction (createPostgresJsSql, postgresJsOf)': async (ctx: OrmContext) => {
+  'postgres.js owns each transaction (postgresSql, postgresOf)': async (ctx: OrmContext) => {
     const pgjs = connect();
-    const sql = createPostgresJsSql(pgjs);
+    const sql = postgresSql(pgjs);
     const engine = ctx.engine.using(sql);
     const insert = (trx: postgres.TransactionSql, note: string) =>
       trx.unsafe(`insert into ${ctx.table} (note) values ($1)`, [note]);
     return {
       run: ({ key, note, fail, pause, status }) =>
         engine.execute({ tenant: ctx.tenant, key, fingerprint: note }, async (tx) => {
-          await insert(postgresJsOf(tx), note);
+          await insert(postgresOf(tx), note);
           await publishCreated(ctx, tx, note);
           await pause?.();
           if (fail) throw afterTheWrite();
@@ -30,20 +30,20 @@ ormScenarios('postgres.js', {
       receive: ({ id, note, fail }) =>
         sql.transaction((tx) =>
           ctx.inbox.receive(tx, { id }, async () => {
-            await insert(postgresJsOf(tx), note);
+            await insert(postgresOf(tx), note);
             if (fail) throw afterTheWrite();
           }),
         ),
       close: () => pgjs.end(),
     };
   },
-  'inside a transaction postgres.js opened (sql.begin, joinPostgresJs)': async (ctx: OrmContext) => {
+  'inside a transaction postgres.js opened (sql.begin, postgresTx)': async (ctx: OrmContext) => {
     const pgjs = connect();
     const insert = (trx: postgres.TransactionSql, note: string) =>
       trx.unsafe(`insert into ${ctx.table} (note) values ($1)`, [note]);
     return {
       run: ({ key, note, fail, pause, status }) =>
-        beginWithSurety(pgjs, (trx, joined) =>
+        postgresBegin(pgjs, (trx, joined) =>
           ctx.engine.using(joined).execute({ tenant: ctx.tenant, key, fingerprint: note }, async () => {
             await insert(trx, note);
             await publishCreated(ctx, joined, note);
@@ -53,7 +53,7 @@ ormScenarios('postgres.js', {
           }),
         ),
       receive: ({ id, note, fail }) =>
-        beginWithSurety(pgjs, (trx, joined) =>
+        postgresBegin(pgjs, (trx, joined) =>
           ctx.inbox.receive(joined, { id }, async () => {
             await insert(trx, note);
             if (fail) throw afterTheWrite();
@@ -68,13 +68,13 @@ test('postgres.js: its savepoint() inside Surety’s transaction nests, never co
   skip: needsPostgres,
 }, async () => {
   const pgjs = connect();
-  const sql = createPostgresJsSql(pgjs);
+  const sql = postgresSql(pgjs);
   const table = `surety_pgjs_${randomUUID().slice(0, 8)}`;
   try {
     await sql.query(`create table ${table} (note text)`);
     await assert.rejects(
       sql.transaction(async (tx) => {
-        const trx = postgresJsOf(tx);
+        const trx = postgresOf(tx);
         await trx.unsafe(`insert into ${table} values ('outer')`);
         await trx.savepoint((sp) => sp.unsafe(`insert into ${table} values ('inner')`));
         // From another connection nothing is visible yet: the savepoint did not commit.
@@ -96,7 +96,7 @@ test('postgres.js: a joined transaction refuses atCommit and listen with a coded
   const pgjs = connect();
   try {
     await pgjs.begin(async (trx) => {
-      const joined = joinPostgresJs(trx);
+      const joined = postgresTx(trx);
       assert.throws(() => joined.atCommit('select 1'), { code: 'SURETY_DB_TRANSACTION_OWNED' });
       await assert.rejects(
         joined.listen('x', () => {}),
@@ -110,14 +110,14 @@ test('postgres.js: a joined transaction refuses atCommit and listen with a coded
 
 test('postgres.js: transforms that rename columns are refused at creation', () => {
   const pgjs = postgres('postgres://127.0.0.1:1/none', { transform: postgres.camel });
-  assert.throws(() => createPostgresJsSql(pgjs), /without a `transform` option/);
+  assert.throws(() => postgresSql(pgjs), /without a `transform` option/);
 });
 
 test('postgres.js: pgErrorInfo reads a unique violation’s SQLSTATE, table and constraint (the engine’s claim race)', {
   skip: needsPostgres,
 }, async () => {
   const pgjs = connect();
-  const sql = createPostgresJsSql(pgjs);
+  const sql = postgresSql(pgjs);
   const table = `surety_pgjs_${randomUUID().slice(0, 8)}`;
   try {
     await sql.query(`create table ${table} (id int primary key)`);

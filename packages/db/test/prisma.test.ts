@@ -5,12 +5,12 @@ import { after, before, test } from 'node:test';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
 import {
-  createPrismaSql,
-  joinPrisma,
   onSurety,
   prismaAdapterOnSurety,
   prismaOf,
-  prismaTransactionWithSurety,
+  prismaSql,
+  prismaTransaction,
+  prismaTx,
 } from '../src/prisma.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
 import {
@@ -60,9 +60,9 @@ ormScenarios('Prisma', {
       close: () => prisma.$disconnect(),
     };
   },
-  'Prisma owns each transaction (createPrismaSql, prismaOf)': async (ctx: OrmContext) => {
+  'Prisma owns each transaction (prismaSql, prismaOf)': async (ctx: OrmContext) => {
     const prisma = clientFor(ctx.db.schema);
-    const sql = createPrismaSql(prisma, limits);
+    const sql = prismaSql(prisma, limits);
     const engine = ctx.engine.using(sql);
     return {
       run: ({ key, note, fail, pause, status }) =>
@@ -83,11 +83,11 @@ ormScenarios('Prisma', {
       close: () => prisma.$disconnect(),
     };
   },
-  'inside a transaction Prisma opened ($transaction, joinPrisma)': async (ctx: OrmContext) => {
+  'inside a transaction Prisma opened ($transaction, prismaTx)': async (ctx: OrmContext) => {
     const prisma = clientFor(ctx.db.schema);
     return {
       run: ({ key, note, fail, pause, status }) =>
-        prismaTransactionWithSurety(
+        prismaTransaction(
           prisma,
           (tx, joined) =>
             ctx.engine.using(joined).execute({ tenant: ctx.tenant, key, fingerprint: note }, async () => {
@@ -100,7 +100,7 @@ ormScenarios('Prisma', {
           limits,
         ),
       receive: ({ id, note, fail }) =>
-        prismaTransactionWithSurety(
+        prismaTransaction(
           prisma,
           (tx, joined) =>
             ctx.inbox.receive(joined, { id }, async () => {
@@ -123,7 +123,7 @@ test('Prisma: a joined transaction refuses atCommit with a coded error; Prisma c
   const prisma = clientFor(db.schema);
   try {
     await prisma.$transaction(async (tx) => {
-      const joined = joinPrisma(tx);
+      const joined = prismaTx(tx);
       assert.throws(() => joined.atCommit('select 1'), { code: 'SURETY_DB_TRANSACTION_OWNED' });
       // A nested Surety transaction that fails is rolled back to its savepoint; Prisma's goes on.
       await assert.rejects(

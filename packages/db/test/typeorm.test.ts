@@ -6,13 +6,7 @@ import { test } from 'node:test';
 import { isNestedTransactionError } from '@surety/db';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
 import { DataSource, EntitySchema } from 'typeorm';
-import {
-  createTypeormSql,
-  entityManagerOf,
-  joinTypeorm,
-  transactionWithSurety,
-  typeormOf,
-} from '../src/typeorm.js';
+import { typeormOf, typeormSql, typeormTransaction, typeormTx } from '../src/typeorm.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
 
 interface Order {
@@ -40,12 +34,12 @@ async function dataSourceFor(schema: string): Promise<DataSource> {
 }
 
 ormScenarios('TypeORM', {
-  'Surety owns the transaction (entityManagerOf)': async (ctx: OrmContext) => {
+  'Surety owns the transaction (typeormOf)': async (ctx: OrmContext) => {
     const dataSource = await dataSourceFor(ctx.db.schema);
     return {
       run: ({ key, note, fail, pause, status }) =>
         ctx.engine.execute({ tenant: ctx.tenant, key, fingerprint: note }, async (tx) => {
-          const orders = entityManagerOf(dataSource, tx).getRepository<Order>('Order');
+          const orders = typeormOf(dataSource, tx).getRepository<Order>('Order');
           await orders.save(orders.create({ note })); // save() opens no transaction of its own here
           await publishCreated(ctx, tx, note);
           await pause?.();
@@ -55,21 +49,21 @@ ormScenarios('TypeORM', {
       receive: ({ id, note, fail }) =>
         ctx.db.sql.transaction((tx) =>
           ctx.inbox.receive(tx, { id }, async () => {
-            await entityManagerOf(dataSource, tx).insert('Order', { note });
+            await typeormOf(dataSource, tx).insert('Order', { note });
             if (fail) throw afterTheWrite();
           }),
         ),
       close: () => dataSource.destroy(),
     };
   },
-  'TypeORM owns the transaction (createTypeormSql, typeormOf)': async (ctx: OrmContext) => {
+  'TypeORM owns the transaction (typeormSql, typeormOf)': async (ctx: OrmContext) => {
     const dataSource = await dataSourceFor(ctx.db.schema);
-    const sql = createTypeormSql(dataSource);
+    const sql = typeormSql(dataSource);
     const engine = ctx.engine.using(sql);
     return {
       run: ({ key, note, fail, pause, status }) =>
         engine.execute({ tenant: ctx.tenant, key, fingerprint: note }, async (tx) => {
-          await typeormOf(tx).save('Order', { note });
+          await typeormOf(dataSource, tx).save('Order', { note });
           await publishCreated(ctx, tx, note);
           await pause?.();
           if (fail) throw afterTheWrite();
@@ -78,18 +72,18 @@ ormScenarios('TypeORM', {
       receive: ({ id, note, fail }) =>
         sql.transaction((tx) =>
           ctx.inbox.receive(tx, { id }, async () => {
-            await typeormOf(tx).insert('Order', { note });
+            await typeormOf(dataSource, tx).insert('Order', { note });
             if (fail) throw afterTheWrite();
           }),
         ),
       close: () => dataSource.destroy(),
     };
   },
-  'inside a transaction TypeORM opened (dataSource.transaction, joinTypeorm)': async (ctx: OrmContext) => {
+  'inside a transaction TypeORM opened (dataSource.transaction, typeormTx)': async (ctx: OrmContext) => {
     const dataSource = await dataSourceFor(ctx.db.schema);
     return {
       run: ({ key, note, fail, pause, status }) =>
-        transactionWithSurety(dataSource, (manager, joined) =>
+        typeormTransaction(dataSource, (manager, joined) =>
           ctx.engine.using(joined).execute({ tenant: ctx.tenant, key, fingerprint: note }, async () => {
             await manager.save('Order', { note });
             await publishCreated(ctx, joined, note);
@@ -99,7 +93,7 @@ ormScenarios('TypeORM', {
           }),
         ),
       receive: ({ id, note, fail }) =>
-        transactionWithSurety(dataSource, (manager, joined) =>
+        typeormTransaction(dataSource, (manager, joined) =>
           ctx.inbox.receive(joined, { id }, async () => {
             await manager.insert('Order', { note });
             if (fail) throw afterTheWrite();
@@ -125,7 +119,7 @@ test('TypeORM inside Surety’s transaction: save() and manager.transaction() ne
     // save() inside Surety's transaction: nothing is visible (or committed) before Surety's COMMIT.
     await assert.rejects(
       db.sql.transaction(async (tx) => {
-        const manager = entityManagerOf(dataSource, tx);
+        const manager = typeormOf(dataSource, tx);
         await manager.save('Order', { note: 'saved' });
         assert.deepEqual(await notes(), [], 'save() did not commit early');
         throw new Error('roll back');
@@ -136,7 +130,7 @@ test('TypeORM inside Surety’s transaction: save() and manager.transaction() ne
 
     // A nested manager.transaction() is a SAVEPOINT: its rollback leaves the outer write.
     await db.sql.transaction(async (tx) => {
-      const manager = entityManagerOf(dataSource, tx);
+      const manager = typeormOf(dataSource, tx);
       await manager.insert('Order', { note: 'outer' });
       await assert.rejects(
         manager.transaction(async (inner) => {
@@ -153,7 +147,7 @@ test('TypeORM inside Surety’s transaction: save() and manager.transaction() ne
     const key = randomUUID();
     await assert.rejects(
       db.sql.transaction(async (tx) => {
-        const manager = entityManagerOf(dataSource, tx);
+        const manager = typeormOf(dataSource, tx);
         await manager.insert('Order', { note: key });
         await manager.queryRunner!.commitTransaction();
       }),
@@ -161,8 +155,8 @@ test('TypeORM inside Surety’s transaction: save() and manager.transaction() ne
     );
     assert.deepEqual(await notes(), ['outer', 'inner kept'], 'nothing of the refused transaction committed');
 
-    // The other way: joinTypeorm refuses a manager outside a transaction.
-    assert.throws(() => joinTypeorm(dataSource.manager), { code: 'SURETY_DB_TRANSACTION_OWNED' });
+    // The other way: typeormTx refuses a manager outside a transaction.
+    assert.throws(() => typeormTx(dataSource.manager), { code: 'SURETY_DB_TRANSACTION_OWNED' });
   } finally {
     await dataSource.destroy();
     await db.close();

@@ -62,7 +62,7 @@ export class Idempotency {
    * `execute` then claims the key in a SAVEPOINT of that transaction, and the key commits when, and
    * only when, the ORM's transaction commits.
    * @example
-   * await pgjs.begin((trx) => engine.using(joinPostgresJs(trx)).execute(request, handler));
+   * await pgjs.begin((trx) => engine.using(postgresTx(trx)).execute(request, handler));
    */
   using(sql: Sql): Idempotency {
     return new Idempotency({ ...this.#options, sql });
