@@ -61,6 +61,8 @@ export type PrismaClientClass = new (options: { adapter: unknown }) => TestPrism
 /** Generates the client into a fresh directory; resolves to its PrismaClient class and a cleanup. */
 export async function generatePrismaClient(): Promise<{
   PrismaClient: PrismaClientClass;
+  /** The generated client module (client.ts). */
+  path: string;
   remove(): Promise<void>;
 }> {
   const dir = join(root, '.tmp', `prisma-${randomBytes(4).toString('hex')}`);
@@ -85,8 +87,11 @@ export async function generatePrismaClient(): Promise<{
     },
     timeout: 120_000,
   });
-  const generated = (await import(pathToFileURL(join(dir, 'generated', 'client.ts')).href)) as {
-    PrismaClient: PrismaClientClass;
+  const path = join(dir, 'generated', 'client.ts');
+  const generated = (await import(pathToFileURL(path).href)) as { PrismaClient: PrismaClientClass };
+  return {
+    PrismaClient: generated.PrismaClient,
+    path,
+    remove: () => rm(dir, { recursive: true, force: true }),
   };
-  return { PrismaClient: generated.PrismaClient, remove: () => rm(dir, { recursive: true, force: true }) };
 }
