@@ -9,7 +9,9 @@ export { createDriverSql } from "./driver-sql.js";
 export type { PgErrorInfo } from "./error-info.js";
 export { pgErrorInfo } from "./error-info.js";
 export type { DbErrorCode } from "./errors.js";
-export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, isNestedTransactionError, MissingPeerError, NestedTransactionError, sqlState, } from "./errors.js";
+export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, isNestedTransactionError, isTransactionOwnedError, MissingPeerError, NestedTransactionError, sqlState, TransactionOwnedError, } from "./errors.js";
+export type { JoinedTransaction, OuterTransaction, PipelinedStatement } from "./join.js";
+export { joinTransaction } from "./join.js";
 export { literal } from "./literal.js";
 export type { MigrateOptions, Migration, MigrationSet } from "./migrate.js";
 export { loadMigrations, migrate, quoteSchema } from "./migrate.js";
@@ -147,12 +149,13 @@ export interface PgErrorInfo {
 export declare function pgErrorInfo(error: unknown): PgErrorInfo | undefined;
 
 // --- dist/errors.d.ts
-export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER" | "SURETY_DB_NESTED_TRANSACTION";
+export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER" | "SURETY_DB_NESTED_TRANSACTION" | "SURETY_DB_TRANSACTION_OWNED";
 declare const kError: unique symbol;
 declare const kUnavailable: unique symbol;
 declare const kInvalidCursor: unique symbol;
 declare const kMissingPeer: unique symbol;
 declare const kNested: unique symbol;
+declare const kOwned: unique symbol;
 export declare class DbError extends Error {
     readonly code: DbErrorCode;
     constructor(code: DbErrorCode, message: string, options?: {
@@ -198,7 +201,33 @@ export declare class NestedTransactionError extends DbError {
     static [Symbol.hasInstance](value: unknown): boolean;
 }
 export declare function isNestedTransactionError(error: unknown): error is NestedTransactionError;
+export declare class TransactionOwnedError extends DbError {
+    readonly code: "SURETY_DB_TRANSACTION_OWNED";
+    constructor(message: string);
+    get [kOwned](): true;
+    static [Symbol.hasInstance](value: unknown): boolean;
+}
+export declare function isTransactionOwnedError(error: unknown): error is TransactionOwnedError;
 export {};
+
+// --- dist/join.d.ts
+import type { Queryable, QueryResult, Sql, Statement, Tx } from "./types.js";
+export interface PipelinedStatement {
+    statement: string | Statement;
+    params?: readonly unknown[];
+}
+export interface OuterTransaction {
+    name: string;
+    query: Queryable["query"];
+    pipeline?: (statements: readonly PipelinedStatement[]) => Promise<QueryResult<Record<string, unknown>>[]>;
+    exec?: (script: string) => Promise<unknown>;
+    savepoint?: <T>(fn: (inner: OuterTransaction) => Promise<T>) => Promise<T>;
+    client: unknown;
+}
+export interface JoinedTransaction extends Sql, Tx {
+    committed(): void;
+}
+export declare function joinTransaction(outer: OuterTransaction): JoinedTransaction;
 
 // --- dist/literal.d.ts
 export declare function literal(value: string | number | boolean | null): string;
@@ -282,3 +311,69 @@ export declare function createTestDatabase(options?: {
 
 // (dist/types.d.ts: above)
 // (dist/pglite.d.ts: above)
+// ===== ./postgres-js → ./dist/postgres-js.d.ts
+// --- dist/postgres-js.d.ts
+import type postgres from "postgres";
+import { type JoinedTransaction } from "./join.js";
+import type { Sql, Tx } from "./types.js";
+export declare function postgresOf(tx: Tx): postgres.TransactionSql;
+export declare function postgresSql(pgjs: postgres.Sql, options?: {
+    end?: boolean;
+}): Sql;
+export declare function postgresTx(trx: postgres.TransactionSql): JoinedTransaction;
+export declare function postgresBegin<T>(pgjs: postgres.Sql, fn: (trx: postgres.TransactionSql, joined: JoinedTransaction) => Promise<T>): Promise<T>;
+
+// (dist/join.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./typeorm → ./dist/typeorm.d.ts
+// --- dist/typeorm.d.ts
+import type { DataSource, EntityManager, QueryRunner } from "typeorm";
+import { type JoinedTransaction } from "./join.js";
+import type { Sql, Tx } from "./types.js";
+export declare function typeormOf(dataSource: DataSource, tx: Tx): EntityManager;
+export declare function typeormTx(from: EntityManager | QueryRunner): JoinedTransaction;
+export declare function typeormTransaction<T>(dataSource: DataSource, fn: (manager: EntityManager, joined: JoinedTransaction) => Promise<T>): Promise<T>;
+export declare function typeormSql(dataSource: DataSource): Sql;
+
+// (dist/join.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./prisma → ./dist/prisma.d.ts
+// --- dist/prisma.d.ts
+export { onSurety, prismaAdapterOnSurety } from "./prisma-adapter.js";
+import { type JoinedTransaction } from "./join.js";
+import type { Sql, Tx } from "./types.js";
+export interface PrismaTransactionClient {
+    $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+    $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+export interface PrismaClientLike<TxClient extends PrismaTransactionClient = PrismaTransactionClient> {
+    $transaction<T>(fn: (tx: TxClient) => Promise<T>, options?: {
+        maxWait?: number;
+        timeout?: number;
+        isolationLevel?: string;
+    }): Promise<T>;
+}
+export declare function prismaSql<TxClient extends PrismaTransactionClient>(prisma: PrismaClientLike<TxClient> & PrismaTransactionClient, options?: {
+    maxWait?: number;
+    timeout?: number;
+}): Sql;
+export declare function prismaOf<TxClient = PrismaTransactionClient>(tx: Tx): TxClient;
+export declare function prismaTx(tx: PrismaTransactionClient): JoinedTransaction;
+export declare function prismaTransaction<TxClient extends PrismaTransactionClient, T>(prisma: PrismaClientLike<TxClient>, fn: (tx: TxClient, joined: JoinedTransaction) => Promise<T>, options?: {
+    maxWait?: number;
+    timeout?: number;
+}): Promise<T>;
+
+// --- dist/prisma-adapter.d.ts
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { Tx } from "./types.js";
+export declare function prismaAdapterOnSurety(options?: {
+    schema?: string;
+}): PrismaPg;
+export declare function onSurety<T>(tx: Tx, fn: () => Promise<T>): Promise<T>;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// (dist/join.d.ts: above)
