@@ -32,6 +32,7 @@ export declare class Idempotency {
     readonly leaseMs: number;
     readonly retryAfterSeconds: number;
     constructor(options: IdempotencyOptions);
+    using(sql: Sql): Idempotency;
     migrate(): Promise<void>;
     lockId(tenant: string, key: string): string;
     execute(request: IdempotencyRequest, handler: (tx: Tx) => Promise<StoredResponse>): Promise<Outcome>;
@@ -383,5 +384,47 @@ export default idempotency;
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
 // (dist/stored-body.d.ts: above)
+// (dist/fingerprint.d.ts: above)
+// (dist/http.d.ts: above)
+// ===== ./nestjs → ./dist/nestjs.d.ts
+// --- dist/nestjs.d.ts
+import { type CallHandler, type DynamicModule, type ExecutionContext, type NestInterceptor } from "@nestjs/common";
+import type { Tx as SuretyTx } from "@surety/db";
+import { type Observable } from "rxjs";
+import { type AdapterOptions } from "./run.js";
+export interface NestRequest {
+    method: string;
+    url: string;
+    originalUrl?: string;
+    headers: Record<string, string | string[] | undefined>;
+    body?: unknown;
+}
+export interface NestIdempotencyOptions extends AdapterOptions<NestRequest> {
+    required?: boolean;
+}
+export declare const IDEMPOTENCY_OPTIONS: unique symbol;
+export declare const txOf: (request: object) => SuretyTx;
+export declare class IdempotencyTransaction {
+    tx(): SuretyTx;
+}
+export declare class IdempotencyInterceptor implements NestInterceptor {
+    private readonly options;
+    constructor(options: NestIdempotencyOptions);
+    intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>>;
+}
+export declare function Idempotent(route?: {
+    required?: boolean;
+}): MethodDecorator;
+export type Tx = SuretyTx;
+export declare const Tx: () => ParameterDecorator;
+export declare class SuretyIdempotencyModule {
+    static forRoot(options: NestIdempotencyOptions): DynamicModule;
+}
+
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/purge.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/statements.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)

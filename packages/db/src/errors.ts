@@ -4,7 +4,8 @@ export type DbErrorCode =
   | 'SURETY_DB_UNAVAILABLE'
   | 'SURETY_INVALID_CURSOR'
   | 'SURETY_DB_MISSING_PEER'
-  | 'SURETY_DB_NESTED_TRANSACTION';
+  | 'SURETY_DB_NESTED_TRANSACTION'
+  | 'SURETY_DB_TRANSACTION_OWNED';
 
 // Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
 // `instanceof` and the guards recognise an error made by another installed copy of this package.
@@ -178,4 +179,23 @@ export class NestedTransactionError extends DbError {
 export const isNestedTransactionError = brandError(
   NestedTransactionError,
   'surety.db.error.SURETY_DB_NESTED_TRANSACTION',
+);
+
+/**
+ * Raised when Surety is asked to do, on a transaction an ORM opened (`joinTransaction` and the
+ * adapters' `join…`), what only the ORM may: `atCommit` (its COMMIT is the ORM's), LISTEN, two
+ * nested transactions at once, or joining where no transaction is active. Nothing was sent.
+ */
+export class TransactionOwnedError extends DbError {
+  declare readonly code: 'SURETY_DB_TRANSACTION_OWNED';
+  constructor(message: string) {
+    super('SURETY_DB_TRANSACTION_OWNED', message);
+    this.name = 'TransactionOwnedError';
+  }
+}
+
+/** Whether `error` is a {@link TransactionOwnedError} (of any installed copy). */
+export const isTransactionOwnedError = brandError(
+  TransactionOwnedError,
+  'surety.db.error.SURETY_DB_TRANSACTION_OWNED',
 );

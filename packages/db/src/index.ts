@@ -16,10 +16,14 @@ export {
   isInvalidCursorError,
   isMissingPeerError,
   isNestedTransactionError,
+  isTransactionOwnedError,
   MissingPeerError,
   NestedTransactionError,
   sqlState,
+  TransactionOwnedError,
 } from './errors.js';
+export type { JoinedTransaction, OuterTransaction, PipelinedStatement } from './join.js';
+export { joinTransaction } from './join.js';
 export { literal } from './literal.js';
 export type { MigrateOptions, Migration, MigrationSet } from './migrate.js';
 export { loadMigrations, migrate, quoteSchema } from './migrate.js';

@@ -47,8 +47,10 @@ export class Idempotency {
   readonly leaseMs: number;
   readonly retryAfterSeconds: number;
   readonly #ctx: EngineContext;
+  readonly #options: IdempotencyOptions;
 
   constructor(options: IdempotencyOptions) {
+    this.#options = options;
     this.sql = options.sql;
     this.schema = options.schema ?? 'surety';
     this.ttlMs = options.ttlMs ?? 86_400_000;
@@ -93,6 +95,18 @@ export class Idempotency {
           ? (options.onWarning ?? ((warning) => console.warn(warning.message)))
           : undefined,
     };
+  }
+
+  /**
+   * The same engine (schema, TTL, clock, `isFinal`) on another `Sql`: a transaction an ORM opened,
+   * seen through `joinTransaction` (@surety/db) or an ORM adapter (`@surety/db/postgres-js`, …).
+   * `execute` then claims the key in a SAVEPOINT of that transaction, and the key commits when, and
+   * only when, the ORM's transaction commits.
+   * @example
+   * await pgjs.begin((trx) => engine.using(postgresTx(trx)).execute(request, handler));
+   */
+  using(sql: Sql): Idempotency {
+    return new Idempotency({ ...this.#options, sql });
   }
 
   /** Creates or upgrades the key table. */

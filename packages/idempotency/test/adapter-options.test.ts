@@ -314,3 +314,86 @@ scenario('Hono middleware', async () => {
     close: async () => {},
   };
 });
+
+// NestJS: the same options, through SuretyIdempotencyModule.forRoot; decorators applied as functions
+// (the test runner emits no decorator metadata), on each platform.
+for (const platform of ['express', 'fastify'] as const) {
+  scenario(`NestJS on ${platform}`, async () => {
+    const outcomes: AdapterOutcome[] = [];
+    const { Body, Controller, HttpCode, Module, Post, Req } = await import('@nestjs/common');
+    const { NestFactory } = await import('@nestjs/core');
+    const { ExpressAdapter } = await import('@nestjs/platform-express');
+    const { FastifyAdapter } = await import('@nestjs/platform-fastify');
+    const nest = await import('../src/nestjs.js');
+    class Routes {
+      async declined(body: { note: string }, tx: Tx) {
+        await insert(tx, body.note);
+        throw new Declined();
+      }
+      async broken(body: { note: string }, tx: Tx) {
+        await insert(tx, body.note);
+        throw new Broken();
+      }
+      async ok(body: { note: string }, tx: Tx) {
+        await insert(tx, body.note);
+        return { ok: true };
+      }
+      async down() {
+        return { ran: true };
+      }
+      noLayer(request: object) {
+        try {
+          nest.txOf(request);
+          return 'no error';
+        } catch (error) {
+          return isIdempotencyError(error) ? error.code : 'other error';
+        }
+      }
+    }
+    const proto = Routes.prototype;
+    const route = (name: keyof Routes, path: string, idempotent: boolean) => {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
+      if (idempotent) nest.Idempotent()(proto, name, descriptor);
+      Post(path)(proto, name, descriptor);
+    };
+    for (const name of ['declined', 'broken', 'ok'] as const) {
+      route(name, name, true);
+      Body()(proto, name, 0);
+      nest.Tx()(proto, name, 1);
+    }
+    route('down', 'down', true);
+    route('noLayer', 'no-layer', false);
+    Req()(proto, 'noLayer', 0);
+    HttpCode(200)(proto, 'noLayer', Object.getOwnPropertyDescriptor(proto, 'noLayer')!);
+    Controller()(Routes);
+    const start = async (options: Parameters<typeof nest.SuretyIdempotencyModule.forRoot>[0]) => {
+      class AppModule {}
+      Module({ imports: [nest.SuretyIdempotencyModule.forRoot(options)], controllers: [Routes] })(AppModule);
+      const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
+      const app = await NestFactory.create(AppModule, adapter, { logger: false });
+      await app.listen(0, '127.0.0.1');
+      return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
+    };
+    const onOutcome = (outcome: AdapterOutcome) => outcomes.push(outcome);
+    const up = await start({ engine, tenant: () => 'acme', errorResponse, onOutcome });
+    const downApp = await start({ engine: down, onOutcome });
+    return {
+      outcomes,
+      async send(path, key, body) {
+        const res = await fetch((path === '/down' ? downApp : up).base + path, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(key === undefined ? {} : { 'idempotency-key': key }),
+          },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, headers: headersOf(res.headers), body: await res.text() };
+      },
+      close: async () => {
+        await up.app.close();
+        await downApp.app.close();
+      },
+    };
+  });
+}

@@ -1,9 +1,7 @@
 // The same scenario through each adapter: first run, byte-identical replay, 422 on reuse, 400 without
 // a key, a returned 4xx stored, a throw or a 5xx rolled back.
-import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, before } from 'node:test';
 import type { Tx } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import express from 'express';
@@ -13,6 +11,7 @@ import { idempotency as expressIdempotency } from '../src/express.js';
 import { idempotency as fastifyIdempotency, txOf } from '../src/fastify.js';
 import { idempotency as honoIdempotency, type IdempotencyVariables } from '../src/hono.js';
 import { Idempotency } from '../src/index.js';
+import { headersOf, scenario } from './semantics.js';
 
 let db: TestDatabase;
 let engine: Idempotency;
@@ -40,207 +39,138 @@ const charges = async (note: string) =>
     ).rows[0]!.n,
   );
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-type Send = (path: string, key: string | undefined, body: unknown) => Promise<Answer>;
-
-function scenario(name: string, setup: () => Promise<{ send: Send; close: () => Promise<void> }>) {
-  describe(name, () => {
-    let send: Send;
-    let close: () => Promise<void>;
-    before(async () => {
-      ({ send, close } = await setup());
+scenario(
+  'Fastify plugin',
+  async () => {
+    const app = Fastify();
+    await app.register(fastifyIdempotency, { engine, tenant: () => 'acme' });
+    const opts = { config: { idempotency: true } };
+    app.post<{ Body: { note: string } }>('/charges', opts, async (req, reply) => {
+      const id = await insert(txOf(req), req.body.note);
+      reply.code(201).header('location', `/charges/${id}`);
+      return { id, note: req.body.note };
     });
-    after(() => close());
-
-    test('runs once, replays byte-identical with Idempotent-Replayed, 422 on a different body', async () => {
-      const key = randomUUID();
-      const note = `ok-${key}`;
-      const first = await send('/charges', key, { note });
-      assert.equal(first.status, 201);
-      assert.equal(first.headers['idempotent-replayed'], undefined);
-      assert.match(first.headers['content-type'] ?? '', /application\/json/);
-      assert.ok(first.headers.location);
-      const second = await send('/charges', key, { note });
-      assert.equal(second.status, 201);
-      assert.equal(second.body, first.body);
-      assert.equal(second.headers.location, first.headers.location);
-      assert.equal(second.headers['idempotent-replayed'], 'true');
-      const reused = await send('/charges', key, { note: 'other' });
-      assert.equal(reused.status, 422);
-      assert.equal(JSON.parse(reused.body).code, 'idempotency_key_reused');
-      assert.match(reused.headers['content-type'] ?? '', /application\/problem\+json/);
-      assert.equal(await charges(note), 1);
+    app.post<{ Body: { note: string } }>('/decline', opts, async (req, reply) => {
+      await insert(txOf(req), req.body.note);
+      reply.code(402);
+      return { code: 'card_declined' };
     });
-
-    test('missing and invalid keys → 400 problem+json', async () => {
-      const missing = await send('/charges', undefined, { note: 'x' });
-      assert.equal(missing.status, 400);
-      assert.equal(JSON.parse(missing.body).code, 'idempotency_key_missing');
-      const invalid = await send('/charges', 'with space', { note: 'x' });
-      assert.equal(invalid.status, 400);
-      assert.equal(JSON.parse(invalid.body).code, 'idempotency_key_invalid');
-      assert.equal(await charges('x'), 0);
+    app.post<{ Body: { note: string } }>('/throw', opts, async (req) => {
+      await insert(txOf(req), req.body.note);
+      throw new Error('boom');
     });
-
-    test('a 4xx returned after the work started is committed and replayed', async () => {
-      const key = randomUUID();
-      const note = `decline-${key}`;
-      const first = await send('/decline', key, { note });
-      assert.equal(first.status, 402);
-      const again = await send('/decline', key, { note });
-      assert.equal(again.status, 402);
-      assert.equal(again.body, first.body);
-      assert.equal(again.headers['idempotent-replayed'], 'true');
-      assert.equal(await charges(note), 1);
+    app.post<{ Body: { note: string } }>('/unavailable', opts, async (req, reply) => {
+      await insert(txOf(req), req.body.note);
+      reply.code(503);
+      return { code: 'downstream_unavailable' };
     });
+    await app.ready();
+    return {
+      async send(path, key, body) {
+        const res = await app.inject({
+          method: 'POST',
+          url: path,
+          headers: {
+            'content-type': 'application/json',
+            ...(key === undefined ? {} : { 'idempotency-key': key }),
+          },
+          payload: JSON.stringify(body),
+        });
+        return { status: res.statusCode, headers: res.headers as Record<string, string>, body: res.body };
+      },
+      close: () => app.close(),
+    };
+  },
+  charges,
+);
 
-    test('a throw or a 5xx rolls back and stores nothing', async () => {
-      for (const path of ['/throw', '/unavailable']) {
-        const key = randomUUID();
-        const note = `${path}-${key}`;
-        const res = await send(path, key, { note });
-        assert.ok(res.status >= 500, `${path} → ${res.status}`);
-        assert.equal(res.headers['idempotent-replayed'], undefined);
-        assert.equal(await charges(note), 0);
-        const again = await send(path, key, { note });
-        assert.equal(again.headers['idempotent-replayed'], undefined, 'the retry ran again');
-      }
+scenario(
+  'Express middleware',
+  async () => {
+    const app = express();
+    const idem = expressIdempotency({ engine, tenant: () => 'acme' });
+    app.post('/charges', express.json(), idem, async (req, res) => {
+      const id = await insert(req.tx!, req.body.note);
+      res.status(201).location(`/charges/${id}`).json({ id, note: req.body.note });
     });
-  });
-}
+    app.post('/decline', express.json(), idem, async (req, res) => {
+      await insert(req.tx!, req.body.note);
+      res.status(402).json({ code: 'card_declined' });
+    });
+    app.post('/throw', express.json(), idem, async (req) => {
+      await insert(req.tx!, req.body.note);
+      throw new Error('boom');
+    });
+    app.post('/unavailable', express.json(), idem, async (req, res) => {
+      await insert(req.tx!, req.body.note);
+      res.status(503).json({ code: 'downstream_unavailable' });
+    });
+    app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).json({ code: 'internal_error' });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return {
+      async send(path, key, body) {
+        const res = await fetch(base + path, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(key === undefined ? {} : { 'idempotency-key': key }),
+          },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, headers: headersOf(res.headers), body: await res.text() };
+      },
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  },
+  charges,
+);
 
-const headersOf = (h: Headers) => {
-  const out: Record<string, string> = {};
-  h.forEach((value, name) => {
-    out[name] = value;
-  });
-  return out;
-};
-
-scenario('Fastify plugin', async () => {
-  const app = Fastify();
-  await app.register(fastifyIdempotency, { engine, tenant: () => 'acme' });
-  const opts = { config: { idempotency: true } };
-  app.post<{ Body: { note: string } }>('/charges', opts, async (req, reply) => {
-    const id = await insert(txOf(req), req.body.note);
-    reply.code(201).header('location', `/charges/${id}`);
-    return { id, note: req.body.note };
-  });
-  app.post<{ Body: { note: string } }>('/decline', opts, async (req, reply) => {
-    await insert(txOf(req), req.body.note);
-    reply.code(402);
-    return { code: 'card_declined' };
-  });
-  app.post<{ Body: { note: string } }>('/throw', opts, async (req) => {
-    await insert(txOf(req), req.body.note);
-    throw new Error('boom');
-  });
-  app.post<{ Body: { note: string } }>('/unavailable', opts, async (req, reply) => {
-    await insert(txOf(req), req.body.note);
-    reply.code(503);
-    return { code: 'downstream_unavailable' };
-  });
-  await app.ready();
-  return {
-    async send(path, key, body) {
-      const res = await app.inject({
-        method: 'POST',
-        url: path,
-        headers: {
-          'content-type': 'application/json',
-          ...(key === undefined ? {} : { 'idempotency-key': key }),
-        },
-        payload: JSON.stringify(body),
-      });
-      return { status: res.statusCode, headers: res.headers as Record<string, string>, body: res.body };
-    },
-    close: () => app.close(),
-  };
-});
-
-scenario('Express middleware', async () => {
-  const app = express();
-  const idem = expressIdempotency({ engine, tenant: () => 'acme' });
-  app.post('/charges', express.json(), idem, async (req, res) => {
-    const id = await insert(req.tx!, req.body.note);
-    res.status(201).location(`/charges/${id}`).json({ id, note: req.body.note });
-  });
-  app.post('/decline', express.json(), idem, async (req, res) => {
-    await insert(req.tx!, req.body.note);
-    res.status(402).json({ code: 'card_declined' });
-  });
-  app.post('/throw', express.json(), idem, async (req) => {
-    await insert(req.tx!, req.body.note);
-    throw new Error('boom');
-  });
-  app.post('/unavailable', express.json(), idem, async (req, res) => {
-    await insert(req.tx!, req.body.note);
-    res.status(503).json({ code: 'downstream_unavailable' });
-  });
-  app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    res.status(500).json({ code: 'internal_error' });
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    async send(path, key, body) {
-      const res = await fetch(base + path, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(key === undefined ? {} : { 'idempotency-key': key }),
-        },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, headers: headersOf(res.headers), body: await res.text() };
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-});
-
-scenario('Hono middleware', async () => {
-  const app = new Hono<{ Variables: IdempotencyVariables }>();
-  const idem = honoIdempotency({ engine, tenant: () => 'acme' });
-  app.post('/charges', idem, async (c) => {
-    const { note } = await c.req.json<{ note: string }>();
-    const id = await insert(c.get('tx'), note);
-    c.header('location', `/charges/${id}`);
-    return c.json({ id, note }, 201);
-  });
-  app.post('/decline', idem, async (c) => {
-    await insert(c.get('tx'), (await c.req.json<{ note: string }>()).note);
-    return c.json({ code: 'card_declined' }, 402);
-  });
-  app.post('/throw', idem, async (c) => {
-    await insert(c.get('tx'), (await c.req.json<{ note: string }>()).note);
-    throw new Error('boom');
-  });
-  app.post('/unavailable', idem, async (c) => {
-    await insert(c.get('tx'), (await c.req.json<{ note: string }>()).note);
-    return c.json({ code: 'downstream_unavailable' }, 503);
-  });
-  app.onError((_error, c) => c.json({ code: 'internal_error' }, 500));
-  return {
-    async send(path, key, body) {
-      const res = await app.request(path, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(key === undefined ? {} : { 'idempotency-key': key }),
-        },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, headers: headersOf(res.headers), body: await res.text() };
-    },
-    close: async () => {},
-  };
-});
+scenario(
+  'Hono middleware',
+  async () => {
+    const app = new Hono<{ Variables: IdempotencyVariables }>();
+    const idem = honoIdempotency({ engine, tenant: () => 'acme' });
+    app.post('/charges', idem, async (c) => {
+      const { note } = await c.req.json<{ note: string }>();
+      const id = await insert(c.get('tx'), note);
+      c.header('location', `/charges/${id}`);
+      return c.json({ id, note }, 201);
+    });
+    app.post('/decline', idem, async (c) => {
+      await insert(c.get('tx'), (await c.req.json<{ note: string }>()).note);
+      return c.json({ code: 'card_declined' }, 402);
+    });
+    app.post('/throw', idem, async (c) => {
+      await insert(c.get('tx'), (await c.req.json<{ note: string }>()).note);
+      throw new Error('boom');
+    });
+    app.post('/unavailable', idem, async (c) => {
+      await insert(c.get('tx'), (await c.req.json<{ note: string }>()).note);
+      return c.json({ code: 'downstream_unavailable' }, 503);
+    });
+    app.onError((_error, c) => c.json({ code: 'internal_error' }, 500));
+    return {
+      async send(path, key, body) {
+        const res = await app.request(path, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(key === undefined ? {} : { 'idempotency-key': key }),
+          },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, headers: headersOf(res.headers), body: await res.text() };
+      },
+      close: async () => {},
+    };
+  },
+  charges,
+);
