@@ -19,9 +19,6 @@ export const endsTransaction = (text: string): boolean => ENDS_TRANSACTION.test(
 const ENDS_TRANSACTION =
   /^\s*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+(?:work\s+|transaction\s+)?to\b)|prepare\s+transaction)\b/i;
 
-/** Whether `text` opens, ends or prepares a transaction (what a Tx refuses to send). */
-export const endsTransaction = (text: string): boolean => ENDS_TRANSACTION.test(text);
-
 /**
  * The `Tx` object both backends hand out (`pg.ts`, `pglite.ts`), written once so that `atCommit`
  * and `afterCommit` mean exactly the same on each (see `types.ts`). The backend opens and ends the

@@ -443,9 +443,6 @@ describe('lease mode', () => {
   });
 });
 
-// On both backends (issue 20): on PGlite, whose transactions run one at a time, the duplicate used to
-// queue behind the original and get its replay, where PostgreSQL answers in_flight at once.
-describe('concurrent duplicates', () => {
 describe('the naive-ORM guard (warnOnEmptyTransaction)', () => {
   const guarded = (warnings: IdempotencyWarning[], options: { warnOnEmptyTransaction?: boolean } = {}) =>
     new Idempotency({
@@ -526,7 +523,9 @@ describe('the naive-ORM guard (warnOnEmptyTransaction)', () => {
   });
 });
 
-describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
+// On both backends (issue 20): on PGlite, whose transactions run one at a time, the duplicate used to
+// queue behind the original and get its replay, where PostgreSQL answers in_flight at once.
+describe('concurrent duplicates', () => {
   test('a second request with the same key answers in_flight at once instead of waiting on locks', async () => {
     const k = key();
     const req = { tenant: 't', key: k, fingerprint: 'fp' };
