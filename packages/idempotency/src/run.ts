@@ -3,6 +3,7 @@ import type { Idempotency } from './engine.js';
 import { NoTransactionError } from './errors.js';
 import { type FingerprintInput, fingerprint } from './fingerprint.js';
 import { engineErrorProblem, outcomeResponse, type Problem, readKey } from './http.js';
+import { recordOutcome } from './tracing.js';
 import type { Outcome, StoredResponse } from './types.js';
 
 // The request flow every adapter shares: read the key → fingerprint → execute → outcome → answer.
@@ -78,6 +79,7 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
       { tenant, key, fingerprint: fingerprint(await input.fingerprintInput()) },
       handler,
     );
+    recordOutcome(outcome.kind, key);
     options.onOutcome?.(outcome.kind, request);
     return outcome.kind === 'executed'
       ? { kind: 'response', response: outcome.response }
@@ -85,6 +87,7 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
   } catch (error) {
     const problem = engineErrorProblem(error);
     if (!problem) throw error;
+    if (key !== undefined) recordOutcome('unavailable', key);
     options.onOutcome?.('unavailable', request);
     return { kind: 'problem', problem, source: 'store' };
   }
