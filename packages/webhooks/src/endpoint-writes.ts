@@ -14,7 +14,14 @@ import type { Webhooks } from './webhooks.js';
 export type EndpointPatch = Partial<
   Pick<
     CreateEndpointInput,
-    'url' | 'eventTypes' | 'description' | 'format' | 'retrySchedule' | 'rateLimit' | 'ordered'
+    | 'url'
+    | 'eventTypes'
+    | 'description'
+    | 'format'
+    | 'retrySchedule'
+    | 'rateLimit'
+    | 'ordered'
+    | 'traceContext'
   >
 >;
 
@@ -40,6 +47,7 @@ export async function createEndpointFor(
     rateLimit: input.rateLimit ?? null,
     ordered: input.ordered ?? false,
     nowIso: now,
+    traceContext: input.traceContext ?? true,
     maxEndpointsPerTenant: w.maxEndpointsPerTenant,
   });
   if (!row) throw new EndpointLimitError(w.maxEndpointsPerTenant);
@@ -68,6 +76,7 @@ export async function updateEndpointFor(
     setRateLimit: patch.rateLimit !== undefined,
     rateLimit: patch.rateLimit ?? null,
     ordered: patch.ordered ?? null,
+    traceContext: patch.traceContext ?? null,
     nowIso: new Date(i.now()).toISOString(),
   });
   if (row) return toEndpoint(row, i.now());

@@ -66,6 +66,8 @@ export interface Endpoint {
   retrySchedule: number[] | null;
   rateLimit: number | null;
   ordered: boolean;
+  /** Whether attempts send the W3C `traceparent` of their span to the receiver (docs/observability.md). */
+  traceContext: boolean;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -105,4 +107,9 @@ export interface CreateEndpointInput {
   rateLimit?: number | null;
   /** One delivery in flight at a time, in sequence order. @default false */
   ordered?: boolean;
+  /**
+   * Send the attempt span's W3C `traceparent` (and `tracestate`) to the receiver, when an
+   * OpenTelemetry SDK is registered. @default true
+   */
+  traceContext?: boolean;
 }

@@ -38,6 +38,7 @@ import { notifyChannel } from './sql/names.js';
 import { insertEvent } from './sql/publish.js';
 import { insertReplay, requeueFailed } from './sql/replay.js';
 import { purgeBatch } from './sql/retention.js';
+import { publishingContext } from './tracing.js';
 
 const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
 
@@ -111,6 +112,7 @@ export class Webhooks {
       data,
       createdAt,
       endpointId: input.endpointId ?? null,
+      traceContext: publishingContext(),
     });
     const deliveries = written.deliveries;
     if (deliveries > 0) {
@@ -159,7 +161,14 @@ export class Webhooks {
     patch: Partial<
       Pick<
         CreateEndpointInput,
-        'url' | 'eventTypes' | 'description' | 'format' | 'retrySchedule' | 'rateLimit' | 'ordered'
+        | 'url'
+        | 'eventTypes'
+        | 'description'
+        | 'format'
+        | 'retrySchedule'
+        | 'rateLimit'
+        | 'ordered'
+        | 'traceContext'
       >
     >,
   ): Promise<Endpoint | undefined> {
