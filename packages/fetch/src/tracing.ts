@@ -98,7 +98,7 @@ export class CallTrace {
       const r = this.#retry;
       if (r !== undefined) {
         a['surety.fetch.retry.reason'] = r.reason;
-        a['surety.fetch.retry.backoff_ms'] = r.delayMs;
+        a['surety.fetch.retry.backoff_ms'] = Math.round(r.delayMs * 1000) / 1000;
         if (r.retryAfterMs !== undefined) a['surety.fetch.retry.retry_after_ms'] = r.retryAfterMs;
         if (r.budgetTokens !== undefined) {
           a['surety.fetch.retry.budget'] = 'allowed';
