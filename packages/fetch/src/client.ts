@@ -32,7 +32,7 @@ import {
   isRetryableError,
 } from './policy.js';
 import { parseRetryAfter } from './retry-after.js';
-import { CallTrace, errorType } from './tracing.js';
+import { CallTrace, errorType, sdkRegistered } from './tracing.js';
 
 // undici runs headersTimeout on its coarse "fast timers" (500 ms ticks, so up to ~1 s late): an attempt
 // it bounds must leave at least this much room before the deadline, which stays exact.
@@ -104,6 +104,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
 
   // The call's spans (tracing.ts) wrap the loop: `held.trace` is set once the call's method and URL are known.
   const suretyFetch = async (input: FetchInput, init?: SuretyRequestInit): Promise<Response> => {
+    if (!sdkRegistered()) return call(input, init, undefined);
     const held: Held = { trace: undefined };
     try {
       const response = await call(input, init, held);
@@ -118,7 +119,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
   const call = async (
     input: FetchInput,
     init: SuretyRequestInit | undefined,
-    held: Held,
+    held: Held | undefined,
   ): Promise<Response> => {
     const started = clock.now();
     let read = readInput(input, init);
@@ -135,9 +136,9 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       verb,
     });
     const methodRetryable = key !== undefined || retryMethods.has(verb);
-    const t = new CallTrace(verb, url, key);
-    held.trace = t;
-    const giveUp = t.giveUpHook(onGiveUp);
+    const t = held === undefined ? undefined : new CallTrace(verb, url, key);
+    if (held !== undefined) held.trace = t;
+    const giveUp = t === undefined ? onGiveUp : t.giveUpHook(onGiveUp);
 
     let prepared = prepareBody(body, init?.bodyFactory, methodRetryable && maxAttempts > 1);
     if (prepared instanceof Promise) prepared = await prepared;
@@ -218,7 +219,9 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
           prepared.factory === undefined ? prepared.body : prepared.factory()
         ) as RequestInit['body'];
         base.signal = controller === undefined ? signal : controller.signal;
-        response = await t.attempt(attempt, headers, breaker?.state, () => transport(url, base));
+        response = await (t === undefined
+          ? transport(url, base)
+          : t.attempt(attempt, headers, breaker?.state, () => transport(url, base)));
       } catch (caught) {
         error = caught;
         if (agentBound && causeCode(caught) === 'UND_ERR_HEADERS_TIMEOUT') {
@@ -227,7 +230,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       } finally {
         if (controller !== undefined) clock.clearTimeout(timer);
       }
-      t.attemptEnded(response, error);
+      t?.attemptEnded(response, error);
 
       if (response === undefined) {
         if (onAbort !== undefined) unforward(signal!, onAbort);
@@ -273,7 +276,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       if (budget !== undefined && !budget.tryWithdraw())
         return report(giveUp, url, verb, attempt, 'budget', response, error);
 
-      t.retrying({
+      t?.retrying({
         reason: response !== undefined ? String(response.status) : errorType(error),
         delayMs,
         retryAfterMs,

@@ -9,10 +9,12 @@ import {
   type Attributes,
   type Context,
   context,
+  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
   trace,
 } from '@opentelemetry/api';
 import type { GiveUpEvent } from './events.js';
@@ -41,6 +43,33 @@ export function traceableUrl(url: string): { full: string; host: string; port: n
 /** An idempotency key as a span may show it: the first 16 hex digits of its SHA-256. */
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
 
+// The API's no-op provider, which the global proxy hands out until an SDK registers one.
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/**
+ * Whether an SDK has registered a tracer provider. Without one no span can record and nothing is
+ * propagated, so the instrumentation steps aside at the cost of this check (bench/tracing).
+ * Another copy of the API (not `instanceof`) counts as registered: the calls then run as usual.
+ */
+export function sdkRegistered(): boolean {
+  const p = trace.getTracerProvider();
+  return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
+}
+
+let provider: unknown;
+let cached: Tracer | undefined;
+/**
+ * This package's tracer, fetched again only when the global provider changes: `trace.getTracer`
+ * allocates a proxy per call, which without an SDK would be most of what tracing costs.
+ */
+function tracer(): Tracer {
+  const current = trace.getTracerProvider();
+  if (current !== provider || cached === undefined) {
+    provider = current;
+    cached = current.getTracer(TRACER, VERSION);
+  }
+  return cached;
+}
+
 const pairSetter = {
   set(carrier: HeaderPairs, key: string, value: string) {
     carrier.push([key, value]);
@@ -60,7 +89,8 @@ export interface RetryNote {
 /** The spans of one call: created by `createFetch`'s loop, one method per step. */
 export class CallTrace {
   readonly #span: Span;
-  readonly #ctx: Context;
+  /** Undefined when nothing can come of this call's spans (no SDK, no trace to continue): attempts go out untouched. */
+  readonly #ctx: Context | undefined;
   readonly #verb: string;
   readonly #url: ReturnType<typeof traceableUrl>;
   #attempt: Span | undefined;
@@ -70,8 +100,9 @@ export class CallTrace {
   constructor(verb: string, url: string, key: string | undefined) {
     const parent = context.active();
     this.#verb = verb;
-    this.#span = trace.getTracer(TRACER, VERSION).startSpan(`${verb}`, { kind: SpanKind.INTERNAL }, parent);
-    this.#ctx = trace.setSpan(parent, this.#span);
+    this.#span = tracer().startSpan(verb, { kind: SpanKind.INTERNAL }, parent);
+    const live = this.#span.isRecording() || trace.isSpanContextValid(this.#span.spanContext());
+    this.#ctx = live ? trace.setSpan(parent, this.#span) : undefined;
     this.#url = this.#span.isRecording() ? traceableUrl(url) : undefined;
     if (this.#url !== undefined) {
       const a: Attributes = { 'http.request.method': verb, 'url.full': this.#url.full };
@@ -82,9 +113,10 @@ export class CallTrace {
 
   /** Starts attempt `n`'s span and adds its `traceparent` (and `tracestate`) to `headers`. */
   attempt<T>(n: number, headers: HeaderPairs, breakerState: string | undefined, send: () => T): T {
-    const span = trace.getTracer(TRACER, VERSION).startSpan(this.#verb, { kind: SpanKind.CLIENT }, this.#ctx);
-    this.#attempt = span;
     this.#attempts = n;
+    if (this.#ctx === undefined) return send();
+    const span = tracer().startSpan(this.#verb, { kind: SpanKind.CLIENT }, this.#ctx);
+    this.#attempt = span;
     const ctx = trace.setSpan(this.#ctx, span);
     if (span.isRecording()) {
       const a: Attributes = { 'http.request.method': this.#verb, 'surety.fetch.attempt': n };

@@ -2,7 +2,7 @@ import { isDatabaseUnavailableError, sqlState, type Tx } from '@surety/db';
 import { StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { type ClaimRow, decide, toRow } from './replay.js';
-import { ExecutionSpans } from './tracing.js';
+import { ExecutionSpans, sdkRegistered } from './tracing.js';
 import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from './types.js';
 
 // Atomic mode: the key is claimed with BEGIN, the handler runs in the same transaction, and the
@@ -63,13 +63,13 @@ async function executeOnce(
   const now = ctx.now();
   const lock = lockId(tenant, key);
   let committing = false;
-  const spans = new ExecutionSpans();
+  const spans = sdkRegistered() ? new ExecutionSpans() : undefined; // tracing.ts
   try {
     const outcome = await ctx.sql.transaction<Outcome>(
       async (tx, first) => {
         const rows = (first?.rows ?? []) as unknown as (ClaimRow & { locked: boolean })[];
         if (rows.length === 0 || !rows[0]!.locked) {
-          spans.claimed('in_flight');
+          spans?.claimed('in_flight');
           return { kind: 'in_flight', retryAfterSeconds: ctx.retryAfterSeconds };
         }
         // Rows share a lock id only with another (tenant, key) on a 64-bit hash collision.
@@ -77,7 +77,7 @@ async function executeOnce(
         const seen = row
           ? decide({ row: toRow(row, now), fingerprint, retryAfterSeconds: ctx.retryAfterSeconds })
           : undefined;
-        spans.claimed(seen?.kind ?? 'executed');
+        spans?.claimed(seen?.kind ?? 'executed');
         if (seen) return seen;
 
         const response = await handler(tx);
@@ -101,15 +101,15 @@ async function executeOnce(
           ),
         );
         committing = true;
-        spans.committing();
+        spans?.committing();
         return { kind: 'executed', response, stored: true };
       },
       { first: { statement: ctx.st.claim, params: [lock] } },
     );
-    spans.ended();
+    spans?.ended();
     return outcome;
   } catch (error) {
-    spans.ended(error instanceof Rollback ? undefined : error);
+    spans?.ended(error instanceof Rollback ? undefined : error);
     // The claim's snapshot predated a commit of the same key (see statements.ts): the record found
     // a live row (division by zero) or lost the race to insert it (unique violation). Nothing
     // committed; run again, which now sees the stored row.

@@ -3,7 +3,16 @@
 // BEGIN) and one for the commit (the record travels with COMMIT). Without an SDK these are the API's
 // no-ops. The key never reaches a span: only the first 16 hex digits of its SHA-256.
 import { createHash } from 'node:crypto';
-import { context, createContextKey, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  ProxyTracerProvider,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 
 const TRACER = '@surety/idempotency';
 const VERSION = '0.1.0';
@@ -28,13 +37,38 @@ export const hashKey = (key: string): string => createHash('sha256').update(key)
  * the engine's and the metrics' names) and the hashed key on the request's server span.
  */
 export function recordOutcome(outcome: string, key: string): void {
+  if (!sdkRegistered()) return;
   const span = serverSpan();
   if (span === undefined || !span.isRecording()) return;
   span.setAttributes({ 'surety.idempotency.outcome': outcome, 'surety.idempotency_key.hash': hashKey(key) });
 }
 
+// The API's no-op provider, which the global proxy hands out until an SDK registers one.
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/**
+ * Whether an SDK has registered a tracer provider. Without one no span can record and nothing is
+ * propagated, so the instrumentation steps aside at the cost of this check (bench/tracing).
+ * Another copy of the API (not `instanceof`) counts as registered: the calls then run as usual.
+ */
+export function sdkRegistered(): boolean {
+  const p = trace.getTracerProvider();
+  return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
+}
+
+let provider: unknown;
+let cached: Tracer | undefined;
+/** This package's tracer, fetched again only when the global provider changes (getTracer allocates). */
+function tracer(): Tracer {
+  const current = trace.getTracerProvider();
+  if (current !== provider || cached === undefined) {
+    provider = current;
+    cached = current.getTracer(TRACER, VERSION);
+  }
+  return cached;
+}
+
 function dbSpan(operation: 'claim' | 'commit'): Span {
-  return trace.getTracer(TRACER, VERSION).startSpan(`${operation} idempotency_keys`, {
+  return tracer().startSpan(`${operation} idempotency_keys`, {
     kind: SpanKind.CLIENT,
     attributes: {
       'db.system.name': 'postgresql',

@@ -20,8 +20,16 @@ export const tracingLoaded: Promise<void> = import(specifier).then(
   () => undefined,
 );
 
+let noopProvider: unknown;
+/** Whether an SDK registered a tracer provider (the global proxy no longer hands out the no-op one). */
+function sdkRegistered(a: typeof Api): boolean {
+  noopProvider ??= new a.ProxyTracerProvider().getDelegate();
+  const p = a.trace.getTracerProvider();
+  return !(p instanceof a.ProxyTracerProvider && p.getDelegate() === noopProvider);
+}
+
 function start(name: string, kind: 'internal' | 'client', attributes: Api.Attributes): Api.Span | undefined {
-  if (api === undefined) return undefined;
+  if (api === undefined || !sdkRegistered(api)) return undefined;
   const span = api.trace
     .getTracer(TRACER, VERSION)
     .startSpan(name, { kind: kind === 'client' ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL, attributes });

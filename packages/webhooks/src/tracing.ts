@@ -9,12 +9,14 @@ import {
   type Attributes,
   context,
   type Link,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   type SpanContext,
   SpanKind,
   SpanStatusCode,
   TraceFlags,
+  type Tracer,
   trace,
 } from '@opentelemetry/api';
 import type { PostFn, Sent } from './attempt.js';
@@ -31,6 +33,33 @@ export const TRACED_RESPONSE_HEADERS: readonly string[] = ['content-type', 'retr
 export interface StoredTraceContext {
   traceparent: string;
   tracestate?: string;
+}
+
+// The API's no-op provider, which the global proxy hands out until an SDK registers one.
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/**
+ * Whether an SDK has registered a tracer provider. Without one no span can record and nothing is
+ * propagated, so the instrumentation steps aside at the cost of this check (bench/tracing).
+ * Another copy of the API (not `instanceof`) counts as registered: the calls then run as usual.
+ */
+export function sdkRegistered(): boolean {
+  const p = trace.getTracerProvider();
+  return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
+}
+
+let provider: unknown;
+let cached: Tracer | undefined;
+/**
+ * This package's tracer, fetched again only when the global provider changes: `trace.getTracer`
+ * allocates a proxy per call, which without an SDK would be most of what tracing costs.
+ */
+function tracer(): Tracer {
+  const current = trace.getTracerProvider();
+  if (current !== provider || cached === undefined) {
+    provider = current;
+    cached = current.getTracer(TRACER, VERSION);
+  }
+  return cached;
 }
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -89,9 +118,7 @@ export class AttemptSpan {
     const linked = storedSpanContext(row.trace_context);
     const links: Link[] = linked ? [{ context: linked, attributes: { 'surety.link': 'published_by' } }] : [];
     // A root of its own: the worker's loop is no request's child.
-    this.#span = trace
-      .getTracer(TRACER, VERSION)
-      .startSpan('POST', { kind: SpanKind.CLIENT, links, root: true }, ROOT_CONTEXT);
+    this.#span = tracer().startSpan('POST', { kind: SpanKind.CLIENT, links, root: true }, ROOT_CONTEXT);
     if (!this.#span.isRecording()) return;
     const a: Attributes = {
       'http.request.method': 'POST',
@@ -114,8 +141,9 @@ export class AttemptSpan {
   /** `post`, sending the attempt's `traceparent` (and `tracestate`) when the endpoint wants it. */
   post(post: PostFn, send: boolean): PostFn {
     const span = this.#span;
-    const ctx = trace.setSpan(ROOT_CONTEXT, span);
     const sc = span.spanContext();
+    if (!span.isRecording() && !trace.isSpanContextValid(sc)) return post; // no SDK: nothing to add
+    const ctx = trace.setSpan(ROOT_CONTEXT, span);
     const propagate = send && trace.isSpanContextValid(sc);
     const traceparent = `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
     const state = sc.traceState?.serialize();

@@ -8,7 +8,7 @@ import type { WebhooksInternals } from './internals.js';
 import type { Completion } from './outcome-writer.js';
 import type { Claimed } from './sql/claim.js';
 import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
-import { AttemptSpan } from './tracing.js';
+import { AttemptSpan, sdkRegistered } from './tracing.js';
 import type { Webhooks } from './webhooks.js';
 import type { WorkerEventMap } from './worker-events.js';
 import type { DeliveryWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
@@ -74,8 +74,9 @@ export async function runAttempt(input: {
   const { worker, internals: i, options: o, row } = input;
   const startedMs = i.now();
   const started = performance.now();
-  const span = new AttemptSpan(row); // tracing.ts: linked to the publisher's trace
-  const post = span.post(input.post, row.endpoint_trace_context !== false);
+  // tracing.ts: a span linked to the publisher's trace, when an SDK is registered.
+  const span = sdkRegistered() ? new AttemptSpan(row) : undefined;
+  const post = span ? span.post(input.post, row.endpoint_trace_context !== false) : input.post;
   const sent = await sendAttempt({ row, post, timeoutMs: o.timeoutMs, startedMs });
   const durationMs = Math.round(performance.now() - started);
   const endMs = i.now();
@@ -87,7 +88,7 @@ export async function runAttempt(input: {
     random: o.random,
     maxRetryAfterSeconds: o.maxRetryAfterSeconds,
   });
-  span.end(sent, c);
+  span?.end(sent, c);
   worker.emit('attempt:finished', {
     deliveryId: row.id,
     eventId: row.event_id,
