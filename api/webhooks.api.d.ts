@@ -379,7 +379,7 @@ export declare class Webhooks {
         secret: string;
     }>;
     getEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint>;
-    updateEndpoint(q: Queryable, tenant: string, id: string, expectedVersion: number, patch: Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered">>): Promise<Endpoint | undefined>;
+    updateEndpoint(q: Queryable, tenant: string, id: string, expectedVersion: number, patch: Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext">>): Promise<Endpoint | undefined>;
     deleteEndpoint(tx: Tx, tenant: string, id: string, expectedVersion?: number): Promise<boolean>;
     enableEndpoint(q: Queryable, tenant: string, id: string): Promise<Endpoint>;
     disableEndpoint(tx: Tx, tenant: string, id: string, reason: string): Promise<boolean>;
@@ -606,6 +606,7 @@ export interface Endpoint {
     retrySchedule: number[] | null;
     rateLimit: number | null;
     ordered: boolean;
+    traceContext: boolean;
     version: number;
     createdAt: string;
     updatedAt: string;
@@ -629,6 +630,7 @@ export interface CreateEndpointInput {
     retrySchedule?: number[] | null;
     rateLimit?: number | null;
     ordered?: boolean;
+    traceContext?: boolean;
 }
 
 // --- dist/sql/backlog.d.ts
@@ -844,6 +846,8 @@ export interface Claimed {
     endpoint_status: string | null;
     retry_schedule: number[] | null;
     rate_limit: number | null;
+    trace_context: unknown;
+    endpoint_trace_context: boolean | null;
 }
 export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claim: import("@surety/db").Statement;
