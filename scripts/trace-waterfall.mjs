@@ -42,7 +42,8 @@ const visit = (s) => {
 for (const root of main.filter((s) => !byId.has(s.parentSpanId))) visit(root);
 
 const t0 = main[0].start;
-const t1 = main.reduce((m, s) => (s.end > m ? s.end : m), t0);
+let t1 = t0; // BigInt nanoseconds: no Math.max
+for (const s of main) if (s.end > t1) t1 = s.end;
 const ms = (ns) => Number(ns) / 1e6;
 const W = 980;
 const LABEL = 360;
@@ -101,7 +102,9 @@ for (const s of attempts) {
   y += ROW;
 }
 const H = y + 20;
-const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="ui-monospace, Menlo, monospace" font-size="12">
+const title = 'A waterfall of one keyed payment trace and its linked webhook attempts';
+const svg = `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${title}" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="ui-monospace, Menlo, monospace" font-size="12">
+<title>${title}</title>
 <style>text{fill:#222}.h{font-weight:bold;font-size:13px}.d{fill:#555;font-size:11px}</style>
 <rect width="100%" height="100%" fill="#fff"/>
 <text x="12" y="20" class="h">Surety: one keyed payment and its webhook, from exported OTLP spans (service.name ${esc(main[0].service ?? '')})</text>
