@@ -45,6 +45,7 @@ export interface Endpoint {
   retrySchedule: number[] | null;
   rateLimit: number | null;
   ordered: boolean;
+  traceContext: boolean;
   version: number;
   createdAt: string;
   updatedAt: string;

@@ -7,7 +7,9 @@ import pino from 'pino';
 import { eventValidator } from './app.js';
 import { CliError, clientOptions, listen, trigger } from './cli-client.js';
 import { ConfigError, loadConfig } from './config.js';
+import { traceFields } from './log-trace.js';
 import { runMigrations, startServer, startWorker } from './server.js';
+import { shutdownTelemetry } from './telemetry.js';
 
 const USAGE = `Usage: surety <command> [options]
 
@@ -48,13 +50,16 @@ function waitForSignal(cleanup: () => Promise<void>): void {
   const stop = () => {
     if (stopping) process.exit(1);
     stopping = true;
-    cleanup().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`surety: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
+    // The spans of the drain are flushed too (telemetry.ts; a no-op when tracing is off).
+    cleanup()
+      .then(shutdownTelemetry)
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`surety: ${(error as Error).message}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -165,7 +170,7 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
       }
       const sql = await openSql({ databaseUrl: config.databaseUrl, applicationName: 'surety-worker' });
       await runMigrations(sql, config.schema);
-      const log = pino({ level: config.logLevel });
+      const log = pino({ level: config.logLevel, mixin: traceFields });
       const webhooks = new Webhooks({
         sql,
         schema: config.schema,

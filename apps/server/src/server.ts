@@ -4,6 +4,7 @@ import { DeliveryWorker, type Webhooks, migrations as webhookMigrations } from '
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
+import { traceFields } from './log-trace.js';
 import { Metrics } from './metrics.js';
 import { migrations } from './migrations.js';
 
@@ -27,7 +28,7 @@ export interface Running {
 
 /** Opens the database, migrates, and listens. */
 export async function startServer(config: Config): Promise<Running> {
-  const logger = { level: config.logLevel, redact: LOG_REDACT };
+  const logger = { level: config.logLevel, redact: LOG_REDACT, mixin: traceFields };
   const sql = await openSql({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/db`,

@@ -11,6 +11,7 @@ export interface ServerProcess {
 }
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const entry = fileURLToPath(new URL('../src/entry.ts', import.meta.url));
 
 /** Starts `surety serve` in a child process on 127.0.0.1, port 0, and waits for its address. */
 export function spawnServer(options: {
@@ -18,8 +19,11 @@ export function spawnServer(options: {
   apiKeys: string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** The entry to run: src/cli.ts, or src/entry.ts (the command's own, which starts tracing first). @default 'cli' */
+  entry?: 'cli' | 'entry';
 }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--conditions=@surety/source', '--import', 'tsx', cli, 'serve'], {
+  const script = options.entry === 'entry' ? entry : cli;
+  const child = spawn(process.execPath, ['--conditions=@surety/source', '--import', 'tsx', script, 'serve'], {
     env: {
       ...process.env,
       PORT: '0',

@@ -1,16 +1,17 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { forwardAbort, keepAlive, unforward } from './abort-forwarding.js';
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS, fullJitter } from './backoff.js';
-import { type Body, prepareBody } from './body.js';
+import { prepareBody } from './body.js';
 import { sleep, systemClock } from './clock.js';
 import { attemptChannel, retryChannel } from './diagnostics.js';
 import { discard } from './discard-body.js';
 import { AttemptTimeoutError, CircuitOpenError, DeadlineExceededError } from './errors.js';
 import type { RetryEvent } from './events.js';
 import { report } from './give-up.js';
-import { findHeader, type HeaderPairs, lower, toPairs } from './header-pairs.js';
+import { findHeader, lower } from './header-pairs.js';
 import { ATTEMPT_HEADER, DEADLINE_HEADER } from './headers.js';
 import { resolveIdempotencyKey } from './idempotency-key.js';
+import { readInput } from './input.js';
 import {
   DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -31,6 +32,7 @@ import {
   isRetryableError,
 } from './policy.js';
 import { parseRetryAfter } from './retry-after.js';
+import { CallTrace, errorType, sdkRegistered } from './tracing.js';
 
 // undici runs headersTimeout on its coarse "fast timers" (500 ms ticks, so up to ~1 s late): an attempt
 // it bounds must leave at least this much room before the deadline, which stays exact.
@@ -40,8 +42,9 @@ function causeCode(error: unknown): unknown {
   return ((error as { cause?: { code?: unknown } } | null)?.cause as { code?: unknown } | undefined)?.code;
 }
 
-function isRequest(input: FetchInput): input is Request {
-  return typeof input === 'object' && !(input instanceof URL) && typeof (input as Request).url === 'string';
+/** What the call's wrapper needs back from the loop to end its span. */
+interface Held {
+  trace: CallTrace | undefined;
 }
 
 /**
@@ -99,31 +102,29 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
 
   const { budgetFor, breakerFor, needsOrigin } = createPerOrigin(options, clock);
 
+  // The call's spans (tracing.ts) wrap the loop: `held.trace` is set once the call's method and URL are known.
   const suretyFetch = async (input: FetchInput, init?: SuretyRequestInit): Promise<Response> => {
-    const started = clock.now();
-    let url: string;
-    let pairs: HeaderPairs;
-    let method: string | undefined = init?.method;
-    let signal = init?.signal ?? null;
-    let body: Body | null | undefined = init?.body;
-    if (typeof input === 'string') {
-      url = input;
-      pairs = toPairs(init?.headers);
-    } else if (input instanceof URL) {
-      url = input.href;
-      pairs = toPairs(init?.headers);
-    } else if (isRequest(input)) {
-      // A Request (the global one of Node 20 is not undici 7's): take it apart into url and init. Its body
-      // is read once here so it can be replayed.
-      url = input.url;
-      method ??= input.method;
-      pairs = toPairs(init?.headers ?? input.headers);
-      signal ??= input.signal;
-      if (body === undefined && input.body !== null) body = new Uint8Array(await input.arrayBuffer());
-    } else {
-      url = String(input);
-      pairs = toPairs(init?.headers);
+    if (!sdkRegistered()) return call(input, init, undefined);
+    const held: Held = { trace: undefined };
+    try {
+      const response = await call(input, init, held);
+      held.trace?.end(response);
+      return response;
+    } catch (error) {
+      held.trace?.end(undefined, error);
+      throw error;
     }
+  };
+
+  const call = async (
+    input: FetchInput,
+    init: SuretyRequestInit | undefined,
+    held: Held | undefined,
+  ): Promise<Response> => {
+    const started = clock.now();
+    let read = readInput(input, init);
+    if (read instanceof Promise) read = await read;
+    const { url, pairs, method, signal, body } = read;
     const verb = method === undefined ? 'GET' : method.toUpperCase();
     const deadlineMs = init?.deadlineMs ?? init?.deadline ?? deadlineDefault;
     const deadlineAt = started + deadlineMs;
@@ -135,6 +136,9 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       verb,
     });
     const methodRetryable = key !== undefined || retryMethods.has(verb);
+    const t = held === undefined ? undefined : new CallTrace(verb, url, key);
+    if (held !== undefined) held.trace = t;
+    const giveUp = t === undefined ? onGiveUp : t.giveUpHook(onGiveUp);
 
     let prepared = prepareBody(body, init?.bodyFactory, methodRetryable && maxAttempts > 1);
     if (prepared instanceof Promise) prepared = await prepared;
@@ -171,7 +175,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         // Opened (or went half-open with its probes taken) by other calls while this one waited.
         const refused = new CircuitOpenError(origin, breaker.retryAfterMs);
         if (attempt === 1) throw refused;
-        return report(onGiveUp, url, verb, attempt - 1, 'circuit-open', undefined, refused);
+        return report(giveUp, url, verb, attempt - 1, 'circuit-open', undefined, refused);
       }
 
       // One attempt: bounded by the attempt timeout or the deadline, whichever comes first, and by the
@@ -215,7 +219,9 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
           prepared.factory === undefined ? prepared.body : prepared.factory()
         ) as RequestInit['body'];
         base.signal = controller === undefined ? signal : controller.signal;
-        response = await transport(url, base);
+        response = await (t === undefined
+          ? transport(url, base)
+          : t.attempt(attempt, headers, breaker?.state, () => transport(url, base)));
       } catch (caught) {
         error = caught;
         if (agentBound && causeCode(caught) === 'UND_ERR_HEADERS_TIMEOUT') {
@@ -224,6 +230,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       } finally {
         if (controller !== undefined) clock.clearTimeout(timer);
       }
+      t?.attemptEnded(response, error);
 
       if (response === undefined) {
         if (onAbort !== undefined) unforward(signal!, onAbort);
@@ -233,7 +240,7 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         }
         breaker?.record(isOriginFailure(error) ? 'failure' : 'success');
         if (error instanceof DeadlineExceededError)
-          return report(onGiveUp, url, verb, attempt, 'deadline', undefined, error);
+          return report(giveUp, url, verb, attempt, 'deadline', undefined, error);
         if (!isRetryableError(error)) throw error;
         lastError = error;
       } else {
@@ -247,12 +254,11 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
       }
 
       // A retryable failure. Every check below that says no returns it as it is.
-      if (!methodRetryable) return report(onGiveUp, url, verb, attempt, 'method', response, error);
-      if (!prepared.replayable) return report(onGiveUp, url, verb, attempt, 'body', response, error);
-      if (attempt >= maxAttempts)
-        return report(onGiveUp, url, verb, attempt, 'max-attempts', response, error);
+      if (!methodRetryable) return report(giveUp, url, verb, attempt, 'method', response, error);
+      if (!prepared.replayable) return report(giveUp, url, verb, attempt, 'body', response, error);
+      if (attempt >= maxAttempts) return report(giveUp, url, verb, attempt, 'max-attempts', response, error);
       if (breaker !== undefined && breaker.state === 'open') {
-        return report(onGiveUp, url, verb, attempt, 'circuit-open', response, error);
+        return report(giveUp, url, verb, attempt, 'circuit-open', response, error);
       }
       let delayMs = fullJitter(attempt - 1, { ...backoff, random });
       let retryAfterMs: number | undefined;
@@ -260,16 +266,22 @@ export function createFetch(options: FetchOptions = {}): SuretyFetch {
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), wallClock());
         if (retryAfterMs !== undefined) {
           if (clock.now() + retryAfterMs >= deadlineAt)
-            return report(onGiveUp, url, verb, attempt, 'retry-after', response, error);
+            return report(giveUp, url, verb, attempt, 'retry-after', response, error);
           delayMs = Math.max(delayMs, retryAfterMs);
         }
       }
       // Never sleep past the deadline: waking up with no time left to send anything helps nobody.
       if (clock.now() + delayMs >= deadlineAt)
-        return report(onGiveUp, url, verb, attempt, 'deadline', response, error);
+        return report(giveUp, url, verb, attempt, 'deadline', response, error);
       if (budget !== undefined && !budget.tryWithdraw())
-        return report(onGiveUp, url, verb, attempt, 'budget', response, error);
+        return report(giveUp, url, verb, attempt, 'budget', response, error);
 
+      t?.retrying({
+        reason: response !== undefined ? String(response.status) : errorType(error),
+        delayMs,
+        retryAfterMs,
+        budgetTokens: budget?.tokens,
+      });
       if (onRetry !== undefined || retryChannel.hasSubscribers) {
         const event: RetryEvent = { url, method: verb, attempt, delayMs };
         if (response !== undefined) event.status = response.status;

@@ -3,6 +3,7 @@ import { StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
 import { type ClaimRow, decide, toRow } from './replay.js';
 import { type EncodedBody, encodeBody } from './stored-body.js';
+import { ExecutionSpans, sdkRegistered } from './tracing.js';
 import type {
   EngineContext,
   IdempotencyRequest,
@@ -118,11 +119,13 @@ async function executeOnce(
   const lockIds = [lock, ...formerKeys.map((k) => lockId(tenant, k))];
   let committing = false;
   let encoded: EncodedBody | undefined;
+  const spans = sdkRegistered() ? new ExecutionSpans() : undefined; // tracing.ts
   try {
     const outcome = await ctx.sql.transaction<Outcome>(
       async (tx, first) => {
         const rows = (first?.rows ?? []) as unknown as (ClaimRow & { locked: boolean })[];
         if (rows.length === 0 || !rows[0]!.locked) {
+          spans?.claimed('in_flight');
           return { kind: 'in_flight', retryAfterSeconds: ctx.retryAfterSeconds };
         }
         // Rows share a lock id only with another (tenant, key) on a 64-bit hash collision.
@@ -130,6 +133,7 @@ async function executeOnce(
         const judge = (r: ClaimRow) =>
           decide({ row: toRow(r, now), fingerprint, retryAfterSeconds: ctx.retryAfterSeconds });
         const seen = row ? judge(row) : undefined;
+        spans?.claimed(seen?.kind ?? 'executed');
         if (seen) return seen;
         // A live row under a former form of the key answers as the key's own would (read only).
         for (const former of formerKeys) {
@@ -165,13 +169,16 @@ async function executeOnce(
           ),
         );
         committing = true;
+        spans?.committing();
         return { kind: 'executed', response, stored: true };
       },
       { first: { statement: ctx.st.claim, params: [lock, `{${lockIds.join(',')}}`] } },
     );
     if (outcome.kind === 'executed' && encoded) ctx.stored(tenant, encoded);
+    spans?.ended();
     return outcome;
   } catch (error) {
+    spans?.ended(error instanceof Rollback ? undefined : error);
     // The claim's snapshot predated a commit of the same key (see statements.ts): the record found
     // a live row (division by zero) or lost the race to insert it (unique violation). Nothing
     // committed; run again, which now sees the stored row.

@@ -4,6 +4,7 @@ import { NoTransactionError } from './errors.js';
 import { type FingerprintInput, fingerprint } from './fingerprint.js';
 import { engineErrorProblem, outcomeResponse, type Problem, readKey } from './http.js';
 import { MAX_KEY_LENGTH, quotedKey } from './key.js';
+import { recordOutcome } from './tracing.js';
 import type { Outcome, StoredResponse } from './types.js';
 
 // The request flow every adapter shares: read the key → fingerprint → execute → outcome → answer.
@@ -87,6 +88,7 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
       },
       handler,
     );
+    recordOutcome(outcome.kind, key);
     options.onOutcome?.(outcome.kind, request);
     return outcome.kind === 'executed'
       ? { kind: 'response', response: outcome.response }
@@ -94,6 +96,7 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
   } catch (error) {
     const problem = engineErrorProblem(error);
     if (!problem) throw error;
+    if (key !== undefined) recordOutcome('unavailable', key);
     options.onOutcome?.('unavailable', request);
     return { kind: 'problem', problem, source: 'store' };
   }

@@ -7,6 +7,7 @@ import {
   type Statement,
   type Tx,
 } from '@surety/db';
+import { traceInboxRecord } from './tracing.js';
 
 /** This subpath's migrations (`sql/`), for `migrate(sql, { sets: [...] })` with other packages'. */
 export const migrations = loadMigrations('webhook_inbox', new URL('../sql/', import.meta.url));
@@ -90,12 +91,15 @@ export function createInbox(options: InboxOptions = {}): Inbox {
     async receive(tx, event, handler) {
       if (typeof event?.id !== 'string' || event.id === '')
         throw new TypeError('event.id must be a non-empty string');
-      const inserted = await tx.query(sql.record, [
-        event.consumer ?? consumer,
-        event.id,
-        new Date(now()).toISOString(),
-      ]);
-      if (inserted.rowCount === 0) return { kind: 'duplicate', duplicate: true };
+      const { duplicate } = await traceInboxRecord(event.id, async () => {
+        const inserted = await tx.query(sql.record, [
+          event.consumer ?? consumer,
+          event.id,
+          new Date(now()).toISOString(),
+        ]);
+        return { duplicate: inserted.rowCount === 0 };
+      });
+      if (duplicate) return { kind: 'duplicate', duplicate: true };
       return { kind: 'processed', duplicate: false, result: await handler(tx) };
     },
     async migrate(db) {

@@ -5,6 +5,7 @@ import { type PreparedKey, prepareKeys, type Secret, type WebhookFormat } from '
 import type { ParsedHeaders } from './parsed.js';
 import { parseStandard } from './standard.js';
 import { looksLikeSurety, parseSurety, suretyId } from './surety.js';
+import { traceVerify } from './tracing.js';
 
 /** The default timestamp tolerance, in seconds, either side of now. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -167,7 +168,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     return { parsed, keys: keysFor(parsed) };
   };
 
-  return {
+  const verifier: Verifier = {
     async verify(body, headers) {
       const { parsed, keys } = start(body, headers);
       const backend = options.backend ?? defaultBackend();
@@ -212,6 +213,11 @@ export function createVerifier(options: VerifierOptions): Verifier {
       }
       return noMatch();
     },
+  };
+  // Each verification in a span when an OpenTelemetry SDK is registered (tracing.ts).
+  return {
+    verify: (body, headers) => traceVerify(() => verifier.verify(body, headers)),
+    verifySync: (body, headers) => traceVerify(() => verifier.verifySync(body, headers)),
   };
 }
 

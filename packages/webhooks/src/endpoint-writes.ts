@@ -67,6 +67,7 @@ export async function createEndpointFor(
     rateLimit: input.rateLimit ?? null,
     ordered: input.ordered ?? false,
     nowIso: nowIso(w),
+    traceContext: input.traceContext ?? true,
     maxEndpointsPerTenant: w.maxEndpointsPerTenant,
   });
   if (!row) throw new EndpointLimitError(w.maxEndpointsPerTenant);
@@ -95,6 +96,7 @@ export async function updateEndpointFor(
     setRateLimit: patch.rateLimit !== undefined,
     rateLimit: patch.rateLimit ?? null,
     ordered: patch.ordered ?? null,
+    traceContext: patch.traceContext ?? null,
     nowIso: nowIso(w),
   });
   if (row) return toEndpoint(row, i.now());

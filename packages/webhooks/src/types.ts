@@ -69,6 +69,8 @@ export interface Endpoint {
   retrySchedule: number[] | null;
   rateLimit: number | null;
   ordered: boolean;
+  /** Whether attempts send the W3C `traceparent` of their span to the receiver (docs/observability.md). */
+  traceContext: boolean;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -108,6 +110,11 @@ export interface CreateEndpointInput {
   rateLimit?: number | null;
   /** One delivery in flight at a time, in sequence order. @default false */
   ordered?: boolean;
+  /**
+   * Send the attempt span's W3C `traceparent` (and `tracestate`) to the receiver, when an
+   * OpenTelemetry SDK is registered. @default true
+   */
+  traceContext?: boolean;
 }
 
 /** One endpoint of one tenant: what a lookup or a one-endpoint mutation names. */
@@ -121,7 +128,14 @@ export interface EndpointRef {
 export type EndpointPatch = Partial<
   Pick<
     CreateEndpointInput,
-    'url' | 'eventTypes' | 'description' | 'format' | 'retrySchedule' | 'rateLimit' | 'ordered'
+    | 'url'
+    | 'eventTypes'
+    | 'description'
+    | 'format'
+    | 'retrySchedule'
+    | 'rateLimit'
+    | 'ordered'
+    | 'traceContext'
   >
 >;
 

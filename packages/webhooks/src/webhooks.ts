@@ -42,6 +42,7 @@ import { insertEvent } from './sql/publish.js';
 import { purgeBatch } from './sql/retention.js';
 import type { AllowList } from './ssrf/index.js';
 import { validateWebhookUrl } from './ssrf/index.js';
+import { publishingContext } from './tracing.js';
 import type {
   CreateEndpointInput,
   DeleteEndpointInput,
@@ -129,6 +130,7 @@ export class Webhooks {
       data,
       createdAt,
       endpointId: input.endpointId ?? null,
+      traceContext: publishingContext(),
     });
     const deliveries = written.deliveries;
     if (deliveries > 0) {

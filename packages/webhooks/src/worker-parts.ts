@@ -9,6 +9,7 @@ import type { WebhooksInternals } from './internals.js';
 import type { Completion } from './outcome-writer.js';
 import type { Claimed } from './sql/claim.js';
 import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
+import { AttemptSpan, sdkRegistered } from './tracing.js';
 import type { Webhooks } from './webhooks.js';
 import type { WorkerEventMap } from './worker-events.js';
 import type { DeliveryWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
@@ -78,7 +79,10 @@ export async function runAttempt(input: {
   const { worker, internals: i, options: o, row } = input;
   const startedMs = i.now();
   const started = performance.now();
-  const sent = await sendAttempt({ row, post: input.post, timeoutMs: o.timeoutMs, startedMs });
+  // tracing.ts: a span linked to the publisher's trace, when an SDK is registered.
+  const span = sdkRegistered() ? new AttemptSpan(row) : undefined;
+  const post = span ? span.post(input.post, row.endpoint_trace_context !== false) : input.post;
+  const sent = await sendAttempt({ row, post, timeoutMs: o.timeoutMs, startedMs });
   const durationMs = Math.round(performance.now() - started);
   const endMs = i.now();
   const c = classify({
@@ -89,6 +93,7 @@ export async function runAttempt(input: {
     random: o.random,
     maxRetryAfterSeconds: o.maxRetryAfterSeconds,
   });
+  span?.end(sent, c);
   worker.emit('attempt:finished', {
     deliveryId: row.id,
     eventId: row.event_id,

@@ -37,6 +37,11 @@ export const editable = {
     description: 'Deliveries per second.',
   },
   ordered: { type: 'boolean', description: 'One delivery in flight at a time, in sequence order.' },
+  traceContext: {
+    type: 'boolean',
+    description:
+      "Send the attempt's W3C traceparent to the receiver (when tracing is configured). Default true.",
+  },
 } as const;
 
 export const endpointSchema = {
@@ -54,6 +59,7 @@ export const endpointSchema = {
     retrySchedule: { type: ['array', 'null'], items: { type: 'integer' } },
     rateLimit: { type: ['integer', 'null'] },
     ordered: { type: 'boolean' },
+    traceContext: { type: 'boolean' },
     version: { type: 'integer' },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },

@@ -24,6 +24,7 @@ export interface EndpointRow {
   circuit_failures: number;
   circuit_opened_at: Date | null;
   circuit_probe_at: Date | null;
+  trace_context: boolean;
 }
 
 /** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
@@ -39,6 +40,7 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
   retrySchedule: r.retry_schedule,
   rateLimit: r.rate_limit,
   ordered: r.ordered,
+  traceContext: r.trace_context,
   version: r.version,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
@@ -61,4 +63,4 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
 export const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
   'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
-  'circuit_failures, circuit_opened_at, circuit_probe_at';
+  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context';

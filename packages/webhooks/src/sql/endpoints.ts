@@ -25,6 +25,7 @@ export async function insertEndpoint(
     ordered: boolean;
     nowIso: string;
     maxEndpointsPerTenant: number;
+    traceContext: boolean;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -33,9 +34,9 @@ export async function insertEndpoint(
        on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-            rate_limit, ordered, created_at, updated_at)
+            rate_limit, ordered, created_at, updated_at, trace_context)
      select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
-            $10::bool, $11::timestamptz, $11::timestamptz
+            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -51,6 +52,7 @@ export async function insertEndpoint(
       input.ordered,
       input.nowIso,
       input.maxEndpointsPerTenant,
+      input.traceContext,
     ],
   );
   return rows[0];
@@ -87,6 +89,7 @@ export async function updateEndpointRow(
     rateLimit: number | null;
     ordered: boolean | null;
     nowIso: string;
+    traceContext: boolean | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -95,7 +98,8 @@ export async function updateEndpointRow(
         format = coalesce($7, format),
         retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
         rate_limit = case when $10::bool then $11::int else rate_limit end,
-        ordered = coalesce($12, ordered), version = version + 1, updated_at = $13
+        ordered = coalesce($12, ordered), version = version + 1, updated_at = $13,
+        trace_context = coalesce($14, trace_context)
       where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
     [
       input.tenant,
@@ -111,6 +115,7 @@ export async function updateEndpointRow(
       input.rateLimit,
       input.ordered,
       input.nowIso,
+      input.traceContext,
     ],
   );
   return rows[0];

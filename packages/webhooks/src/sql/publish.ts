@@ -13,8 +13,8 @@ export function publishStatements({ s, EV, D, EP, st }: Names) {
     publish: st(
       'publish',
       `with ev as (
-         insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at)
-         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7)
+         insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at, trace_context)
+         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::jsonb)
          returning sequence),
        d as (
          insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
@@ -40,6 +40,8 @@ export async function insertEvent(
     data: string;
     createdAt: string;
     endpointId: string | null;
+    /** The publisher's trace context as JSON (tracing.ts), or null. */
+    traceContext: string | null;
   },
 ): Promise<{ sequence: string; deliveries: number }> {
   const { rows } = await q.query<{ sequence: string; deliveries: number }>(st.publish, [
@@ -51,6 +53,7 @@ export async function insertEvent(
     input.data,
     input.createdAt,
     input.endpointId,
+    input.traceContext,
   ]);
   return rows[0]!;
 }
