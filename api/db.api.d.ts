@@ -4,8 +4,14 @@
 // --- dist/index.d.ts
 export type { CursorPart, CursorValues, KeysetCursor } from "./cursor.js";
 export { keysetCursor } from "./cursor.js";
+export type { DriverConnection, DriverSqlOptions } from "./driver-sql.js";
+export { createDriverSql, driverTx } from "./driver-sql.js";
+export type { PgErrorInfo } from "./error-info.js";
+export { pgErrorInfo } from "./error-info.js";
 export type { DbErrorCode } from "./errors.js";
-export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, MissingPeerError, sqlState, } from "./errors.js";
+export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, isNestedTransactionError, isTransactionOwnedError, MissingPeerError, NestedTransactionError, sqlState, TransactionOwnedError, } from "./errors.js";
+export type { JoinedTransaction, OuterTransaction, PipelinedStatement } from "./join.js";
+export { joinTransaction } from "./join.js";
 export { literal } from "./literal.js";
 export type { MigrateOptions, Migration, MigrationSet } from "./migrate.js";
 export { loadMigrations, migrate, quoteSchema } from "./migrate.js";
@@ -13,11 +19,11 @@ export type { OpenSqlOptions } from "./open.js";
 export { openSql } from "./open.js";
 export type { PgSqlOptions } from "./pg.js";
 export { createPgSql } from "./pg.js";
-export type { PgliteInstance, PgliteQueryable, PgliteSqlOptions } from "./pglite.js";
+export type { PgliteInstance, PgliteQueryable, PgliteResult, PgliteSqlOptions } from "./pglite.js";
 export { createPgliteSql } from "./pglite.js";
 export type { Unstorable, UnstorableReason } from "./storable.js";
 export { findUnstorable, isStorableTimestamp } from "./storable.js";
-export type { Queryable, QueryResult, Sql, Statement, Tx } from "./types.js";
+export type { Queryable, QueryField, QueryOptions, QueryResult, Sql, Statement, Tx, TxDriver, } from "./types.js";
 
 // --- dist/cursor.d.ts
 export type CursorPart = "timestamp" | "text" | "bigint";
@@ -31,8 +37,125 @@ export interface KeysetCursor<P extends readonly CursorPart[]> {
 }
 export declare function keysetCursor<const P extends readonly CursorPart[]>(...parts: P): KeysetCursor<P>;
 
+// --- dist/driver-sql.d.ts
+import type { QueryOptions, QueryResult, Sql, Tx } from "./types.js";
+export interface DriverConnection {
+    query(text: string, params: readonly unknown[], options: QueryOptions): Promise<QueryResult<unknown>>;
+    exec?(script: string): Promise<unknown>;
+}
+export interface DriverSqlOptions<C> {
+    name: string;
+    connection: DriverConnection;
+    transaction<T>(fn: (connection: DriverConnection, client: C) => Promise<T>): Promise<T>;
+    listen?: Sql["listen"];
+    notify?: Sql["notify"];
+    close?: () => Promise<void>;
+}
+export declare function createDriverSql<C>(options: DriverSqlOptions<C>): Sql;
+export declare function driverTx<C>(options: {
+    name: string;
+    client: C;
+    connection: DriverConnection;
+}): Tx;
+
+// --- dist/types.d.ts
+export interface Statement {
+    readonly name?: string;
+    readonly text: string;
+}
+import type pg from "pg";
+import type { PgliteQueryable } from "./pglite.js";
+export interface QueryResult<R> {
+    rows: R[];
+    rowCount: number;
+    command: string;
+    fields: readonly QueryField[];
+}
+export interface QueryField {
+    readonly name: string;
+    readonly dataTypeID: number;
+}
+export interface QueryOptions {
+    rowMode?: "object" | "array";
+}
+export interface Queryable {
+    query<R = Record<string, unknown>>(statement: string | Statement, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
+}
+export type TxDriver = {
+    readonly kind: "pg";
+    readonly client: pg.PoolClient;
+} | {
+    readonly kind: "pglite";
+    readonly client: PgliteQueryable;
+} | {
+    readonly kind: "driver";
+    readonly name: string;
+    readonly client: unknown;
+};
+export interface Tx extends Queryable {
+    readonly inTransaction: true;
+    readonly driver: TxDriver;
+    exec(script: string): Promise<void>;
+    atCommit(statement: string): void;
+    afterCommit(callback: () => void): void;
+}
+export interface TransactionOptions {
+    first?: string | {
+        statement: Statement;
+        params: readonly unknown[];
+    };
+}
+export interface Sql extends Queryable {
+    readonly kind: "pg" | "pglite" | "driver";
+    transaction<T>(fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>, options?: TransactionOptions): Promise<T>;
+    listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+    notify(channel: string, payload?: string): Promise<void>;
+    close(): Promise<void>;
+}
+
+// --- dist/pglite.d.ts
+import type { QueryOptions, QueryResult, Sql, Statement } from "./types.js";
+export interface PgliteQueryable {
+    query<R>(query: string, params?: unknown[], options?: {
+        rowMode?: "object" | "array";
+    }): Promise<PgliteResult<R>>;
+    exec(query: string): Promise<PgliteResult<unknown>[]>;
+}
+export interface PgliteResult<R> {
+    rows: R[];
+    affectedRows?: number;
+    command?: string;
+    fields?: readonly {
+        name: string;
+        dataTypeID: number;
+    }[];
+}
+export interface PgliteInstance extends PgliteQueryable {
+    readonly waitReady: Promise<void>;
+    readonly closed: boolean;
+    transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+    listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+    close(): Promise<void>;
+}
+export interface PgliteSqlOptions {
+    dataDir?: string;
+    db?: PgliteInstance;
+}
+export declare function run<R>(target: PgliteQueryable, statement: string | Statement, params: readonly unknown[] | undefined, options?: QueryOptions): Promise<QueryResult<R>>;
+export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
+
+// --- dist/error-info.d.ts
+export interface PgErrorInfo {
+    readonly code: string;
+    readonly constraint?: string;
+    readonly table?: string;
+    readonly schema?: string;
+    readonly message: string;
+}
+export declare function pgErrorInfo(error: unknown): PgErrorInfo | undefined;
+
 // --- dist/errors.d.ts
-export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER";
+export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER" | "SURETY_DB_NESTED_TRANSACTION" | "SURETY_DB_TRANSACTION_OWNED";
 export declare class DbError extends Error {
     readonly code: DbErrorCode;
     constructor(code: DbErrorCode, message: string, options?: {
@@ -63,6 +186,35 @@ export declare class MissingPeerError extends DbError {
     });
 }
 export declare const isMissingPeerError: (value: unknown) => value is MissingPeerError;
+export declare class NestedTransactionError extends DbError {
+    readonly code: "SURETY_DB_NESTED_TRANSACTION";
+    constructor(statement: string, reason?: string);
+}
+export declare const isNestedTransactionError: (value: unknown) => value is NestedTransactionError;
+export declare class TransactionOwnedError extends DbError {
+    readonly code: "SURETY_DB_TRANSACTION_OWNED";
+    constructor(message: string);
+}
+export declare const isTransactionOwnedError: (value: unknown) => value is TransactionOwnedError;
+
+// --- dist/join.d.ts
+import type { Queryable, QueryResult, Sql, Statement, Tx } from "./types.js";
+export interface PipelinedStatement {
+    statement: string | Statement;
+    params?: readonly unknown[];
+}
+export interface OuterTransaction {
+    name: string;
+    query: Queryable["query"];
+    pipeline?: (statements: readonly PipelinedStatement[]) => Promise<QueryResult<Record<string, unknown>>[]>;
+    exec?: (script: string) => Promise<unknown>;
+    savepoint?: <T>(fn: (inner: OuterTransaction) => Promise<T>) => Promise<T>;
+    client: unknown;
+}
+export interface JoinedTransaction extends Sql, Tx {
+    committed(): void;
+}
+export declare function joinTransaction(outer: OuterTransaction): JoinedTransaction;
 
 // --- dist/literal.d.ts
 export declare function literal(value: string | number | boolean | null): string;
@@ -88,38 +240,6 @@ export declare function migrate(sql: Sql, options: MigrateOptions): Promise<{
     applied: string[];
 }>;
 
-// --- dist/types.d.ts
-export interface Statement {
-    readonly name?: string;
-    readonly text: string;
-}
-export interface QueryResult<R> {
-    rows: R[];
-    rowCount: number;
-}
-export interface Queryable {
-    query<R = Record<string, unknown>>(statement: string | Statement, params?: readonly unknown[]): Promise<QueryResult<R>>;
-}
-export interface Tx extends Queryable {
-    readonly inTransaction: true;
-    exec(script: string): Promise<void>;
-    atCommit(statement: string): void;
-    afterCommit(callback: () => void): void;
-}
-export interface TransactionOptions {
-    first?: string | {
-        statement: Statement;
-        params: readonly unknown[];
-    };
-}
-export interface Sql extends Queryable {
-    readonly kind: "pg" | "pglite";
-    transaction<T>(fn: (tx: Tx, first: QueryResult<Record<string, unknown>> | undefined) => Promise<T>, options?: TransactionOptions): Promise<T>;
-    listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
-    notify(channel: string, payload?: string): Promise<void>;
-    close(): Promise<void>;
-}
-
 // --- dist/open.d.ts
 import type { Sql } from "./types.js";
 export interface OpenSqlOptions {
@@ -133,7 +253,7 @@ export declare function openSql(options: OpenSqlOptions): Promise<Sql>;
 
 // --- dist/pg.d.ts
 import pg from "pg";
-import type { Sql } from "./types.js";
+import type { QueryOptions, QueryResult, Sql, Statement } from "./types.js";
 export interface PgSqlOptions {
     connectionString?: string;
     pool?: pg.Pool;
@@ -142,32 +262,10 @@ export interface PgSqlOptions {
     applicationName?: string;
     onError?: (error: Error) => void;
 }
+type PgQueryable = pg.Pool | pg.PoolClient;
+export declare function run<R>(target: PgQueryable, statement: string | Statement, params: readonly unknown[] | undefined, options?: QueryOptions): Promise<QueryResult<R>>;
 export declare function createPgSql(options?: PgSqlOptions): Sql;
-
-// --- dist/pglite.d.ts
-import type { Sql } from "./types.js";
-export interface PgliteQueryable {
-    query<R>(query: string, params?: unknown[]): Promise<{
-        rows: R[];
-        affectedRows?: number;
-    }>;
-    exec(query: string): Promise<{
-        rows: unknown[];
-        affectedRows?: number;
-    }[]>;
-}
-export interface PgliteInstance extends PgliteQueryable {
-    readonly waitReady: Promise<void>;
-    readonly closed: boolean;
-    transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
-    listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
-    close(): Promise<void>;
-}
-export interface PgliteSqlOptions {
-    dataDir?: string;
-    db?: PgliteInstance;
-}
-export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
+export {};
 
 // --- dist/storable.d.ts
 export type UnstorableReason = "nul" | "lone_surrogate";
@@ -202,3 +300,108 @@ export declare function createTestDatabase(options?: {
 }): Promise<TestDatabase>;
 
 // (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./kysely → ./dist/kysely.d.ts
+// --- dist/kysely.d.ts
+import { Kysely, type KyselyPlugin, type Transaction } from "kysely";
+import type { Sql, Tx } from "./types.js";
+export interface KyselyOfOptions {
+    plugins?: KyselyPlugin[];
+}
+export declare function kyselyOf<DB>(tx: Tx, options?: KyselyOfOptions): Kysely<DB>;
+export declare function kyselySql<DB>(db: Kysely<DB>): Sql;
+export declare function kyselyTx<DB>(trx: Transaction<DB>): Tx;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./drizzle → ./dist/drizzle.d.ts
+// --- dist/drizzle.d.ts
+import { type DrizzleConfig } from "drizzle-orm";
+import { PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { Sql, Tx } from "./types.js";
+export type TxDrizzle<TSchema extends Record<string, unknown> = Record<string, never>> = PgDatabase<PgQueryResultHKT, TSchema>;
+export declare function drizzleOf<TSchema extends Record<string, unknown> = Record<string, never>>(tx: Tx, config?: DrizzleConfig<TSchema>): TxDrizzle<TSchema>;
+export declare function drizzleSql<TSchema extends Record<string, unknown>>(db: PgDatabase<PgQueryResultHKT, TSchema>): Sql;
+export declare function drizzleTx<TSchema extends Record<string, unknown>>(trx: PgDatabase<PgQueryResultHKT, TSchema>): Tx;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./knex → ./dist/knex.d.ts
+// --- dist/knex.d.ts
+import { type Knex } from "knex";
+import type { Sql, Tx } from "./types.js";
+export interface KnexOfOptions {
+    config?: Omit<Knex.Config, "client" | "connection" | "pool">;
+}
+export declare function knexOf(tx: Tx, options?: KnexOfOptions): Knex;
+export declare function knexSql(knex: Knex): Sql;
+export declare function knexTx(trx: Knex.Transaction): Tx;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./postgres-js → ./dist/postgres-js.d.ts
+// --- dist/postgres-js.d.ts
+import type postgres from "postgres";
+import { type JoinedTransaction } from "./join.js";
+import type { Sql, Tx } from "./types.js";
+export declare function postgresOf(tx: Tx): postgres.TransactionSql;
+export declare function postgresSql(pgjs: postgres.Sql, options?: {
+    end?: boolean;
+}): Sql;
+export declare function postgresTx(trx: postgres.TransactionSql): JoinedTransaction;
+export declare function postgresBegin<T>(pgjs: postgres.Sql, fn: (trx: postgres.TransactionSql, joined: JoinedTransaction) => Promise<T>): Promise<T>;
+
+// (dist/join.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./typeorm → ./dist/typeorm.d.ts
+// --- dist/typeorm.d.ts
+import type { DataSource, EntityManager, QueryRunner } from "typeorm";
+import { type JoinedTransaction } from "./join.js";
+import type { Sql, Tx } from "./types.js";
+export declare function typeormOf(dataSource: DataSource, tx: Tx): EntityManager;
+export declare function typeormTx(from: EntityManager | QueryRunner): JoinedTransaction;
+export declare function typeormTransaction<T>(dataSource: DataSource, fn: (manager: EntityManager, joined: JoinedTransaction) => Promise<T>): Promise<T>;
+export declare function typeormSql(dataSource: DataSource): Sql;
+
+// (dist/join.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./prisma → ./dist/prisma.d.ts
+// --- dist/prisma.d.ts
+export { onSurety, prismaAdapterOnSurety } from "./prisma-adapter.js";
+import { type JoinedTransaction } from "./join.js";
+import type { Sql, Tx } from "./types.js";
+export interface PrismaTransactionClient {
+    $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+    $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+export interface PrismaClientLike<TxClient extends PrismaTransactionClient = PrismaTransactionClient> {
+    $transaction<T>(fn: (tx: TxClient) => Promise<T>, options?: {
+        maxWait?: number;
+        timeout?: number;
+        isolationLevel?: string;
+    }): Promise<T>;
+}
+export declare function prismaSql<TxClient extends PrismaTransactionClient>(prisma: PrismaClientLike<TxClient> & PrismaTransactionClient, options?: {
+    maxWait?: number;
+    timeout?: number;
+}): Sql;
+export declare function prismaOf<TxClient = PrismaTransactionClient>(tx: Tx): TxClient;
+export declare function prismaTx(tx: PrismaTransactionClient): JoinedTransaction;
+export declare function prismaTransaction<TxClient extends PrismaTransactionClient, T>(prisma: PrismaClientLike<TxClient>, fn: (tx: TxClient, joined: JoinedTransaction) => Promise<T>, options?: {
+    maxWait?: number;
+    timeout?: number;
+}): Promise<T>;
+
+// --- dist/prisma-adapter.d.ts
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { Tx } from "./types.js";
+export declare function prismaAdapterOnSurety(options?: {
+    schema?: string;
+}): PrismaPg;
+export declare function onSurety<T>(tx: Tx, fn: () => Promise<T>): Promise<T>;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// (dist/join.d.ts: above)

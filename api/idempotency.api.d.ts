@@ -18,7 +18,7 @@ export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from "./run.
 export { errorAnswer, runIdempotent } from "./run.js";
 export type { BodyEncoding } from "./stored-body.js";
 export { BODY_OMITTED_HEADER } from "./stored-body.js";
-export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredInfo, StoredResponse, } from "./types.js";
+export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, IdempotencyWarning, Lease, Outcome, StoredInfo, StoredResponse, } from "./types.js";
 
 // --- dist/engine.d.ts
 import { type Sql, type Tx } from "@surety/db";
@@ -95,12 +95,21 @@ export interface IdempotencyOptions {
     compressAboveBytes?: number;
     maxStoredBodyBytes?: number;
     onStored?: (info: StoredInfo) => void;
+    warnOnEmptyTransaction?: boolean;
+    onWarning?: (warning: IdempotencyWarning) => void;
 }
 export interface StoredInfo {
     tenant: string;
     bodyBytes: number;
     storedBytes: number;
     encoding: BodyEncoding;
+}
+export interface IdempotencyWarning {
+    code: "SURETY_IDEMPOTENCY_EMPTY_TRANSACTION";
+    message: string;
+    tenant: string;
+    key: string;
+    status: number;
 }
 export interface Lease {
     readonly key: string;
@@ -125,6 +134,7 @@ export interface EngineContext {
     readonly final: (response: StoredResponse) => boolean;
     readonly bodyLimits: BodyLimits;
     readonly stored: (tenant: string, body: EncodedBody) => void;
+    readonly warnEmpty: ((warning: IdempotencyWarning) => void) | undefined;
 }
 
 // --- dist/statements.d.ts
@@ -139,6 +149,7 @@ export interface Statements {
     renew: Statement;
     release: Statement;
     purge: Statement;
+    wroteNothing: Statement;
 }
 export interface CompleteValues {
     tenant: string;
@@ -426,5 +437,6 @@ export declare class SuretyIdempotencyModule {
 // (dist/purge.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
+// (dist/stored-body.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)

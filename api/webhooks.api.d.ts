@@ -403,6 +403,7 @@ export interface Endpoint {
     retrySchedule: number[] | null;
     rateLimit: number | null;
     ordered: boolean;
+    traceContext: boolean;
     version: number;
     createdAt: string;
     updatedAt: string;
@@ -426,12 +427,13 @@ export interface CreateEndpointInput {
     retrySchedule?: number[] | null;
     rateLimit?: number | null;
     ordered?: boolean;
+    traceContext?: boolean;
 }
 export interface EndpointRef {
     tenant: string;
     id: string;
 }
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered">>;
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext">>;
 export interface UpdateEndpointInput extends EndpointRef {
     ifVersion: number;
     patch: EndpointPatch;
@@ -885,6 +887,8 @@ export interface Claimed {
     endpoint_status: string | null;
     retry_schedule: number[] | null;
     rate_limit: number | null;
+    trace_context: unknown;
+    endpoint_trace_context: boolean | null;
 }
 export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claim: import("@surety/db").Statement;

@@ -159,8 +159,11 @@ test('traceContext: false sends no traceparent; the attempt is still traced', as
     url: rx.url,
     eventTypes: ['*'],
   });
-  const off = await webhooks.updateEndpoint(db.sql, 'globex', endpoint.id, endpoint.version, {
-    traceContext: false,
+  const off = await webhooks.updateEndpoint(db.sql, {
+    tenant: 'globex',
+    id: endpoint.id,
+    ifVersion: endpoint.version,
+    patch: { traceContext: false },
   });
   assert.equal(off?.traceContext, false);
   await publishInRequest('globex');
