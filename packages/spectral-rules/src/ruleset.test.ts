@@ -73,3 +73,28 @@ paths:
     );
   });
 });
+
+describe('versions in the body', () => {
+  test('a write that sends the version it read in its body needs no If-Match header', async () => {
+    const doc = goodDocument();
+    const del = doc.paths['/orders/{id}'].delete;
+    del.parameters = [];
+    assert.deepEqual(
+      (await lintDoc(doc)).findings.map((f) => f.rule),
+      ['surety-write-if-match'],
+    );
+    del.requestBody = {
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: {
+              items: { type: 'array', items: { properties: { expected_version: { type: 'integer' } } } },
+            },
+          },
+        },
+      },
+    };
+    assert.deepEqual((await lintDoc(doc)).findings, []);
+  });
+});

@@ -8,6 +8,7 @@ import {
   documents,
   extension,
   headerParameter,
+  isObject,
   isSuccessStatus,
   type Json,
   operationsOf,
@@ -62,9 +63,35 @@ const onVersionedWrites = (check: Check) =>
       );
   });
 
-/** PUT / PATCH / DELETE on a versioned resource declare If-Match. */
+const VERSION_FIELD = /(version|revision|etag)$/i;
+
+/**
+ * Whether the request body carries the version it was read at (a property named `…version`,
+ * `…revision` or `…etag`, up to four levels down): a precondition in the body, as GitHub's
+ * `custom_pattern_version` is, instead of If-Match.
+ */
+export function bodyCarriesVersion(operation: Json): boolean {
+  const seen = new Set<unknown>();
+  const visit = (schema: unknown, depth: number): boolean => {
+    if (!isObject(schema) || depth > 4 || seen.has(schema)) return false;
+    seen.add(schema);
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    if (Object.keys(properties).some((name) => VERSION_FIELD.test(name))) return true;
+    const next = [
+      ...Object.values(properties),
+      schema.items,
+      ...(['allOf', 'oneOf', 'anyOf'] as const).flatMap((k) => (Array.isArray(schema[k]) ? schema[k] : [])),
+    ];
+    return next.some((s) => visit(s, depth + 1));
+  };
+  const body = isObject(operation.requestBody) ? operation.requestBody : {};
+  const content = isObject(body.content) ? body.content : {};
+  return Object.values(content).some((media) => isObject(media) && visit(media.schema, 0));
+}
+
+/** PUT / PATCH / DELETE on a versioned resource declare If-Match (or send the version in the body). */
 export const writeIfMatch = onVersionedWrites(({ pathItem, method, operation, at }) =>
-  headerParameter(pathItem, operation, 'If-Match')
+  headerParameter(pathItem, operation, 'If-Match') || bodyCarriesVersion(operation)
     ? []
     : [
         finding(
