@@ -142,10 +142,15 @@ describe('the probe bounds itself', () => {
 
   test('keeps the rate: requests outside the concurrent burst are at least the interval apart', async () => {
     await withServer({}, async (s) => {
-      await probePost(s, { minIntervalMs: 40 });
-      const gaps = s.log.slice(1).map((r, i) => r.at - s.log[i]!.at);
-      const burst = gaps.filter((g) => g < 30).length;
-      assert.ok(burst <= 2, `only the 3 duplicates arrive together: gaps ${gaps.map(Math.round).join(', ')}`);
+      const report = await probePost(s, { minIntervalMs: 40 });
+      // The client spaces request starts; arrivals jitter under load, so the test holds the span,
+      // which jitter moves only at its two ends: (requests - 1 - 2 burst gaps) intervals at least.
+      const span = s.log.at(-1)!.at - s.log[0]!.at;
+      const minimum = (report.requests - 3) * 40 - 20;
+      assert.ok(
+        span >= minimum,
+        `${report.requests} requests in ${Math.round(span)} ms (at least ${minimum})`,
+      );
     });
   });
 

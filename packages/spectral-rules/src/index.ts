@@ -5,8 +5,6 @@
  */
 import { ruleset } from './ruleset.js';
 
-export { VERSIONED } from './functions/conditional.js';
-export { KEY_TTL, NATURALLY_IDEMPOTENT } from './functions/idempotency.js';
-export { SIGNATURE } from './functions/webhooks.js';
+export { KEY_TTL, NATURALLY_IDEMPOTENT, SIGNATURE, VERSIONED } from './extensions.js';
 export { DOCS, RULE_NAMES, ruleset } from './ruleset.js';
 export default ruleset;

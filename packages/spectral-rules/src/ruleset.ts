@@ -142,8 +142,8 @@ export const RULE_NAMES: readonly string[] = RULES.map(([name]) => name);
  * The ruleset, for `new Spectral().setRuleset(ruleset)` or a JavaScript ruleset's `extends`.
  * Every rule applies to OpenAPI 3.0, 3.1 and 3.2 documents.
  */
-export const ruleset = {
+export const ruleset: RulesetDefinition = {
   documentationUrl: DOCS,
   formats: [oas3],
   rules: Object.fromEntries(RULES),
-} satisfies RulesetDefinition;
+};

@@ -4,6 +4,7 @@
  * 412 or 428, or `x-versioned: true`; `x-versioned: false` on the path item says it is not.
  */
 import { createRulesetFunction, type IFunctionResult } from '@stoplight/spectral-core';
+import { VERSIONED } from '../extensions.js';
 import {
   documents,
   extension,
@@ -16,9 +17,6 @@ import {
   responsesOf,
 } from '../openapi.js';
 import { finding, label, type Path } from './result.js';
-
-/** The extension that says whether a path is a versioned resource, where the document cannot show it. */
-export const VERSIONED = 'x-versioned';
 
 const WRITES = new Set(['put', 'patch', 'delete']);
 

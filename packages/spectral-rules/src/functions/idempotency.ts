@@ -3,13 +3,9 @@
  * operations, so that path-level parameters count.
  */
 import { createRulesetFunction, type IFunctionResult } from '@stoplight/spectral-core';
+import { KEY_TTL, NATURALLY_IDEMPOTENT } from '../extensions.js';
 import { documents, extension, headerParameter, type Json, operationsOf } from '../openapi.js';
 import { finding, label, type Path } from './result.js';
-
-/** The extension that marks a POST as naturally idempotent (repeating it is harmless). */
-export const NATURALLY_IDEMPOTENT = 'x-idempotent';
-/** The extension that states the key's expiry when the parameter's description does not. */
-export const KEY_TTL = 'x-idempotency-ttl';
 
 const KEY = 'Idempotency-Key';
 

@@ -3,11 +3,9 @@
  * requests the API sends; each declares the headers a receiver verifies it with.
  */
 import { createRulesetFunction, type IFunctionResult } from '@stoplight/spectral-core';
+import { SIGNATURE } from '../extensions.js';
 import { isObject, type Json, operationsOf } from '../openapi.js';
 import { finding, label } from './result.js';
-
-/** The extension that names the signature scheme where no header parameter shows it. */
-export const SIGNATURE = 'x-webhook-signature';
 
 function headerNames(pathItem: Json, operation: Json): { name: string; description: string }[] {
   const list = [pathItem.parameters, operation.parameters].flatMap((l) => (Array.isArray(l) ? l : []));
