@@ -11,7 +11,7 @@ import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
 import { registerInputCheck, registerJsonParsers } from './input.js';
 import { Metrics, registerMetrics } from './metrics.js';
-import { documentProblems, registerOpenApi } from './openapi.js';
+import { registerOpenApi } from './openapi.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
 import { contractRoutes } from './routes/contract.js';
 import { deliveryRoutes } from './routes/deliveries.js';
@@ -151,10 +151,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ),
   );
 
-  // Every documented route lists every answer it can give, from what its config declares
-  // (openapi.ts); hooked before the OpenAPI generator, so the document sees the statuses.
-  app.addHook('onRoute', documentProblems);
-  await registerOpenApi(app);
+  // Before any route: each documented route's parameters, answers and codes come from what it
+  // declares, and a route that leaves something out is refused (openapi-operation.ts).
+  await registerOpenApi(app, { idempotencyTtlMs: config.idempotencyTtlMs });
   registerMetrics(app, metrics);
 
   // Draining: answers sent while closing carry `Connection: close`, so a keep-alive client does not

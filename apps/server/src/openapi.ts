@@ -1,62 +1,82 @@
 /**
- * The API document (/openapi.json) and its UI (/docs). Every documented route lists every answer it
- * can give: the problem+json statuses are added from what its `config` declares (idempotency,
- * preconditions) and what it takes (a body), so the document cannot forget one.
+ * The API document (/openapi.json) and its UI (/docs), generated from one source: each route's
+ * schema and `config`. Its header parameters (Idempotency-Key, If-Match, If-None-Match), the headers
+ * of its answers and every problem it can answer, with the codes, come from what the route declares
+ * (openapi-operation.ts), and a route that leaves something out is refused when it is registered.
  */
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, onRequestHookHandler, onRouteHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { DOCS_CSP } from './dashboard/index.js';
+import { applyRouteDocs, describeRoute, operationKey, type RouteDoc } from './openapi-operation.js';
 import './route-config.js';
 
+/** The one problem+json schema (RFC 9457) every error answer refers to; each answer narrows `code`. */
 const PROBLEM_SCHEMA = {
   type: 'object',
+  description: 'RFC 9457 problem details, sent as application/problem+json.',
+  required: ['type', 'title', 'status', 'code'],
   properties: {
-    type: { type: 'string' },
+    type: { type: 'string', description: 'about:blank, or a URI naming the problem type' },
     title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    code: { type: 'string', description: 'Stable machine-readable code' },
-    instance: { type: 'string' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    detail: { type: 'string', description: 'What happened and what to do, for a person' },
+    code: {
+      type: 'string',
+      description: 'Stable machine-readable code (the answer lists its possible values)',
+    },
+    instance: { type: 'string', description: 'The request path' },
+    errors: {
+      type: 'array',
+      description: 'Where the input is wrong (validation_failed, invalid_character, invalid_event)',
+      items: {
+        type: 'object',
+        properties: {
+          in: { type: 'string' },
+          path: { type: 'string' },
+          message: { type: 'string' },
+        },
+      },
+    },
   },
 } as const;
 
-/**
- * Adds the problem statuses to the response schemas of every documented API route: one with a
- * schema, not hidden and not public (public routes are the service's own documents and probes).
- */
-export const documentProblems: onRouteHookHandler = (route) => {
-  if (!route.schema || route.schema.hide || route.config?.public) return;
-  const methods = ([] as string[]).concat(route.method);
-  const { idempotency, precondition } = route.config ?? {};
-  const statuses: Record<number, string> = {
-    400:
-      'Invalid input (code: validation_failed, invalid_json, invalid_character, invalid_url, ' +
-      'invalid_cursor, date_out_of_range, idempotency_key_missing, …)',
-    401: 'Missing or invalid API key',
-    404: 'No such resource for this tenant',
-    503: 'Database or idempotency store unavailable; nothing was changed',
-  };
-  if (idempotency) {
-    statuses[409] = 'A request with this Idempotency-Key is in flight (Retry-After), or a conflict';
-    statuses[422] = 'The Idempotency-Key was used with a different request';
-  }
-  if (precondition === 'read') statuses[304] = 'Not modified (If-None-Match matched the current ETag)';
-  if (precondition === 'required' || precondition === 'to-replace') {
-    statuses[412] = 'If-Match / If-None-Match precondition failed';
-    statuses[428] = 'This write requires If-Match';
-  }
-  if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) {
-    statuses[413] = 'Body larger than the limit';
-    statuses[415] = 'Body is not JSON';
-  }
-  const response = { ...((route.schema.response as Record<string, unknown>) ?? {}) };
-  for (const [status, description] of Object.entries(statuses)) {
-    response[status] ??=
-      status === '304' ? { description, type: 'null' } : { ...PROBLEM_SCHEMA, description };
-  }
-  route.schema = { ...route.schema, response };
-};
+const HEADERS = {
+  ETag: {
+    description:
+      'The version of the resource: send it as If-Match to change it, If-None-Match to re-read it.',
+    schema: { type: 'string' },
+  },
+  'Last-Modified': { description: 'When the resource last changed (HTTP date).', schema: { type: 'string' } },
+  Location: { description: 'The path of the created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Retry-After': {
+    description:
+      'Seconds to wait before retrying: on every 503, and on a 409 with code idempotency_key_in_use.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme: `Bearer realm="surety"`.',
+    schema: { type: 'string' },
+  },
+} as const;
+
+/** The tags of the document; a route's `schema.tags` must name one of them. */
+export const TAGS = [
+  { name: 'payments', description: 'Payments: created once per Idempotency-Key.' },
+  { name: 'orders', description: 'Orders: every write conditional on the version (ETag, If-Match).' },
+  { name: 'inventory', description: 'Stock per SKU and reservations from it.' },
+  { name: 'webhooks', description: 'Webhook endpoints, their deliveries and attempts.' },
+  { name: 'events', description: 'Events: published, listed, replayed.' },
+] as const;
+
+export interface OpenApiOptions {
+  /** How long a completed Idempotency-Key is remembered, stated in its description. */
+  idempotencyTtlMs: number;
+}
 
 /** Frame protection and nosniff for Swagger UI (its CSP is the plugin's `staticCSP`). */
 const docsHeaders: onRequestHookHandler = async (_request, reply) => {
@@ -68,10 +88,19 @@ const docsHeaders: onRequestHookHandler = async (_request, reply) => {
 
 /**
  * Registers the OpenAPI generator (which collects every route added after it), `/openapi.json`
- * and Swagger UI under `/docs`. Call it before the routes, after `documentProblems` is hooked.
+ * and Swagger UI under `/docs`. Call it before the routes: its onRoute hook describes each route
+ * (and refuses one that leaves something out) as it is added.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  await app.register(swagger, {
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+  const docs = new Map<string, RouteDoc>();
+  const tags = TAGS.map((t) => t.name);
+  app.addHook('onRoute', (route) => {
+    const doc = describeRoute(route, { idempotencyTtlMs: options.idempotencyTtlMs, tags });
+    if (!doc) return;
+    for (const method of ([] as string[]).concat(route.method))
+      docs.set(operationKey(method, route.url), doc);
+  });
+  const swaggerOptions: SwaggerOptions = {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -79,12 +108,32 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: '0.1.0',
         description:
           'Payments, orders and inventory that are safe to retry. Unsafe requests take an Idempotency-Key; ' +
-          'errors are application/problem+json with a stable code.',
+          'versioned resources answer with an ETag and take If-Match; errors are application/problem+json ' +
+          'with a stable code. See docs/contracts.md.',
+        contact: { name: 'Surety', url: 'https://github.com/surety-dev/surety' },
+        license: { name: 'MIT', identifier: 'MIT' },
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      servers: [{ url: '/', description: 'The service that served this document' }],
+      tags: [...TAGS],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+        },
+        // Plain JSON (`as const`); the document's types want mutable arrays.
+        schemas: { Problem: PROBLEM_SCHEMA as unknown as never },
+        headers: HEADERS as unknown as never,
+      },
       security: [{ bearer: [] }],
     },
-  });
+    transformObject: (generated) => {
+      if (!('openapiObject' in generated)) return generated.swaggerObject;
+      return applyRouteDocs(
+        generated.openapiObject as Record<string, unknown>,
+        docs,
+      ) as typeof generated.openapiObject;
+    },
+  };
+  await app.register(swagger, swaggerOptions);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   // In a context of its own, so this hook sees the UI's routes only, the static files too (the
   // plugin's own hooks skip those): they answer without an API key, with the headers above.

@@ -1,7 +1,8 @@
 /**
  * What a route declares about itself in its `config`, read in one place: the idempotency layer
  * (`idempotency`, declared by @surety/idempotency/fastify), the precondition checks
- * (`routePreconditions` below) and the OpenAPI problem statuses (`documentProblems` in openapi.ts).
+ * (`routePreconditions` below) and the API document (`describeRoute` in openapi-operation.ts: its
+ * header parameters, response headers and problem codes all come from here).
  * No hook looks at a route's path.
  */
 import type { CurrentState } from '@surety/conditional';
@@ -18,10 +19,25 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 export type PreconditionNeed = 'required' | 'to-replace' | 'optional' | 'read';
 
+/**
+ * A response header a route's success answers carry, documented in /openapi.json (`location` on a
+ * 201 only). Headers the layers add (Idempotent-Replayed, Retry-After, WWW-Authenticate) follow
+ * from `idempotency` and the statuses, and are not listed here.
+ */
+export type SentHeader = 'etag' | 'last-modified' | 'location';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** How the route treats preconditions (see `PreconditionNeed`); none when absent. */
     precondition?: PreconditionNeed;
+    /** The validators and links its success answers carry (see `SentHeader`). @default [] */
+    sends?: readonly SentHeader[];
+    /**
+     * The problem codes the route's own code answers with (`out_of_stock`), beyond those its
+     * config, body, parameters and authentication imply; each must be in problem-codes.ts.
+     * @default []
+     */
+    problems?: readonly string[];
   }
 }
 

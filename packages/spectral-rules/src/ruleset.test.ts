@@ -98,3 +98,12 @@ describe('versions in the body', () => {
     assert.deepEqual((await lintDoc(doc)).findings, []);
   });
 });
+
+describe('what makes a path a versioned resource', () => {
+  test("the ETag of a POST's 201 names the created resource, not the collection", async () => {
+    const doc = goodDocument();
+    doc.paths['/payments'].post.responses['201'].headers = { ETag: { schema: { type: 'string' } } };
+    doc.paths['/payments'].get = { responses: { '200': { description: 'The list' } } };
+    assert.deepEqual((await lintDoc(doc)).findings, []);
+  });
+});

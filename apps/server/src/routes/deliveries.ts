@@ -13,7 +13,9 @@ export const deliveryRoutes: FastifyPluginAsync = async (app) => {
     '/:id/attempts',
     {
       schema: {
+        operationId: 'listDeliveryAttempts',
         summary: 'List the attempts of a delivery',
+        description: 'Every attempt of one delivery: when, how long, the status or error, an excerpt.',
         tags: ['webhooks'],
         params: idParam('^[0-9A-Za-z_]{1,64}$'),
         response: { 200: listOf(attemptSchema) },

@@ -16,8 +16,12 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Body: { type: string; data: unknown; resource?: string } }>(
     '',
     {
-      config: { idempotency: true },
+      config: { idempotency: true, sends: ['location'], problems: ['invalid_event'] },
       schema: {
+        operationId: 'publishEvent',
+        description:
+          'Validates the payload against its type, stores the event and queues a delivery to every ' +
+          'subscribed endpoint, once per key.',
         summary: 'Publish an event (Idempotency-Key required; the payload is validated against its type)',
         tags: ['events'],
         body: {
@@ -61,7 +65,9 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     '',
     {
       schema: {
+        operationId: 'listEvents',
         summary: 'List events, newest first',
+        description: 'Pages through the events, by type, time or resource.',
         tags: ['events'],
         querystring: listQuery({
           type: { type: 'string', pattern: EVENT_TYPE_PATTERN },
@@ -87,7 +93,9 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getEvent',
         summary: 'Retrieve an event',
+        description: "Answers one of this tenant's events with its payload.",
         tags: ['events'],
         params: idParam(EVENT_ID),
         response: { 200: eventSchema },
@@ -104,7 +112,9 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     '/:id/deliveries',
     {
       schema: {
+        operationId: 'listEventDeliveries',
         summary: "List an event's deliveries",
+        description: 'Every delivery of the event, one per subscribed endpoint (and replay).',
         tags: ['events'],
         params: idParam(EVENT_ID),
         querystring: listQuery(),
@@ -126,13 +136,25 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { idempotency: { required: false } },
       schema: {
+        operationId: 'replayEvent',
         summary: 'Deliver an event again, to every subscribed endpoint or to one',
+        description: 'Queues a new delivery of the event to its subscribed endpoints, or to the one named.',
         tags: ['events'],
         params: idParam(EVENT_ID),
         body: {
           type: ['object', 'null'],
           additionalProperties: false,
           properties: { endpointId: { type: 'string', pattern: '^we_[0-9A-Za-z]{22}$' } },
+        },
+        response: {
+          202: {
+            type: 'object',
+            properties: {
+              object: { type: 'string', const: 'replay' },
+              eventId: { type: 'string' },
+              queued: { type: 'integer' },
+            },
+          },
         },
       },
     },

@@ -77,9 +77,18 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRoutesOptions> = async
   app.put<{ Params: { sku: string }; Body: { quantity: number } }>(
     '/:sku',
     {
-      config: { idempotency: { required: false }, precondition: 'to-replace' },
+      config: {
+        idempotency: { required: false },
+        precondition: 'to-replace',
+        sends: ['etag', 'last-modified', 'location'],
+      },
       schema: {
+        operationId: 'setStock',
         summary: 'Set the stock of a SKU (If-Match to replace, If-None-Match: * to create only)',
+        description:
+          'Creates the SKU with this quantity (201) or replaces its quantity (200); replacing requires ' +
+          'If-Match with its current ETag.',
+        tags: ['inventory'],
         params: skuParams,
         body: quantityBody(0),
         response: { 200: stockSchema, 201: stockSchema },
@@ -116,8 +125,15 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRoutesOptions> = async
   app.get<{ Params: { sku: string } }>(
     '/:sku',
     {
-      config: { precondition: 'read' },
-      schema: { summary: 'Stock of a SKU', params: skuParams, response: { 200: stockSchema } },
+      config: { precondition: 'read', sends: ['etag', 'last-modified'] },
+      schema: {
+        operationId: 'getStock',
+        summary: 'Stock of a SKU',
+        description: 'Answers the quantity in stock with its ETag; If-None-Match with that ETag answers 304.',
+        tags: ['inventory'],
+        params: skuParams,
+        response: { 200: stockSchema },
+      },
     },
     async (request, reply) => {
       const row = await stock.get(app.sql, { tenant: request.tenant, sku: request.params.sku });
@@ -132,9 +148,14 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRoutesOptions> = async
   app.post<{ Params: { sku: string }; Body: { quantity: number } }>(
     '/:sku/reservations',
     {
-      config: { idempotency: true },
+      config: { idempotency: true, problems: ['out_of_stock'] },
       schema: {
+        operationId: 'createReservation',
         summary: 'Reserve stock (Idempotency-Key required); 409 out_of_stock when there is not enough',
+        description:
+          'Takes the quantity from the stock and publishes inventory.reserved, once per key. Not enough ' +
+          'stock is a 409 out_of_stock, which is stored with the key and replayed like a success.',
+        tags: ['inventory'],
         params: skuParams,
         body: quantityBody(1),
         response: { 201: reservationSchema },

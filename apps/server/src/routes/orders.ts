@@ -61,9 +61,15 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
   app.put<{ Params: { id: string }; Body: OrderFields }>(
     '/:id',
     {
-      config: { idempotency: { required: false }, precondition: 'to-replace' },
+      config: {
+        idempotency: { required: false },
+        precondition: 'to-replace',
+        sends: ['etag', 'last-modified', 'location'],
+      },
       schema: {
+        operationId: 'putOrder',
         summary: 'Create or replace an order',
+        tags: ['orders'],
         description:
           'Creates the order when it does not exist (send If-None-Match: * to refuse replacing one). ' +
           'Replacing an existing order requires If-Match with its current ETag: 428 without it, 412 when stale.',
@@ -101,8 +107,15 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
   app.get<{ Params: { id: string } }>(
     '/:id',
     {
-      config: { precondition: 'read' },
-      schema: { summary: 'Retrieve an order', params: idParams, response: { 200: orderSchema } },
+      config: { precondition: 'read', sends: ['etag', 'last-modified'] },
+      schema: {
+        operationId: 'getOrder',
+        summary: 'Retrieve an order',
+        description: 'Answers the order with its ETag; If-None-Match with that ETag answers 304.',
+        tags: ['orders'],
+        params: idParams,
+        response: { 200: orderSchema },
+      },
     },
     async (request, reply) => {
       const row = await orders.get(app.sql, { tenant: request.tenant, id: request.params.id });
@@ -117,9 +130,19 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
   app.patch<{ Params: { id: string }; Body: Partial<Record<keyof OrderFields, unknown>> }>(
     '/:id',
     {
-      config: { idempotency: { required: false }, precondition: 'required' },
+      config: {
+        idempotency: { required: false },
+        precondition: 'required',
+        sends: ['etag', 'last-modified'],
+        problems: ['order_shipped'],
+      },
       schema: {
+        operationId: 'updateOrder',
         summary: 'Update an order (JSON merge patch); If-Match required',
+        description:
+          'Applies an RFC 7396 merge patch (null removes an optional field) to the version named by ' +
+          'If-Match, and publishes order.updated. The items of a shipped order cannot change (409).',
+        tags: ['orders'],
         params: idParams,
         body: patchBody,
         response: { 200: orderSchema },
@@ -163,9 +186,19 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
   app.post<{ Params: { id: string } }>(
     '/:id/ship',
     {
-      config: { idempotency: true, precondition: 'required' },
+      config: {
+        idempotency: true,
+        precondition: 'required',
+        sends: ['etag', 'last-modified'],
+        problems: ['order_already_shipped'],
+      },
       schema: {
+        operationId: 'shipOrder',
         summary: 'Ship an order; If-Match and Idempotency-Key required',
+        description:
+          'Marks the order shipped and publishes order.shipped, once: a retry with the same key answers ' +
+          'the stored 200; shipping a shipped order under a new key is a 409.',
+        tags: ['orders'],
         params: idParams,
         response: { 200: orderSchema },
       },

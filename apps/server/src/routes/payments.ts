@@ -86,15 +86,14 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
   app.post<{ Body: CreatePayment }>(
     '',
     {
-      config: { idempotency: idempotent ? true : { required: false } },
+      config: { idempotency: idempotent ? true : { required: false }, sends: ['location'] },
       schema: {
+        operationId: 'createPayment',
         summary: 'Create a payment',
-        headers: {
-          type: 'object',
-          properties: {
-            'idempotency-key': { type: 'string', description: 'Required: 1-255 visible ASCII.' },
-          },
-        },
+        description:
+          'Creates a payment and publishes payment.created in the same transaction. The Idempotency-Key ' +
+          'makes a retry safe: the same key and body answer the stored 201 again, and no second payment is made.',
+        tags: ['payments'],
         body: createPaymentBody,
         response: { 201: paymentSchema },
       },
@@ -126,7 +125,10 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
     '/:id',
     {
       schema: {
+        operationId: 'getPayment',
         summary: 'Retrieve a payment',
+        description: "Answers one of this tenant's payments by id; another tenant's id is a 404.",
+        tags: ['payments'],
         params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
         response: { 200: paymentSchema },
       },
@@ -142,7 +144,10 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
     '',
     {
       schema: {
+        operationId: 'listPayments',
         summary: 'List payments, newest first',
+        description: 'Pages through the payments, optionally of one customer, with an opaque cursor.',
+        tags: ['payments'],
         querystring: {
           type: 'object',
           additionalProperties: false,

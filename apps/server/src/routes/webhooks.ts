@@ -29,9 +29,17 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Body: { url: string; eventTypes: string[]; description?: string } & Record<string, unknown> }>(
     '',
     {
-      config: { idempotency: { required: false } },
+      config: {
+        idempotency: { required: false },
+        sends: ['location', 'etag'],
+        problems: ['invalid_webhook_url', 'endpoint_limit_reached'],
+      },
       schema: {
+        operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint; the signing secret is in this answer only',
+        description:
+          'Registers a URL for the event types given. The answer carries the whsec_ signing secret once: ' +
+          'store it now (see `secret` for how each signature format uses it).',
         tags: ['webhooks'],
         body: {
           type: 'object',
@@ -59,7 +67,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     '',
     {
       schema: {
+        operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints',
+        description: "Pages through the tenant's endpoints, oldest first, without their secrets.",
         tags: ['webhooks'],
         querystring: listQuery(),
         response: { 200: listOf(endpointSchema) },
@@ -74,9 +84,13 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string } }>(
     '/:id',
     {
-      config: { precondition: 'read' },
+      config: { precondition: 'read', sends: ['etag'] },
       schema: {
+        operationId: 'getWebhookEndpoint',
         summary: 'Retrieve a webhook endpoint with its health',
+        description:
+          'Answers the endpoint with its circuit breaker and 24-hour health, and its ETag for a later ' +
+          'PATCH or DELETE.',
         tags: ['webhooks'],
         ...params,
         response: { 200: endpointSchema },
@@ -93,9 +107,16 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { id: string }; Body: Record<string, unknown> }>(
     '/:id',
     {
-      config: { idempotency: { required: false }, precondition: 'required' },
+      config: {
+        idempotency: { required: false },
+        precondition: 'required',
+        sends: ['etag'],
+        problems: ['invalid_webhook_url'],
+      },
       schema: {
+        operationId: 'updateWebhookEndpoint',
         summary: 'Update a webhook endpoint; If-Match required',
+        description: 'Changes the fields sent on the version named by If-Match.',
         tags: ['webhooks'],
         ...params,
         body: { type: 'object', additionalProperties: false, minProperties: 1, properties: editable },
@@ -122,8 +143,18 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.delete<{ Params: { id: string } }>(
     '/:id',
     {
-      config: { precondition: 'optional' },
-      schema: { summary: 'Delete a webhook endpoint (If-Match honoured)', tags: ['webhooks'], ...params },
+      // DELETE is idempotent by its nature: deleting again is a 404 and changes nothing.
+      config: { idempotency: false, precondition: 'optional' },
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Delete a webhook endpoint (If-Match honoured)',
+        description:
+          'Deletes the endpoint and stops its deliveries. With If-Match, only the version named is ' +
+          'deleted (412 otherwise).',
+        tags: ['webhooks'],
+        ...params,
+        response: { 204: { description: 'Deleted', type: 'null' } },
+      },
     },
     async (request, reply) => {
       const endpoint = await w.getEndpoint(app.sql, request.tenant, request.params.id);
@@ -145,7 +176,11 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { idempotency: { required: false } },
       schema: {
+        operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret; the old one keeps signing for the overlap',
+        description:
+          'Issues a new whsec_ secret (in this answer only); deliveries are signed with both until the ' +
+          'overlap ends, so receivers can switch without missing one.',
         tags: ['webhooks'],
         ...params,
         body: {
@@ -173,7 +208,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { idempotency: { required: false } },
       schema: {
+        operationId: 'enableWebhookEndpoint',
         summary: 'Re-enable a disabled endpoint',
+        description: 'Deliveries resume; recover the ones failed while it was disabled with /recover.',
         tags: ['webhooks'],
         ...params,
         response: { 200: endpointSchema },
@@ -185,8 +222,10 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
     '/:id/disable',
     {
-      config: { idempotency: { required: false } },
+      config: { idempotency: { required: false }, sends: ['etag'] },
       schema: {
+        operationId: 'disableWebhookEndpoint',
+        description: 'Stops deliveries to the endpoint until it is enabled again.',
         summary:
           'Disable an endpoint: no deliveries until re-enabled; its queued ones are failed (recover them ' +
           'after re-enabling) and endpoint.disabled is published. Disabling a disabled endpoint changes nothing.',
@@ -217,8 +256,24 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string } }>(
     '/:id/test',
     {
-      config: { idempotency: { required: false } },
-      schema: { summary: 'Send a webhook.test event to this endpoint', tags: ['webhooks'], ...params },
+      config: { idempotency: { required: false }, problems: ['endpoint_disabled'] },
+      schema: {
+        operationId: 'testWebhookEndpoint',
+        summary: 'Send a webhook.test event to this endpoint',
+        description: 'Publishes a webhook.test event addressed to this endpoint only.',
+        tags: ['webhooks'],
+        ...params,
+        response: {
+          202: {
+            type: 'object',
+            properties: {
+              object: { type: 'string', const: 'event' },
+              id: { type: 'string' },
+              deliveries: { type: 'integer' },
+            },
+          },
+        },
+      },
     },
     async (request, reply) => {
       const endpoint = await w.getEndpoint(txOf(request), request.tenant, request.params.id);
@@ -246,7 +301,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { idempotency: { required: false } },
       schema: {
+        operationId: 'recoverWebhookEndpoint',
         summary: 'Re-queue the failed deliveries created since a time',
+        description: 'Puts the failed deliveries of this endpoint created since `since` back in the queue.',
         tags: ['webhooks'],
         ...params,
         body: {
@@ -254,6 +311,16 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
           additionalProperties: false,
           required: ['since'],
           properties: { since: { type: 'string', format: 'date-time' } },
+        },
+        response: {
+          202: {
+            type: 'object',
+            properties: {
+              object: { type: 'string', const: 'recovery' },
+              endpointId: { type: 'string' },
+              requeued: { type: 'integer' },
+            },
+          },
         },
       },
     },
@@ -271,7 +338,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     '/:id/deliveries',
     {
       schema: {
+        operationId: 'listEndpointDeliveries',
         summary: "List an endpoint's deliveries, newest first",
+        description: 'Pages through the deliveries to this endpoint, optionally of one status.',
         tags: ['webhooks'],
         ...params,
         querystring: listQuery({ status: { type: 'string', enum: ['pending', 'delivered', 'failed'] } }),

@@ -1,6 +1,7 @@
 /**
  * The RFC 9110 precondition rules, on a path item (`$.paths[*]`). A path is a versioned resource when
- * one of its operations shows it: an `ETag` response header, an `If-Match` parameter, a documented
+ * one of its operations shows it: an `ETag` response header (not a POST's: that one names the
+ * resource it created), an `If-Match` parameter, a documented
  * 412 or 428, or `x-versioned: true`; `x-versioned: false` on the path item says it is not.
  */
 import { createRulesetFunction, type IFunctionResult } from '@stoplight/spectral-core';
@@ -25,12 +26,13 @@ export function isVersioned(pathItem: unknown): boolean {
   const flag = extension(VERSIONED, pathItem);
   if (flag !== undefined) return flag;
   return operationsOf(pathItem).some(
-    ({ operation }) =>
+    ({ method, operation }) =>
       extension(VERSIONED, operation) === true ||
       headerParameter(pathItem, operation, 'If-Match') !== undefined ||
       documents(operation, 412) ||
       documents(operation, 428) ||
-      responsesOf(operation).some(([, r]) => responseHeader(r, 'ETag')),
+      // A POST's ETag (on its 201) is the created resource's, at its Location: not this path's.
+      (method !== 'post' && responsesOf(operation).some(([, r]) => responseHeader(r, 'ETag'))),
   );
 }
 
