@@ -71,7 +71,8 @@ export async function startTestServer(
     if (stored?.done) {
       if (stored.fingerprint !== fingerprint && broken !== 'reuse-replays')
         return problem(res, 422, 'key_reused');
-      const replayed = broken === 'no-replay-header' ? {} : { 'idempotent-replayed': 'true' };
+      const replayed: Record<string, string> =
+        broken === 'no-replay-header' ? {} : { 'idempotent-replayed': 'true' };
       return send(res, stored.done.status, stored.done.body, { location: stored.done.location, ...replayed });
     }
     let finish = () => {};
