@@ -20,6 +20,8 @@ export interface Context {
   inFlightMs: number;
   /** How many concurrent duplicates the in-flight rules send. */
   duplicates: number;
+  /** Set by the replay experiment: the operation's own run time, and a replay's round trip. */
+  timing?: { executionMs: number; replayMs: number };
 }
 
 /** Headers for one request: the operation's, a JSON content type when there is a body, the key. */

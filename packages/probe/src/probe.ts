@@ -5,7 +5,7 @@
  */
 import { type ClientOptions, createClient, httpUrl, ProbeError } from './client.js';
 import { probeIdempotency } from './idempotency.js';
-import type { Operation } from './operation.js';
+import type { Context, Operation } from './operation.js';
 import { probePreconditions } from './preconditions.js';
 import type { RuleResult, Verdict } from './rules.js';
 
@@ -23,7 +23,10 @@ export interface ProbeOptions extends ClientOptions {
   altBody?: string;
   /** Which rule sets to run. @default by method (see the module comment) */
   suites?: Suite[];
-  /** An original answer slower than this proves its duplicates arrived in flight. @default 250 */
+  /**
+   * An operation that runs longer than this (a first request's time minus a replay's) proves that
+   * duplicates sent at once arrived while it ran. @default 250
+   */
   inFlightMs?: number;
   /** Concurrent duplicates sent by the in-flight rules. @default 3 */
   duplicates?: number;
@@ -59,7 +62,7 @@ export async function probe(options: ProbeOptions): Promise<ProbeReport> {
     ...(options.altBody !== undefined ? { altBody: fill(options.altBody) } : {}),
   };
   const client = createClient(options);
-  const ctx = {
+  const ctx: Context = {
     client,
     operation,
     inFlightMs: options.inFlightMs ?? 250,
