@@ -77,9 +77,10 @@ export async function startTestServer(
     }
     let finish = () => {};
     stored = { fingerprint, finished: new Promise<void>((r) => (finish = r)) };
-    if (broken === 'in-flight-twice') await sleep(delayMs); // looks the key up, then claims it late
+    // With no delay the handler never yields: a duplicate can never find it in flight.
+    if (broken === 'in-flight-twice' && delayMs > 0) await sleep(delayMs); // looks the key up, claims it late
     keys.set(key, stored);
-    if (broken !== 'in-flight-twice') await sleep(delayMs);
+    if (broken !== 'in-flight-twice' && delayMs > 0) await sleep(delayMs);
     const id = String(next++);
     things.set(id, { version: 1, body });
     const out = JSON.stringify({ id, ...JSON.parse(body || '{}') });
