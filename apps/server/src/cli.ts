@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { openSql } from '@surety/db';
 import { createRegistry, runContractsCli } from '@surety/events';
+import { runProbeCli } from '@surety/probe';
+import { runLintCli } from '@surety/spectral-rules/lint';
 import { Webhooks } from '@surety/webhooks';
 import pino from 'pino';
 import { eventValidator } from './app.js';
@@ -25,6 +27,13 @@ Developer:
                         its verification result, forwards it   [--forward-to URL] [--events a,b]
                         [--port N] [--url] [--api-key]; the endpoint is removed on exit
   contracts <cmd>       the event contract: diff <old> <new> | check [file] | generate [--out]
+
+Any API (docs/contracts.md):
+  lint <file or URL>    hold an OpenAPI 3.x document to the reliability ruleset   [--json]
+                        [--refs none|files|remote] [--fail-on error|warn]; exit 1 on an error
+  probe <url>           test a running operation against the Idempotency-Key draft and RFC 9110
+                        preconditions   [--method POST] [--body JSON] [--header 'Name: value']...
+                        [--json] [--strict]; exit 1 on a MUST failure
 
 Service settings come from the environment: PORT, HOST, DATABASE_URL (unset: embedded PGlite in
 SURETY_DATA_DIR, default ./.surety), SURETY_API_KEYS ("tenant:key,..."), LOG_LEVEL, SURETY_WEBHOOK_*.
@@ -71,6 +80,9 @@ async function main(argv: string[]): Promise<number> {
     out(USAGE);
     return command ? 0 : 2;
   }
+  // lint and probe are the packages' own commands, with their own --help.
+  if (command === 'lint') return runLintCli(rest);
+  if (command === 'probe') return runProbeCli(rest);
   if (rest.includes('--help') || rest.includes('-h')) {
     out(USAGE);
     return 0;
