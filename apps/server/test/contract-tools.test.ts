@@ -45,13 +45,11 @@ describe('surety probe against Surety', () => {
       body: '{"amount":"1999","currency":"EUR","customerId":"cus_{{uuid}}"}',
       minIntervalMs: 0,
     });
-    // h20a's key-form fix (not merged yet) makes "k" and k one key; until then the probe catches
-    // the bug of issue 20 (two payments), a MUST. When it merges this list becomes [].
+    // "k" and k are one key (issue 20's fix), and PGlite answers a duplicate in flight with 409 at
+    // once as PostgreSQL does: no MUST or SHOULD fails on either backend.
     assert.deepEqual(
-      failures(report)
-        .map((r) => r.id)
-        .filter((id) => process.env.DATABASE_URL || id !== 'in-flight-409'),
-      ['quoted-key'],
+      failures(report).map((r) => r.id),
+      [],
     );
     const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict]));
     for (const id of [
@@ -63,10 +61,8 @@ describe('surety probe against Surety', () => {
       'key-length',
     ])
       assert.equal(verdicts[id], 'pass', id);
-    // On PostgreSQL a duplicate in flight gets 409 at once. PGlite is one connection: duplicates
-    // queue behind the first and replay (issue 20's PGlite caveat), which the probe catches when the
-    // operation runs long enough to be sure (a loaded machine): a SHOULD failure, so allowed there.
-    if (process.env.DATABASE_URL) assert.notEqual(verdicts['in-flight-409'], 'fail');
+    assert.notEqual(verdicts['in-flight-409'], 'fail');
+    assert.equal(verdicts['quoted-key'], 'pass');
   });
 
   test('PATCH /v1/orders/:id: every precondition rule holds, 428 included', async () => {
