@@ -196,6 +196,7 @@ describe('drizzle: rows by position, savepoints, an application transaction', ()
       await trx.insert(t.payments).values({ id: 'app-tx', cents: 1 });
       await webhooks.publish(drizzleTx(trx), { tenant: 'ok', type: 'payment.created', data: {} });
       assert.deepEqual(await inbox.receive(drizzleTx(trx), { id: 'evt_1' }, async () => 'ran'), {
+        kind: 'processed',
         duplicate: false,
         result: 'ran',
       });

@@ -157,6 +157,7 @@ describe('knex: a transaction the application opened (knexTx)', { skip: needsPos
       await trx.withSchema(db.schema).table('payments').insert({ id: 'p1', cents: 1 });
       await webhooks.publish(knexTx(trx), { tenant: 'ok', type: 'payment.created', data: {} });
       assert.deepEqual(await inbox.receive(knexTx(trx), { id: 'evt_1' }, async () => 'ran'), {
+        kind: 'processed',
         duplicate: false,
         result: 'ran',
       });

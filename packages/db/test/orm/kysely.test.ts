@@ -170,7 +170,7 @@ describe('kysely: a transaction the application opened (kyselyTx)', { skip: need
       await trx.withSchema(db.schema).insertInto('payments').values({ id: 'p1', cents: 1 }).execute();
       await webhooks.publish(kyselyTx(trx), { tenant: 'ok', type: 'payment.created', data: {} });
       const got = await inbox.receive(kyselyTx(trx), { id: 'evt_1' }, async () => 'ran');
-      assert.deepEqual(got, { duplicate: false, result: 'ran' });
+      assert.deepEqual(got, { kind: 'processed', duplicate: false, result: 'ran' });
     });
     await assert.rejects(
       app.transaction().execute(async (trx) => {
@@ -182,6 +182,7 @@ describe('kysely: a transaction the application opened (kyselyTx)', { skip: need
     assert.equal(await events('ok'), 1);
     assert.equal(await events('undone'), 0);
     assert.deepEqual(await sql.transaction((tx) => inbox.receive(tx, { id: 'evt_1' }, async () => 'again')), {
+      kind: 'duplicate',
       duplicate: true,
     });
     // atCommit needs Surety's COMMIT: refused with the way out

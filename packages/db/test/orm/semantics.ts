@@ -226,8 +226,8 @@ export function describeSemantics(options: SemanticsOptions): void {
         );
       await assert.rejects(apply(true), /handler failed/);
       assert.equal(await count('webhook_inbox', 'event_id = $1', [event.id]), 0);
-      assert.deepEqual(await apply(false), { duplicate: false, result: 'applied' });
-      assert.deepEqual(await apply(false), { duplicate: true });
+      assert.deepEqual(await apply(false), { kind: 'processed', duplicate: false, result: 'applied' });
+      assert.deepEqual(await apply(false), { kind: 'duplicate', duplicate: true });
       assert.equal(await count('payments', 'id = $1', [`pay_${event.id}`]), 1);
     });
 
