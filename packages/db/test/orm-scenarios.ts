@@ -195,7 +195,11 @@ export function ormScenarios(
           await assert.rejects(d.receive({ id, note, fail: true }), /after the write/);
           assert.equal(await inboxed(id), 0);
           assert.equal(await orders(note), 0);
-          assert.deepEqual(await d.receive({ id, note }), { kind: 'processed', duplicate: false, result: undefined });
+          assert.deepEqual(await d.receive({ id, note }), {
+            kind: 'processed',
+            duplicate: false,
+            result: undefined,
+          });
           assert.deepEqual(await d.receive({ id, note }), { kind: 'duplicate', duplicate: true });
           assert.equal(await inboxed(id), 1);
           assert.equal(await orders(note), 1);
