@@ -2,7 +2,7 @@
 // the packed tarballs and registry packages only.
 //
 // - "full": every package, with their optional peers (pg, PGlite, express, fastify, hono, kysely,
-//   drizzle-orm, knex). Every
+//   drizzle-orm, knex, @prisma/adapter-pg, NestJS). Every
 //   export of every package is imported with plain node (ESM) and required (`require()` of ESM, Node
 //   20.19+); a consumer of each package's main API is type-checked with moduleResolution node16,
 //   bundler and node10 (skipLibCheck false), one of the subpaths with node16 and bundler; each
@@ -31,6 +31,12 @@ const THIRD_PARTY = {
   kysely: '^0.28.19',
   'drizzle-orm': '^0.45.4',
   knex: '^3.3.0',
+  '@prisma/adapter-pg': '^7.10.0',
+  // NestJS for @surety/idempotency/nestjs (optional peers)
+  '@nestjs/common': '^11.2.10',
+  '@nestjs/core': '^11.2.10',
+  'reflect-metadata': '^0.2.2',
+  rxjs: '^7.8.2',
 };
 
 const COMPILER = {
