@@ -15,6 +15,7 @@ import { registerOpenApi } from './openapi.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
 import { contractRoutes } from './routes/contract.js';
 import { deliveryRoutes } from './routes/deliveries.js';
+import { endpointActionRoutes } from './routes/endpoint-actions.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { inventoryRoutes } from './routes/inventory.js';
@@ -198,6 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(orderRoutes, { prefix: '/v1/orders', schema: config.schema });
   await app.register(inventoryRoutes, { prefix: '/v1/inventory', schema: config.schema });
   await app.register(endpointRoutes, { prefix: '/v1/webhook-endpoints' });
+  await app.register(endpointActionRoutes, { prefix: '/v1/webhook-endpoints' });
   await app.register(deliveryRoutes, { prefix: '/v1/deliveries' });
   await app.register(eventRoutes, { prefix: '/v1/events' });
   registerDashboard(app);

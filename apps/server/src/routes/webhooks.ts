@@ -1,35 +1,24 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { type Endpoint, EndpointNotFoundError } from '@surety/webhooks';
+import { EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { fromConditional, HttpProblem } from '../problem.js';
+import { fromConditional } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
+import { foundEndpoint as found, loadEndpoint } from './endpoint-lookup.js';
 import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
-import { deliverySchema, idParam, listOf, listQuery } from './schemas.js';
+import { idParam, listOf, listQuery } from './schemas.js';
 
 /**
- * Webhook endpoints: create, list, retrieve (with health), update, delete, rotate, enable, disable,
- * test, recover, and their deliveries. Registered with a prefix:
+ * Webhook endpoints: create, list, retrieve (with health), update, delete (the actions on one
+ * endpoint are in endpoint-actions.ts). Registered with a prefix:
  * `app.register(endpointRoutes, { prefix: '/v1/webhook-endpoints' })`.
  */
 export const endpointRoutes: FastifyPluginAsync = async (app) => {
   const w = app.webhooks;
-  /** A lookup answers undefined for a missing endpoint; a route answers 404 (problem.ts). */
-  const found = (endpoint: Endpoint | undefined): Endpoint => {
-    if (!endpoint) throw new EndpointNotFoundError();
-    return endpoint;
-  };
   const params = { params: idParam(ENDPOINT_ID) };
-  const load = async (
-    q: Queryable,
-    request: FastifyRequest<{ Params: { id: string } }>,
-    reply: FastifyReply,
-  ) => {
-    const endpoint = found(await w.getEndpoint(q, { tenant: request.tenant, id: request.params.id }));
-    reply.header('etag', versionETag(endpoint.version));
-    return endpoint;
-  };
+  const load = (q: Queryable, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
+    loadEndpoint(w, q, request, reply);
 
   app.post<{ Body: { url: string; eventTypes: string[]; description?: string } & Record<string, unknown> }>(
     '',
@@ -174,200 +163,6 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       );
       if (!deleted) throw fromConditional(staleWriteProblem(true));
       return reply.code(204).send();
-    },
-  );
-
-  app.post<{ Params: { id: string }; Body: { overlapSeconds?: number } | undefined }>(
-    '/:id/rotate-secret',
-    {
-      config: { idempotency: { required: false } },
-      schema: {
-        operationId: 'rotateWebhookSecret',
-        summary: 'Rotate the signing secret; the old one keeps signing for the overlap',
-        description:
-          'Issues a new whsec_ secret (in this answer only); deliveries are signed with both until the ' +
-          'overlap ends, so receivers can switch without missing one.',
-        tags: ['webhooks'],
-        ...params,
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: { overlapSeconds: { type: 'integer', minimum: 0, maximum: 604_800, default: 86_400 } },
-        },
-        response: { 200: endpointSchema },
-      },
-    },
-    async (request) => {
-      const overlap = (request.body?.overlapSeconds ?? 86_400) * 1000;
-      const { endpoint, secret } = await w.rotateSecret(txOf(request), {
-        tenant: request.tenant,
-        id: request.params.id,
-        overlapMs: overlap,
-      });
-      return present(endpoint, { secret });
-    },
-  );
-
-  app.post<{ Params: { id: string } }>(
-    '/:id/enable',
-    {
-      config: { idempotency: { required: false } },
-      schema: {
-        operationId: 'enableWebhookEndpoint',
-        summary: 'Re-enable a disabled endpoint',
-        description: 'Deliveries resume; recover the ones failed while it was disabled with /recover.',
-        tags: ['webhooks'],
-        ...params,
-        response: { 200: endpointSchema },
-      },
-    },
-    async (request) =>
-      present(await w.enableEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id })),
-  );
-
-  app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
-    '/:id/disable',
-    {
-      config: { idempotency: { required: false }, sends: ['etag'] },
-      schema: {
-        operationId: 'disableWebhookEndpoint',
-        description: 'Stops deliveries to the endpoint until it is enabled again.',
-        summary:
-          'Disable an endpoint: no deliveries until re-enabled; its queued ones are failed (recover them ' +
-          'after re-enabling) and endpoint.disabled is published. Disabling a disabled endpoint changes nothing.',
-        tags: ['webhooks'],
-        ...params,
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: { reason: { type: 'string', minLength: 1, maxLength: 200 } },
-        },
-        response: { 200: endpointSchema },
-      },
-    },
-    async (request, reply) => {
-      const reason = request.body?.reason?.trim();
-      // Changes nothing when the endpoint is disabled already, or is not the tenant's (then `load`
-      // answers 404); `load` reads the endpoint as it now is and sets its ETag.
-      await w.disableEndpoint(txOf(request), {
-        tenant: request.tenant,
-        id: request.params.id,
-        reason: reason ? `by an operator: ${reason}` : 'by an operator',
-      });
-      return present(await load(txOf(request), request, reply));
-    },
-  );
-
-  app.post<{ Params: { id: string } }>(
-    '/:id/test',
-    {
-      config: { idempotency: { required: false }, problems: ['endpoint_disabled'] },
-      schema: {
-        operationId: 'testWebhookEndpoint',
-        summary: 'Send a webhook.test event to this endpoint',
-        description:
-          'Publishes a webhook.test event to this endpoint only, whether or not it subscribes to ' +
-          'webhook.test (it is named, so it is reached: deliveries is 1). A disabled endpoint is a 409.',
-        tags: ['webhooks'],
-        ...params,
-        response: {
-          202: {
-            type: 'object',
-            properties: {
-              object: { type: 'string', const: 'event' },
-              id: { type: 'string' },
-              deliveries: { type: 'integer' },
-            },
-          },
-        },
-      },
-    },
-    async (request, reply) => {
-      const endpoint = found(
-        await w.getEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id }),
-      );
-      if (endpoint.status !== 'enabled') {
-        throw new HttpProblem(
-          409,
-          'endpoint_disabled',
-          'Endpoint disabled',
-          'Enable the endpoint before testing it.',
-        );
-      }
-      const event = await w.publish(txOf(request), {
-        tenant: request.tenant,
-        type: 'webhook.test',
-        data: { message: 'This is a test event from Surety.', endpointId: endpoint.id },
-        endpointId: endpoint.id,
-      });
-      reply.code(202);
-      return { object: 'event', id: event.id, deliveries: event.deliveries };
-    },
-  );
-
-  app.post<{ Params: { id: string }; Body: { since: string } }>(
-    '/:id/recover',
-    {
-      config: { idempotency: { required: false } },
-      schema: {
-        operationId: 'recoverWebhookEndpoint',
-        summary: 'Re-queue the failed deliveries created since a time',
-        description: 'Puts the failed deliveries of this endpoint created since `since` back in the queue.',
-        tags: ['webhooks'],
-        ...params,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['since'],
-          properties: { since: { type: 'string', format: 'date-time' } },
-        },
-        response: {
-          202: {
-            type: 'object',
-            properties: {
-              object: { type: 'string', const: 'recovery' },
-              endpointId: { type: 'string' },
-              requeued: { type: 'integer' },
-            },
-          },
-        },
-      },
-    },
-    async (request, reply) => {
-      // Checked by the schema, within what PostgreSQL can be sent (400 date_out_of_range).
-      const since = new Date(request.body.since);
-      found(await w.getEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id }));
-      const requeued = await w.recoverEndpoint(txOf(request), {
-        tenant: request.tenant,
-        endpointId: request.params.id,
-        since,
-      });
-      reply.code(202);
-      return { object: 'recovery', endpointId: request.params.id, requeued };
-    },
-  );
-
-  app.get<{ Params: { id: string }; Querystring: { limit?: number; cursor?: string; status?: string } }>(
-    '/:id/deliveries',
-    {
-      schema: {
-        operationId: 'listEndpointDeliveries',
-        summary: "List an endpoint's deliveries, newest first",
-        description: 'Pages through the deliveries to this endpoint, optionally of one status.',
-        tags: ['webhooks'],
-        ...params,
-        querystring: listQuery({ status: { type: 'string', enum: ['pending', 'delivered', 'failed'] } }),
-        response: { 200: listOf(deliverySchema) },
-      },
-    },
-    async (request) => {
-      found(await w.getEndpoint(app.sql, { tenant: request.tenant, id: request.params.id }));
-      const page = await w.listDeliveries(app.sql, {
-        ...request.query,
-        tenant: request.tenant,
-        endpointId: request.params.id,
-      });
-      return { object: 'list', ...page, data: page.data.map((d) => ({ ...d, object: 'delivery' })) };
     },
   );
 };
