@@ -491,7 +491,9 @@ describe('waking workers', () => {
     let heard = 0;
     const unlisten = await db.sql.listen(webhooksInternals(webhooks).channel, () => heard++);
     // A worker that would not poll for ten minutes: only wake-ups bring it the burst's deliveries.
-    const w = worker({ listen: true, pollIntervalMs: 600_000 });
+    // The attempt timeout is far beyond the test's own: under load an attempt that timed out would be
+    // retried at a frozen clock, never, and read as a lost wake-up (the diagnostic below tells which).
+    const w = worker({ listen: true, pollIntervalMs: 600_000, timeoutMs: 60_000 });
     await w.start();
     try {
       await Promise.all(
@@ -499,7 +501,20 @@ describe('waking workers', () => {
           db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type: 'order.created', data: { i } })),
         ),
       );
-      await rx.waitFor(100, 30_000); // ~1 s here, on CI
+      await rx.waitFor(100, 30_000).catch(async (error: Error) => {
+        // Which is it: rows never claimed (a lost wake-up) or attempts that failed (a slow machine)?
+        const { rows } = await db.sql.query<{
+          status: string;
+          attempts: number;
+          last_error: string | null;
+          n: number;
+        }>(
+          `select status, attempts, last_error, count(*)::int as n from "${db.schema}".webhook_deliveries
+            where tenant = $1 group by 1, 2, 3 order by 4 desc`,
+          [tenant],
+        );
+        throw new Error(`${error.message}; deliveries: ${JSON.stringify(rows)}`);
+      }); // ~1 s here, on CI
       assert.ok(heard >= 1 && heard <= 100, `${heard} wake-ups for 100 commits`);
     } finally {
       await unlisten();
