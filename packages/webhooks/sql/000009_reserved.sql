@@ -1,4 +1,4 @@
--- Placeholder: migration 9 is reserved for another branch merged in the same session (issue 21's
--- is 000010, as assigned). Delete this file when that branch's 000009_*.sql arrives: two files
--- with the same id make loadMigrations throw "out of sequence", so the merge cannot miss it.
+-- Reserved: migration 9 shipped as a no-op (it held a number for a branch that landed later under
+-- another number). Databases have it recorded as applied, so it stays, unchanged, for good: the
+-- loader refuses gaps, and a real script here would never run on those databases.
 select 1;
