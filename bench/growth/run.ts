@@ -262,7 +262,13 @@ for (let round = 0; round < claimRounds; round++) {
 async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const lit = (v: unknown) => (v === null ? 'null' : c.escapeLiteral(String(v)));
+  // An array parameter as an array literal: String([]) is '', which PostgreSQL refuses for text[].
+  const lit = (v: unknown): string =>
+    v === null
+      ? 'null'
+      : Array.isArray(v)
+        ? c.escapeLiteral(`{${v.map((x) => `"${String(x).replace(/["\\]/g, '\\$&')}"`).join(',')}}`)
+        : c.escapeLiteral(String(v));
   const now = new Date().toISOString();
   const idem = createIdempotency({ sql, schema: schemas.large });
   const wh = new Webhooks({
