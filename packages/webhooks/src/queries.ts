@@ -32,6 +32,8 @@ export interface EventRecord {
   sequence: number;
   resource: string | null;
   data: unknown;
+  /** The application it was published to (`app_…`); null for the tenant's own event. */
+  applicationId: string | null;
 }
 
 export interface DeliveryRecord {
@@ -118,6 +120,11 @@ export interface ListEventsInput extends PageInput {
   type?: string;
   since?: Date;
   resource?: string;
+  /**
+   * Only the events published to this application, by id (`app_…`) or uid (a uid names the
+   * application that has it now; the events of a deleted one are found by its id).
+   */
+  applicationId?: string;
 }
 
 /** One event of one tenant. */
@@ -194,6 +201,7 @@ const toEvent = (r: EventRow): EventRecord => ({
   sequence: Number(r.sequence),
   resource: r.resource,
   data: JSON.parse(r.data),
+  applicationId: r.application_id,
 });
 
 /** Webhooks.listEvents: a tenant's events, newest first; filters by type, creation time and resource. */
@@ -203,7 +211,12 @@ export async function listEvents(
   input: ListEventsInput,
 ): Promise<Page<EventRecord>> {
   const { tenant, ...options } = input;
-  assertStorable({ tenant, type: options.type, resource: options.resource });
+  assertStorable({
+    tenant,
+    type: options.type,
+    resource: options.resource,
+    applicationId: options.applicationId,
+  });
   if (options.since !== undefined) assertTimestamp('since', options.since);
   const limit = options.limit ?? 20;
   const rows = await selectEvents(q, internalsOf(w).st.tables, {
@@ -212,6 +225,7 @@ export async function listEvents(
     type: options.type || null,
     sinceIso: options.since ? options.since.toISOString() : null,
     resource: options.resource || null,
+    application: options.applicationId || null,
     after: options.cursor ? decode(BY_TIME, options.cursor) : null,
   });
   return page(rows, limit, toEvent, BY_TIME, (e) => [e.createdAt, e.id]);

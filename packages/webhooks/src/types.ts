@@ -204,7 +204,7 @@ export interface Application {
 export interface CreateApplicationInput {
   tenant: string;
   /**
-   * The tenant's own id for the customer: 1-256 of `A-Z a-z 0-9 . _ -`, starting with a letter or
+   * The tenant's own id for the customer: 1-100 of `A-Z a-z 0-9 . _ -`, starting with a letter or
    * digit, not with `app_`. Throws ApplicationUidTakenError when another application has it.
    */
   uid?: string | null;

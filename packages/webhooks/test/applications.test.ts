@@ -107,7 +107,7 @@ describe('the model', () => {
 
   test('uid, name and metadata are checked before anything is written', async () => {
     const tenant = nextTenant();
-    for (const uid of ['app_mine', '', '.hidden', 'a/b', 'x'.repeat(257), 'sp ace']) {
+    for (const uid of ['app_mine', '', '.hidden', 'a/b', 'x'.repeat(101), 'sp ace']) {
       await assert.rejects(webhooks.createApplication(db.sql, { tenant, uid, name: 'n' }), invalid('/uid'));
     }
     await assert.rejects(webhooks.createApplication(db.sql, { tenant, name: '' }), invalid('/name'));
@@ -230,7 +230,7 @@ describe('fan-out by application', () => {
   test('no application: the tenant’s own endpoints; an application: its own only; unknown: nothing written', async () => {
     const tenant = nextTenant();
     const a = await webhooks.createApplication(db.sql, { tenant, uid: 'a', name: 'A' });
-    await webhooks.createApplication(db.sql, { tenant, uid: 'b', name: 'B' });
+    const b = await webhooks.createApplication(db.sql, { tenant, uid: 'b', name: 'B' });
     const own = await endpoint(tenant);
     const ea = await endpoint(tenant, 'a');
     const eb = await endpoint(tenant, 'b');
@@ -251,6 +251,17 @@ describe('fan-out by application', () => {
     }
     const toB = await webhooks.publish(db.sql, { tenant, type: 'order.created', data: {}, application: 'b' });
     assert.deepEqual(await targets(tenant, toB.id), [eb.id]);
+
+    // Each event says its application, and the list filters by id or uid.
+    assert.equal((await webhooks.getEvent(db.sql, { tenant, id: plain.id }))?.applicationId, null);
+    assert.equal((await webhooks.getEvent(db.sql, { tenant, id: toB.id }))?.applicationId, b.id);
+    const listed = async (applicationId?: string) =>
+      (await webhooks.listEvents(db.sql, { tenant, applicationId, limit: 100 })).data.map((e) => e.id);
+    assert.deepEqual(await listed('b'), [toB.id]);
+    assert.equal((await listed(a.id)).length, 2);
+    assert.deepEqual(await listed('a'), await listed(a.id));
+    assert.deepEqual(await listed('nobody'), []);
+    assert.equal((await listed()).length, 4);
 
     const before = (await webhooks.listEvents(db.sql, { tenant, limit: 100 })).data.length;
     await assert.rejects(
