@@ -22,7 +22,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'publishEvent',
         description:
           'Validates the payload against its type, stores the event and queues a delivery to every ' +
-          'subscribed endpoint, once per key.',
+          'subscribed endpoint of the application named (or, without one, of your own), once per key.',
         summary: 'Publish an event (Idempotency-Key required; the payload is validated against its type)',
         tags: ['events'],
         body: {
