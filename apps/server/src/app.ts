@@ -13,6 +13,7 @@ import { registerInputCheck, registerJsonParsers } from './input.js';
 import { Metrics, registerMetrics } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
+import { applicationRoutes } from './routes/applications.js';
 import { contractRoutes } from './routes/contract.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointActionRoutes } from './routes/endpoint-actions.js';
@@ -198,6 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(orderRoutes, { prefix: '/v1/orders', schema: config.schema });
   await app.register(inventoryRoutes, { prefix: '/v1/inventory', schema: config.schema });
+  await app.register(applicationRoutes, { prefix: '/v1/applications' });
   await app.register(endpointRoutes, { prefix: '/v1/webhook-endpoints' });
   await app.register(endpointActionRoutes, { prefix: '/v1/webhook-endpoints' });
   await app.register(deliveryRoutes, { prefix: '/v1/deliveries' });

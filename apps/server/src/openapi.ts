@@ -69,6 +69,10 @@ export const TAGS = [
   { name: 'payments', description: 'Payments: created once per Idempotency-Key.' },
   { name: 'orders', description: 'Orders: every write conditional on the version (ETag, If-Match).' },
   { name: 'inventory', description: 'Stock per SKU and reservations from it.' },
+  {
+    name: 'applications',
+    description: 'Applications: your customers, each with endpoints of its own and the events sent to it.',
+  },
   { name: 'webhooks', description: 'Webhook endpoints, their deliveries and attempts.' },
   { name: 'events', description: 'Events: published, listed, replayed.' },
 ] as const;

@@ -57,6 +57,10 @@ export const PROBLEM_CODES = {
   order_already_shipped: { status: 409, meaning: 'the order was shipped already' },
   endpoint_disabled: { status: 409, meaning: 'the endpoint is disabled: enable it first' },
   endpoint_limit_reached: { status: 409, meaning: 'the tenant has the most endpoints allowed' },
+  application_uid_taken: {
+    status: 409,
+    meaning: 'another application of the tenant has this uid (`uid`); uids are unique per tenant',
+  },
   precondition_failed: {
     status: 412,
     meaning: 'the ETag in If-Match is not the current one (or If-None-Match: * and it exists); GET it again',
@@ -70,6 +74,14 @@ export const PROBLEM_CODES = {
   invalid_event: {
     status: 422,
     meaning: "the event type is unknown, or the payload does not match the type's schema (`errors`)",
+  },
+  application_uid_reserved: {
+    status: 422,
+    meaning: 'a uid may not start with app_, the prefix of application ids',
+  },
+  unknown_application: {
+    status: 422,
+    meaning: 'the application named in the body (`applicationId`, `application`) is not one of the tenant’s',
   },
   precondition_required: { status: 428, meaning: 'this write requires If-Match (or If-None-Match: *)' },
   database_unavailable: {

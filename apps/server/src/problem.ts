@@ -2,6 +2,8 @@ import { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from '@surety/core';
 import { isDatabaseUnavailableError, isInvalidCursorError } from '@surety/db';
 import type { StoredResponse } from '@surety/idempotency';
 import {
+  ApplicationNotFoundError,
+  ApplicationUidTakenError,
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
@@ -45,6 +47,12 @@ export class HttpProblem extends Error {
 }
 
 export const notFound = (what: string) => new HttpProblem(404, 'not_found', 'Not found', `No such ${what}.`);
+
+/** 409: another application of the tenant has the uid (uids are unique per tenant). */
+export const applicationUidTaken = (uid: string) =>
+  new HttpProblem(409, 'application_uid_taken', 'Uid taken', `Another application has the uid ${uid}.`, {
+    uid,
+  });
 
 /** A problem from @surety/conditional (412/428/400/409) as an HttpProblem; version conflicts are not final. */
 export const fromConditional = (p: Problem) =>
@@ -107,6 +115,19 @@ export function toProblem(error: FastifyError): HttpProblem {
     return validationProblem(error as FastifyError & { validation: AjvError[] });
   }
   if (error instanceof EndpointNotFoundError) return notFound('webhook endpoint');
+  if (error instanceof ApplicationNotFoundError) {
+    // Named in a body (an endpoint's applicationId, an event's application): the request is
+    // wrong, not its URL. Named by the path: 404 like any resource.
+    if (!error.field) return notFound('application');
+    return new HttpProblem(
+      422,
+      'unknown_application',
+      'Unknown application',
+      `${error.field}: no application of this tenant has this id or uid.`,
+      { errors: [{ in: 'body', path: `/${error.field}`, message: 'names no application of this tenant' }] },
+    );
+  }
+  if (error instanceof ApplicationUidTakenError) return applicationUidTaken(error.uid);
   if (isInvalidCursorError(error)) return invalidCursor();
   if (error instanceof InvalidInputError) {
     // The service checks its input before the library does; this is the library's own guard.

@@ -240,7 +240,7 @@ describe('the generator refuses a route that does not say what the document need
   const cases: [string, Json, Json, RegExp][] = [
     ['no description', { ...complete, description: undefined }, { idempotency: true }, /schema\.description/],
     ['no operationId', { ...complete, operationId: undefined }, { idempotency: true }, /operationId/],
-    ['an undeclared tag', { ...complete, tags: ['applications'] }, { idempotency: true }, /schema\.tags/],
+    ['an undeclared tag', { ...complete, tags: ['undeclared'] }, { idempotency: true }, /schema\.tags/],
     ['no 2xx', { ...complete, response: {} }, { idempotency: true }, /no 2xx/],
     ['a POST without config.idempotency', complete, {}, /config\.idempotency/],
     ['an unknown code', complete, { idempotency: true, problems: ['made_up'] }, /made_up/],

@@ -3,9 +3,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  ApplicationNotFoundError,
+  ApplicationUidTakenError,
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
+  isApplicationNotFoundError,
+  isApplicationUidTakenError,
   isEndpointLimitError,
   isEndpointNotFoundError,
   isInvalidEventError,
@@ -31,6 +35,15 @@ test("the other copy's errors are recognised by instanceof and the guards, by ki
   assert.ok(isInvalidInputError(new other.InvalidInputError('x')));
   assert.ok(new other.WebhookError('SURETY_INVALID_URL', 'x') instanceof WebhookError);
   assert.ok(!(new other.InvalidInputError('x') instanceof InvalidEventError));
+  const app = new other.ApplicationNotFoundError('application');
+  assert.ok(
+    app instanceof ApplicationNotFoundError && isApplicationNotFoundError(app) && isWebhookError(app),
+  );
+  assert.deepEqual([app.code, app.field], ['SURETY_APPLICATION_NOT_FOUND', 'application']);
+  assert.ok(!isEndpointNotFoundError(app) && !isApplicationUidTakenError(app));
+  const taken = new other.ApplicationUidTakenError('cus_1');
+  assert.ok(taken instanceof ApplicationUidTakenError && isApplicationUidTakenError(taken));
+  assert.deepEqual([taken.code, taken.uid], ['SURETY_APPLICATION_UID_TAKEN', 'cus_1']);
 });
 
 test('plain errors and look-alikes without the brand are not ours', () => {

@@ -49,6 +49,10 @@ export const endpointSchema = {
   properties: {
     id: { type: 'string' },
     object: { type: 'string', const: 'webhook_endpoint' },
+    applicationId: {
+      type: ['string', 'null'],
+      description: 'The application it belongs to (`app_…`); null for one of your own.',
+    },
     url: { type: 'string' },
     description: { type: 'string' },
     eventTypes: { type: 'array', items: { type: 'string' } },

@@ -2,6 +2,7 @@ import { txOf } from '@surety/idempotency/fastify';
 import { EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../problem.js';
+import { applicationRef } from './application-schemas.js';
 import { deliverySchema, EVENT_TYPE_PATTERN, eventSchema, idParam, listOf, listQuery } from './schemas.js';
 
 const EVENT_ID = '^[\\x21-\\x7e]{1,255}$';
@@ -13,15 +14,15 @@ const EVENT_ID = '^[\\x21-\\x7e]{1,255}$';
 export const eventRoutes: FastifyPluginAsync = async (app) => {
   const w = app.webhooks;
 
-  app.post<{ Body: { type: string; data: unknown; resource?: string } }>(
+  app.post<{ Body: { type: string; data: unknown; resource?: string; application?: string } }>(
     '',
     {
-      config: { idempotency: true, sends: ['location'], problems: ['invalid_event'] },
+      config: { idempotency: true, sends: ['location'], problems: ['invalid_event', 'unknown_application'] },
       schema: {
         operationId: 'publishEvent',
         description:
           'Validates the payload against its type, stores the event and queues a delivery to every ' +
-          'subscribed endpoint, once per key.',
+          'subscribed endpoint of the application named (or, without one, of your own), once per key.',
         summary: 'Publish an event (Idempotency-Key required; the payload is validated against its type)',
         tags: ['events'],
         body: {
@@ -32,18 +33,22 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
             type: { type: 'string', pattern: EVENT_TYPE_PATTERN, maxLength: 100 },
             data: { type: 'object' },
             resource: { type: 'string', minLength: 1, maxLength: 255 },
+            application: applicationRef(
+              'The application (id or uid) whose subscribed endpoints receive it, and only they. Omitted: your own endpoints of no application.',
+            ),
           },
         },
         response: { 201: eventSchema },
       },
     },
     async (request, reply) => {
-      const { type, data, resource } = request.body;
+      const { type, data, resource, application } = request.body;
       const published = await w.publish(txOf(request), {
         tenant: request.tenant,
         type,
         data,
         ...(resource ? { resource } : {}),
+        ...(application === undefined ? {} : { application }),
       });
       reply.code(201).header('location', `/v1/events/${published.id}`);
       return {
@@ -55,12 +60,20 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         sequence: published.sequence,
         resource: resource ?? null,
         data,
+        applicationId: published.applicationId,
       };
     },
   );
 
   app.get<{
-    Querystring: { limit?: number; cursor?: string; type?: string; since?: string; resource?: string };
+    Querystring: {
+      limit?: number;
+      cursor?: string;
+      type?: string;
+      since?: string;
+      resource?: string;
+      applicationId?: string;
+    };
   }>(
     '',
     {
@@ -73,6 +86,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
           type: { type: 'string', pattern: EVENT_TYPE_PATTERN },
           since: { type: 'string', format: 'date-time' },
           resource: { type: 'string', maxLength: 255 },
+          applicationId: applicationRef('Only the events published to this application (id or uid).'),
         }),
         response: { 200: listOf(eventSchema) },
       },

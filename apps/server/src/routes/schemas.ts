@@ -37,6 +37,10 @@ export const eventSchema = {
     sequence: { type: 'integer' },
     resource: { type: ['string', 'null'] },
     data: {},
+    applicationId: {
+      type: ['string', 'null'],
+      description: 'The application it was published to (`app_…`); null for one of your own.',
+    },
   },
 } as const;
 

@@ -5,6 +5,7 @@ import { EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { fromConditional } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
+import { applicationRef } from './application-schemas.js';
 import { foundEndpoint as found, loadEndpoint } from './endpoint-lookup.js';
 import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
 import { idParam, listOf, listQuery } from './schemas.js';
@@ -26,7 +27,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       config: {
         idempotency: { required: false },
         sends: ['location', 'etag'],
-        problems: ['invalid_webhook_url', 'endpoint_limit_reached'],
+        problems: ['invalid_webhook_url', 'endpoint_limit_reached', 'unknown_application'],
       },
       schema: {
         operationId: 'createWebhookEndpoint',
@@ -39,7 +40,14 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
           type: 'object',
           additionalProperties: false,
           required: ['url', 'eventTypes'],
-          properties: editable,
+          properties: {
+            ...editable,
+            applicationId: applicationRef(
+              'The application it belongs to, for life, by id or uid: it then receives only the events ' +
+                'published to that application. Omitted: one of your own, which receives the events ' +
+                'published with no application.',
+            ),
+          },
         },
         response: { 201: endpointSchema },
       },
@@ -57,7 +65,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Querystring: { limit?: number; cursor?: string } }>(
+  app.get<{ Querystring: { limit?: number; cursor?: string; applicationId?: string } }>(
     '',
     {
       schema: {
@@ -65,7 +73,9 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         summary: 'List webhook endpoints',
         description: "Pages through the tenant's endpoints, oldest first, without their secrets.",
         tags: ['webhooks'],
-        querystring: listQuery(),
+        querystring: listQuery({
+          applicationId: applicationRef("Only this application's endpoints (id or uid)."),
+        }),
         response: { 200: listOf(endpointSchema) },
       },
     },

@@ -18,14 +18,15 @@ let t: TestApp;
 const NUM_RUNS = size(100, 1000);
 const sample = (type: string) =>
   structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
-const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '' };
-const etags = { order: '', sku: '', endpoint: '' };
+const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '', application: '' };
+const etags = { order: '', sku: '', endpoint: '', application: '' };
 
 const TABLES = [
   'payments',
   'orders',
   'inventory',
   'reservations',
+  'webhook_applications',
   'webhook_endpoints',
   'webhook_events',
   'webhook_deliveries',
@@ -72,6 +73,14 @@ before(async () => {
     payload: { type: 'payment.created', data: sample('payment.created') },
   });
   ids.event = ev.json().id;
+  const app = await t.app.inject({
+    method: 'POST',
+    url: '/v1/applications',
+    headers: h,
+    payload: { uid: 'fuzz-app', name: 'Fuzz' },
+  });
+  ids.application = app.json().id;
+  etags.application = String(app.headers.etag);
   for (const v of [...Object.values(ids), ...Object.values(etags)]) assert.ok(v && v !== 'undefined');
 });
 after(() => t.close());
@@ -83,13 +92,20 @@ const VALID: Record<string, () => unknown> = {
   'PATCH /v1/orders/{id}': () => ({ shippingAddress: 'x' }),
   'PUT /v1/inventory/{sku}': () => ({ quantity: 5 }),
   'POST /v1/inventory/{sku}/reservations': () => ({ quantity: 1 }),
-  'POST /v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/f', eventTypes: ['*'] }),
+  'POST /v1/webhook-endpoints': () => ({
+    url: 'http://127.0.0.1:9/f',
+    eventTypes: ['*'],
+    applicationId: ids.application,
+  }),
   'PATCH /v1/webhook-endpoints/{id}': () => ({ description: 'x' }),
   'POST /v1/webhook-endpoints/{id}/rotate-secret': () => ({ overlapSeconds: 10 }),
   'POST /v1/webhook-endpoints/{id}/recover': () => ({ since: '2020-01-01T00:00:00Z' }),
   'POST /v1/webhook-endpoints/{id}/disable': () => ({ reason: 'fuzz' }),
   'POST /v1/events': () => ({ type: 'payment.created', data: sample('payment.created') }),
   'POST /v1/events/{id}/replay': () => ({}),
+  // A uid: the first valid create takes it, the later ones are 409 (or create without it, mutated).
+  'POST /v1/applications': () => ({ uid: 'fuzz-new', name: 'Fuzz', metadata: { plan: 'gold' } }),
+  'PATCH /v1/applications/{id}': () => ({ name: 'Renamed', metadata: {} }),
 };
 
 /** The write routes of the router ("METHOD /path/{param}"). */
@@ -276,12 +292,16 @@ function pathFor(route: string) {
       ? ids.sku
       : path.includes('/webhook-endpoints/')
         ? ids.endpoint
-        : ids.event;
+        : path.includes('/applications/')
+          ? ids.application
+          : ids.event;
   const etag = path.includes('/orders/')
     ? etags.order
     : path.includes('/inventory/')
       ? etags.sku
-      : etags.endpoint;
+      : path.includes('/applications/')
+        ? etags.application
+        : etags.endpoint;
   return { path, valid, etag };
 }
 
@@ -297,6 +317,7 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     assert.deepEqual(
       bodiless.sort(),
       [
+        'DELETE /v1/applications/{id}',
         'DELETE /v1/webhook-endpoints/{id}',
         'POST /v1/orders/{id}/ship',
         'POST /v1/webhook-endpoints/{id}/enable',
@@ -325,6 +346,10 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     'POST /v1/webhook-endpoints/{id}/disable',
     'POST /v1/events',
     'POST /v1/events/{id}/replay',
+    'POST /v1/applications',
+    'PATCH /v1/applications/{id}',
+    // Last of the application routes: a valid request deletes it (and its endpoints).
+    'DELETE /v1/applications/{id}',
   ];
   test('the list fuzzed below is the router’s list', () => {
     assert.deepEqual([...routes].sort(), writeRoutes().sort());

@@ -51,6 +51,11 @@ const A = {
   eventsCursor: '',
   delivery: '',
   deliveriesCursor: '',
+  application: '',
+  applicationUid: 'iso-app',
+  applicationKey: 'iso-shared-application-key',
+  applicationEtag: '',
+  applicationsCursor: '',
 };
 const PAYMENT_BODY = { amount: '4200', currency: 'USD', customerId: 'cus_iso' };
 const ORDER_BODY = { customerId: 'cus_iso', items: [{ sku: 'SKU-ISO', quantity: 1 }] };
@@ -135,6 +140,28 @@ before(async () => {
   ).json();
   A.delivery = deliveries.data[0].id;
   A.deliveriesCursor = deliveries.nextCursor;
+  const app = await ok(
+    call(
+      'acme',
+      'POST',
+      '/v1/applications',
+      { uid: A.applicationUid, name: 'Iso' },
+      { 'idempotency-key': A.applicationKey },
+    ),
+    201,
+  );
+  A.application = app.json().id;
+  A.applicationEtag = String(app.headers.etag);
+  await ok(call('acme', 'POST', '/v1/applications', { name: 'Iso two' }), 201);
+  A.applicationsCursor = (await ok(call('acme', 'GET', '/v1/applications?limit=1'), 200)).json().nextCursor;
+  await ok(
+    call('acme', 'POST', '/v1/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/app',
+      eventTypes: ['*'],
+      applicationId: A.application,
+    }),
+    201,
+  );
   for (const [k, v] of Object.entries(A)) assert.ok(v, `setup produced ${k}`);
 });
 after(() => t.close());
@@ -153,6 +180,9 @@ async function snapshotA() {
     events: await get('/v1/events?limit=100'),
     deliveries: await get(`/v1/events/${A.event}/deliveries`),
     attempts: await get(`/v1/deliveries/${A.delivery}/attempts`),
+    application: await get(`/v1/applications/${A.application}`),
+    applications: await get('/v1/applications?limit=100'),
+    applicationEndpoints: await get(`/v1/webhook-endpoints?applicationId=${A.application}`),
   };
 }
 
@@ -249,6 +279,16 @@ const CASES: Record<string, Check> = {
     assert.equal(r.statusCode, 201, r.body);
     assert.notEqual(r.json().id, A.endpoint);
     assert.notEqual(r.json().secret, A.secret);
+    // A's application, by id or uid, is no application of B's.
+    for (const applicationId of [A.application, A.applicationUid]) {
+      const app = await call('globex', 'POST', '/v1/webhook-endpoints', {
+        url: 'http://127.0.0.1:9/hook',
+        eventTypes: ['*'],
+        applicationId,
+      });
+      assert.equal(app.statusCode, 422, app.body);
+      assert.equal(app.json().code, 'unknown_application');
+    }
   },
   'GET /v1/webhook-endpoints': async () => {
     const r = await call('globex', 'GET', `/v1/webhook-endpoints?cursor=${A.endpointsCursor}`);
@@ -301,7 +341,44 @@ const CASES: Record<string, Check> = {
     assert.equal(r.statusCode, 201, r.body);
     assert.notEqual(r.json().id, A.event);
     assert.equal(r.headers['idempotent-replayed'], undefined);
+    const toA = await call(
+      'globex',
+      'POST',
+      '/v1/events',
+      { type: 'payment.created', data: sample('payment.created'), application: A.application },
+      { 'idempotency-key': 'iso-event-to-a' },
+    );
+    assert.equal(toA.statusCode, 422, toA.body);
+    assert.equal(toA.json().code, 'unknown_application');
   },
+  'POST /v1/applications': async () => {
+    // The same key and the same uid in another tenant: B's own application, not A's replay.
+    const r = await call(
+      'globex',
+      'POST',
+      '/v1/applications',
+      { uid: A.applicationUid, name: 'Iso' },
+      { 'idempotency-key': A.applicationKey },
+    );
+    assert.equal(r.statusCode, 201, r.body);
+    assert.equal(r.headers['idempotent-replayed'], undefined);
+    assert.notEqual(r.json().id, A.application);
+  },
+  'GET /v1/applications': listWithCursor(() => `/v1/applications?cursor=${A.applicationsCursor}`),
+  'GET /v1/applications/{id}': async () => {
+    await notFound('GET', () => `/v1/applications/${A.application}`)();
+    // B now has an application with A's uid (the POST row): it sees its own, never A's.
+    const r = await call('globex', 'GET', `/v1/applications/${A.applicationUid}`);
+    assert.equal(r.statusCode, 200, r.body);
+    assert.notEqual(r.json().id, A.application);
+  },
+  'PATCH /v1/applications/{id}': notFound(
+    'PATCH',
+    () => `/v1/applications/${A.application}`,
+    () => ({ name: 'stolen' }),
+    () => ({ 'if-match': A.applicationEtag }),
+  ),
+  'DELETE /v1/applications/{id}': notFound('DELETE', () => `/v1/applications/${A.application}`),
   'GET /v1/events': async () => {
     const r = await call('globex', 'GET', `/v1/events?cursor=${A.eventsCursor}`);
     assert.ok(r.statusCode === 200 || r.statusCode === 400, r.body);
@@ -373,9 +450,10 @@ describe('tenant isolation on every route', () => {
       call('globex', 'GET', '/v1/payments?limit=100'),
       call('globex', 'GET', '/v1/webhook-endpoints?limit=100'),
       call('globex', 'GET', '/v1/events?limit=100'),
+      call('globex', 'GET', '/v1/applications?limit=100'),
     ]);
     for (const r of bViews) {
-      for (const secret of [A.secret, A.payment, A.endpoint, A.event, A.delivery]) {
+      for (const secret of [A.secret, A.payment, A.endpoint, A.event, A.delivery, A.application]) {
         if (r.body.includes(secret)) secretSeen.push(secret);
       }
     }
