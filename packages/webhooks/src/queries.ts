@@ -72,10 +72,13 @@ export interface EndpointHealth {
 
 // Cursors are @surety/db's keyset codec, one per sort order; a forged one is a WebhookError
 // SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
-const BY_TIME = keysetCursor('timestamp', 'text');
+export const BY_TIME = keysetCursor('timestamp', 'text');
 const BY_NUMBER = keysetCursor('bigint');
 
-function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P> {
+export function decode<P extends readonly CursorPart[]>(
+  codec: KeysetCursor<P>,
+  cursor: string,
+): CursorValues<P> {
   try {
     return codec.decode(cursor);
   } catch (error) {
@@ -85,7 +88,7 @@ function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor:
   }
 }
 
-function page<T, R, P extends readonly CursorPart[]>(
+export function page<T, R, P extends readonly CursorPart[]>(
   rows: R[],
   limit: number,
   map: (r: R) => T,
@@ -106,6 +109,8 @@ export interface PageInput {
 
 export interface ListEndpointsInput extends PageInput {
   tenant: string;
+  /** Only the endpoints of this application (id `app_…` or uid); none for an unknown one. */
+  applicationId?: string;
 }
 
 export interface ListEventsInput extends PageInput {
@@ -142,12 +147,13 @@ export async function listEndpoints(
   input: ListEndpointsInput,
 ): Promise<Page<Endpoint>> {
   const { tenant, ...options } = input;
-  assertStorable({ tenant });
+  assertStorable({ tenant, applicationId: options.applicationId });
   const limit = options.limit ?? 20;
   const rows = await selectEndpoints(q, internalsOf(w).st.tables, {
     tenant,
     limit: limit + 1,
     after: options.cursor ? decode(BY_TIME, options.cursor) : null,
+    application: options.applicationId ?? null,
   });
   const nowMs = internalsOf(w).now();
   return page(
