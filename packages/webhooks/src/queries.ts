@@ -32,6 +32,8 @@ export interface EventRecord {
   sequence: number;
   resource: string | null;
   data: unknown;
+  /** The application it was published to (`app_…`); null for the tenant's own events. */
+  applicationId: string | null;
 }
 
 export interface DeliveryRecord {
@@ -118,6 +120,8 @@ export interface ListEventsInput extends PageInput {
   type?: string;
   since?: Date;
   resource?: string;
+  /** Only the events published to this application (id `app_…` or uid); none for an unknown one. */
+  applicationId?: string;
 }
 
 /** One event of one tenant. */
@@ -132,12 +136,19 @@ export interface ListDeliveriesInput extends PageInput {
   endpointId?: string;
   eventId?: string;
   status?: string;
+  /** Only the deliveries to endpoints of this application (id `app_…` or uid). */
+  applicationId?: string;
 }
 
 export interface ListAttemptsInput {
   tenant: string;
   /** `dlv_…` */
   deliveryId: string;
+  /**
+   * Only a delivery to an endpoint of this application (id `app_…` or uid): undefined for another
+   * one, as for a delivery of another tenant.
+   */
+  applicationId?: string;
 }
 
 /** Webhooks.listEndpoints: the endpoints of a tenant, newest first. */
@@ -194,6 +205,7 @@ const toEvent = (r: EventRow): EventRecord => ({
   sequence: Number(r.sequence),
   resource: r.resource,
   data: JSON.parse(r.data),
+  applicationId: r.application_id,
 });
 
 /** Webhooks.listEvents: a tenant's events, newest first; filters by type, creation time and resource. */
@@ -203,7 +215,12 @@ export async function listEvents(
   input: ListEventsInput,
 ): Promise<Page<EventRecord>> {
   const { tenant, ...options } = input;
-  assertStorable({ tenant, type: options.type, resource: options.resource });
+  assertStorable({
+    tenant,
+    type: options.type,
+    resource: options.resource,
+    applicationId: options.applicationId,
+  });
   if (options.since !== undefined) assertTimestamp('since', options.since);
   const limit = options.limit ?? 20;
   const rows = await selectEvents(q, internalsOf(w).st.tables, {
@@ -212,6 +229,7 @@ export async function listEvents(
     type: options.type || null,
     sinceIso: options.since ? options.since.toISOString() : null,
     resource: options.resource || null,
+    application: options.applicationId || null,
     after: options.cursor ? decode(BY_TIME, options.cursor) : null,
   });
   return page(rows, limit, toEvent, BY_TIME, (e) => [e.createdAt, e.id]);
@@ -250,7 +268,13 @@ export async function listDeliveries(
   input: ListDeliveriesInput,
 ): Promise<Page<DeliveryRecord>> {
   const { tenant, ...filter } = input;
-  assertStorable({ tenant, endpointId: filter.endpointId, eventId: filter.eventId, status: filter.status });
+  assertStorable({
+    tenant,
+    endpointId: filter.endpointId,
+    eventId: filter.eventId,
+    status: filter.status,
+    applicationId: filter.applicationId,
+  });
   const limit = filter.limit ?? 20;
   const rows = await selectDeliveries(q, internalsOf(w).st.tables, {
     tenant,
@@ -258,6 +282,7 @@ export async function listDeliveries(
     endpointId: filter.endpointId || null,
     eventId: filter.eventId || null,
     status: filter.status || null,
+    application: filter.applicationId || null,
     before: filter.cursor ? decode(BY_NUMBER, filter.cursor)[0] : null,
   });
   return page(rows, limit, toDelivery, BY_NUMBER, (d) => [d.id.slice(4)]);
@@ -270,9 +295,14 @@ export async function listAttempts(
   input: ListAttemptsInput,
 ): Promise<AttemptRecord[] | undefined> {
   const { tenant, deliveryId } = input;
+  assertStorable({ tenant, applicationId: input.applicationId });
   const n = deliveryNumber(deliveryId);
   if (!n) return undefined;
-  const rows = await selectAttempts(q, internalsOf(w).st.tables, { tenant, deliveryId: n });
+  const rows = await selectAttempts(q, internalsOf(w).st.tables, {
+    tenant,
+    deliveryId: n,
+    application: input.applicationId || null,
+  });
   return rows?.map((r) => ({
     id: `att_${r.id}`,
     deliveryId,

@@ -140,8 +140,12 @@ before(async () => {
   A.delivery = deliveries.data[0].id;
   A.deliveriesCursor = deliveries.nextCursor;
   A.portalApplication = (
-    await ok(call('acme', 'POST', '/v1/applications', { name: 'Portal customer', uid: 'iso-portal' }), 201)
-  ).json().id;
+    await t.app.webhooks.createApplication(t.db.sql, {
+      tenant: 'acme',
+      name: 'Portal customer',
+      uid: 'iso-portal',
+    })
+  ).id;
   const session = await ok(
     call('acme', 'POST', `/v1/applications/${A.portalApplication}/portal-sessions`, {}),
     201,
