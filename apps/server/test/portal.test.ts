@@ -423,7 +423,22 @@ describe('the token', () => {
       }
     }
     assert.ok(forbidden >= 15, `forbidden on ${forbidden} routes`);
-    assert.equal(scoped, 16, 'the endpoint, event, delivery and attempt routes take portal tokens');
+    assert.equal(scoped, 17, 'the endpoint, event, delivery and attempt routes, and the session itself');
+  });
+
+  test('GET /v1/portal-session: what the page shows of its own session, never the token', async () => {
+    const r = await expect(send('GET', '/v1/portal-session', bearer(sAro.token)), 200);
+    assert.deepEqual(r.json(), {
+      object: 'portal_session',
+      id: sAro.id,
+      applicationId: F.appA,
+      applicationName: 'A',
+      readOnly: true,
+      expiresAt: sAro.expiresAt,
+      createdAt: r.json().createdAt,
+    });
+    assert.ok(!r.body.includes(sAro.token));
+    problem(await asAcme('GET', '/v1/portal-session'), 404, 'not_found');
   });
 
   test('malformed or forged tokens are 401 unauthorized, as an unknown API key is', async () => {

@@ -349,6 +349,8 @@ const CASES: Record<string, Check> = {
     () => ({}),
   ),
   'DELETE /v1/portal-sessions/{id}': notFound('DELETE', () => `/v1/portal-sessions/${A.portalSession}`),
+  // An API key has no session of its own: never A's.
+  'GET /v1/portal-session': notFound('GET', () => '/v1/portal-session'),
   'GET /v1/portal-settings': async () => {
     const r = await call('globex', 'GET', '/v1/portal-settings');
     assert.equal(r.statusCode, 200, r.body);
