@@ -29,10 +29,11 @@ export interface ListApplicationsInput extends PageInput {
   tenant: string;
 }
 
-// Safe in a URL path segment as it is (the service's /v1/applications/{id or uid}); the first
+// Safe in a URL path segment as it is (the service's /v1/applications/{id or uid}, whose router
+// takes path parameters of up to 100 characters); the first
 // character is a letter or digit, so `.` and `..` are not uids. `app_` is the ids' prefix: a
 // reference is an id or a uid by its first four characters (sql/applications.ts refColumn).
-const UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/;
+const UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const MAX_NAME = 256;
 
 function refuse(path: string, message: string): never {
@@ -42,7 +43,7 @@ function refuse(path: string, message: string): never {
 function checkUid(uid: unknown): string | null {
   if (uid === undefined || uid === null) return null;
   if (typeof uid !== 'string' || !UID.test(uid)) {
-    refuse('/uid', 'must be 1-256 of A-Z a-z 0-9 . _ -, starting with a letter or digit');
+    refuse('/uid', 'must be 1-100 of A-Z a-z 0-9 . _ -, starting with a letter or digit');
   }
   if (uid.startsWith('app_')) refuse('/uid', 'may not start with app_ (the prefix of application ids)');
   return uid;
@@ -106,15 +107,17 @@ export async function findApplication(
   return row ? toApplication(row) : undefined;
 }
 
-/** The id of the application named by id or uid; ApplicationNotFoundError when there is none. */
+/**
+ * The id of the application named by id or uid in the input field `field`;
+ * ApplicationNotFoundError (naming the field) when there is none.
+ */
 export async function resolveApplication(
   w: Webhooks,
   q: Queryable,
-  tenant: string,
-  ref: string,
+  input: { tenant: string; ref: string; field: 'applicationId' | 'application' },
 ): Promise<string> {
-  const found = await findApplication(w, q, { tenant, id: ref });
-  if (!found) throw new ApplicationNotFoundError();
+  const found = await findApplication(w, q, { tenant: input.tenant, id: input.ref });
+  if (!found) throw new ApplicationNotFoundError(input.field);
   return found.id;
 }
 
@@ -143,6 +146,12 @@ export async function updateApplicationFor(
   const uid = checkUid(patch.uid);
   const current = await findApplication(w, q, input);
   if (!current) throw new ApplicationNotFoundError();
+  // Checked first, so that the answer leaves the caller's transaction usable; only an update racing
+  // another that takes the same uid meets the index below.
+  if (uid !== null && uid !== current.uid) {
+    const holder = await findApplication(w, q, { tenant: input.tenant, id: uid });
+    if (holder) throw new ApplicationUidTakenError(uid);
+  }
   try {
     const row = await updateApplicationRow(q, internalsOf(w).st.tables, {
       tenant: input.tenant,

@@ -32,7 +32,7 @@ export interface EventRecord {
   sequence: number;
   resource: string | null;
   data: unknown;
-  /** The application it was published to (`app_…`); null for the tenant's own events. */
+  /** The application it was published to (`app_…`); null for the tenant's own event. */
   applicationId: string | null;
 }
 
@@ -120,7 +120,10 @@ export interface ListEventsInput extends PageInput {
   type?: string;
   since?: Date;
   resource?: string;
-  /** Only the events published to this application (id `app_…` or uid); none for an unknown one. */
+  /**
+   * Only the events published to this application, by id (`app_…`) or uid (a uid names the
+   * application that has it now; the events of a deleted one are found by its id).
+   */
   applicationId?: string;
 }
 

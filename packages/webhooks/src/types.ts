@@ -55,6 +55,11 @@ export interface PublishedEvent {
   createdAt: string;
   /** How many deliveries were queued (one per subscribed enabled endpoint). */
   deliveries: number;
+  /**
+   * The application it was published to (`app_…`, resolved from a uid); for an event to a named
+   * endpoint, that endpoint's. Null for the tenant's own event.
+   */
+  applicationId: string | null;
 }
 
 export interface SecretEntry {
@@ -204,7 +209,7 @@ export interface Application {
 export interface CreateApplicationInput {
   tenant: string;
   /**
-   * The tenant's own id for the customer: 1-256 of `A-Z a-z 0-9 . _ -`, starting with a letter or
+   * The tenant's own id for the customer: 1-100 of `A-Z a-z 0-9 . _ -`, starting with a letter or
    * digit, not with `app_`. Throws ApplicationUidTakenError when another application has it.
    */
   uid?: string | null;

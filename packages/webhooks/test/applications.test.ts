@@ -36,6 +36,7 @@ const notFound = (e: unknown) => {
   assert.equal((e as { code: string }).code, 'SURETY_APPLICATION_NOT_FOUND');
   return true;
 };
+const fieldOf = (e: unknown) => (e as { field?: string }).field;
 const uidTaken = (e: unknown) => {
   assert.ok(isApplicationUidTakenError(e), `not ApplicationUidTakenError: ${String(e)}`);
   assert.equal((e as { code: string }).code, 'SURETY_APPLICATION_UID_TAKEN');
@@ -107,7 +108,7 @@ describe('the model', () => {
 
   test('uid, name and metadata are checked before anything is written', async () => {
     const tenant = nextTenant();
-    for (const uid of ['app_mine', '', '.hidden', 'a/b', 'x'.repeat(257), 'sp ace']) {
+    for (const uid of ['app_mine', '', '.hidden', 'a/b', 'x'.repeat(101), 'sp ace']) {
       await assert.rejects(webhooks.createApplication(db.sql, { tenant, uid, name: 'n' }), invalid('/uid'));
     }
     await assert.rejects(webhooks.createApplication(db.sql, { tenant, name: '' }), invalid('/name'));
@@ -175,10 +176,14 @@ describe('the model', () => {
       undefined,
       'a stale version is an answer',
     );
-    await assert.rejects(
-      webhooks.updateApplication(db.sql, { tenant, id: app.id, ifVersion: 2, patch: { uid: 'u2' } }),
-      uidTaken,
-    );
+    await db.sql.transaction(async (tx) => {
+      await assert.rejects(
+        webhooks.updateApplication(tx, { tenant, id: app.id, ifVersion: 2, patch: { uid: 'u2' } }),
+        uidTaken,
+      );
+      const still = await webhooks.getApplication(tx, { tenant, id: 'u1' });
+      assert.equal(still?.version, 2, 'the transaction goes on');
+    });
     await assert.rejects(
       webhooks.updateApplication(db.sql, { tenant, id: app.id, ifVersion: 2, patch: { uid: 'app_x' } }),
       invalid('/uid'),
@@ -220,7 +225,7 @@ describe('endpoints of an application', () => {
     assert.deepEqual(await ids(), [own.id, byUid.id, byId.id].sort());
     assert.deepEqual(await ids('nobody'), []);
     assert.deepEqual(await ids('app_0000000000000000000000'), []);
-    await assert.rejects(endpoint(tenant, 'nobody'), notFound);
+    await assert.rejects(endpoint(tenant, 'nobody'), (e) => notFound(e) && fieldOf(e) === 'applicationId');
     await assert.rejects(endpoint(`${tenant}-other`, 'cus_a'), notFound, "another tenant's application");
     await assert.rejects(endpoint(`${tenant}-other`, a.id), notFound);
   });
@@ -230,7 +235,7 @@ describe('fan-out by application', () => {
   test('no application: the tenant’s own endpoints; an application: its own only; unknown: nothing written', async () => {
     const tenant = nextTenant();
     const a = await webhooks.createApplication(db.sql, { tenant, uid: 'a', name: 'A' });
-    await webhooks.createApplication(db.sql, { tenant, uid: 'b', name: 'B' });
+    const b = await webhooks.createApplication(db.sql, { tenant, uid: 'b', name: 'B' });
     const own = await endpoint(tenant);
     const ea = await endpoint(tenant, 'a');
     const eb = await endpoint(tenant, 'b');
@@ -239,6 +244,7 @@ describe('fan-out by application', () => {
     assert.equal(plain.deliveries, 1);
     assert.deepEqual(await targets(tenant, plain.id), [own.id]);
 
+    assert.equal(plain.applicationId, null);
     for (const ref of ['a', a.id]) {
       const toA = await webhooks.publish(db.sql, {
         tenant,
@@ -246,16 +252,27 @@ describe('fan-out by application', () => {
         data: {},
         application: ref,
       });
-      assert.equal(toA.deliveries, 1);
+      assert.deepEqual([toA.deliveries, toA.applicationId], [1, a.id]);
       assert.deepEqual(await targets(tenant, toA.id), [ea.id]);
     }
     const toB = await webhooks.publish(db.sql, { tenant, type: 'order.created', data: {}, application: 'b' });
     assert.deepEqual(await targets(tenant, toB.id), [eb.id]);
 
+    // Each event says its application, and the list filters by id or uid.
+    assert.equal((await webhooks.getEvent(db.sql, { tenant, id: plain.id }))?.applicationId, null);
+    assert.equal((await webhooks.getEvent(db.sql, { tenant, id: toB.id }))?.applicationId, b.id);
+    const listed = async (applicationId?: string) =>
+      (await webhooks.listEvents(db.sql, { tenant, applicationId, limit: 100 })).data.map((e) => e.id);
+    assert.deepEqual(await listed('b'), [toB.id]);
+    assert.equal((await listed(a.id)).length, 2);
+    assert.deepEqual(await listed('a'), await listed(a.id));
+    assert.deepEqual(await listed('nobody'), []);
+    assert.equal((await listed()).length, 4);
+
     const before = (await webhooks.listEvents(db.sql, { tenant, limit: 100 })).data.length;
     await assert.rejects(
       webhooks.publish(db.sql, { tenant, type: 'order.created', data: {}, application: 'c' }),
-      notFound,
+      (e) => notFound(e) && fieldOf(e) === 'application',
     );
     await assert.rejects(
       webhooks.publish(db.sql, { tenant: `${tenant}-x`, type: 'order.created', data: {}, application: a.id }),
@@ -290,7 +307,7 @@ describe('fan-out by application', () => {
       data: {},
       endpointId: eb.id,
     });
-    assert.equal(test.deliveries, 1);
+    assert.deepEqual([test.deliveries, test.applicationId], [1, eb.applicationId]);
     assert.equal(await webhooks.replayEvent(db.sql, { tenant, eventId: test.id }), 1);
     assert.deepEqual(await targets(tenant, test.id), [eb.id, eb.id]);
     // Named together with another application: nothing.

@@ -1,6 +1,6 @@
 // Event reads (listEvents, getEvent).
 import type { Queryable } from '@surety/db';
-import { applicationIdOf } from './applications.js';
+import { refColumn } from './applications.js';
 import type { Names } from './names.js';
 
 export interface EventRow {
@@ -29,6 +29,7 @@ export async function selectEvents(
     type: string | null;
     sinceIso: string | null;
     resource: string | null;
+    /** Only the events of this application, by id or uid. */
     application: string | null;
     after: readonly [at: string, id: string] | null;
   },
@@ -43,8 +44,12 @@ export async function selectEvents(
   if (input.sinceIso) add('created_at >= ?::timestamptz', input.sinceIso);
   if (input.resource) add('resource = ?', input.resource);
   if (input.application) {
-    params.push(input.application);
-    where += ` and application_id = ${applicationIdOf(t.AP, input.application, `$${params.length}`)}`;
+    add(
+      refColumn(input.application) === 'id'
+        ? 'application_id = ?'
+        : `application_id = (select id from ${t.AP} where tenant = $1 and uid = ?)`,
+      input.application,
+    );
   }
   if (input.after) {
     params.push(...input.after);
