@@ -120,10 +120,12 @@ export interface ListDeliveriesInput extends PageInput {
     endpointId?: string;
     eventId?: string;
     status?: string;
+    applicationId?: string;
 }
 export interface ListAttemptsInput {
     tenant: string;
     deliveryId: string;
+    applicationId?: string;
 }
 export declare function listEndpoints(w: Webhooks, q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
 export declare function endpointHealth(w: Webhooks, q: Queryable, input: {

@@ -75,6 +75,10 @@ export const TAGS = [
   },
   { name: 'webhooks', description: 'Webhook endpoints, their deliveries and attempts.' },
   { name: 'events', description: 'Events: published, listed, replayed.' },
+  {
+    name: 'portal',
+    description: "The consumer portal: sessions scoped to one application, and the tenant's portal settings.",
+  },
 ] as const;
 
 export interface OpenApiOptions {

@@ -1,12 +1,12 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { EndpointNotFoundError } from '@surety/webhooks';
+import { ApplicationNotFoundError, EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { fromConditional } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { applicationRef } from './application-schemas.js';
-import { foundEndpoint as found, loadEndpoint } from './endpoint-lookup.js';
+import { loadEndpoint, visibleEndpoint } from './endpoint-lookup.js';
 import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
 import { idParam, listOf, listQuery } from './schemas.js';
 
@@ -20,6 +20,24 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   const params = { params: idParam(ENDPOINT_ID) };
   const load = (q: Queryable, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
     loadEndpoint(w, q, request, reply);
+  /**
+   * Under a portal session, the endpoint is created in the session's application: an
+   * `applicationId` naming another is answered as one naming no application.
+   */
+  const portalApplication = async (
+    q: Queryable,
+    request: FastifyRequest<{ Body: Record<string, unknown> }>,
+  ): Promise<{ applicationId?: string }> => {
+    const portal = request.portal;
+    if (!portal) return {};
+    const named = request.body.applicationId;
+    if (typeof named === 'string') {
+      const application = await w.getApplication(q, { tenant: request.tenant, id: named });
+      // Answered as an application that does not exist is (the engine's own error, mapped once).
+      if (application?.id !== portal.applicationId) throw new ApplicationNotFoundError('applicationId');
+    }
+    return { applicationId: portal.applicationId };
+  };
 
   app.post<{ Body: { url: string; eventTypes: string[]; description?: string } & Record<string, unknown> }>(
     '',
@@ -28,6 +46,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         idempotency: { required: false },
         sends: ['location', 'etag'],
         problems: ['invalid_webhook_url', 'endpoint_limit_reached', 'unknown_application'],
+        portal: 'write',
       },
       schema: {
         operationId: 'createWebhookEndpoint',
@@ -56,6 +75,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       const { endpoint, secret } = await w.createEndpoint(txOf(request), {
         tenant: request.tenant,
         ...request.body,
+        ...(await portalApplication(txOf(request), request)),
       });
       reply
         .code(201)
@@ -68,6 +88,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: { limit?: number; cursor?: string; applicationId?: string } }>(
     '',
     {
+      config: { portal: 'read' },
       schema: {
         operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints',
@@ -80,7 +101,12 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const page = await w.listEndpoints(app.sql, { ...request.query, tenant: request.tenant });
+      const page = await w.listEndpoints(app.sql, {
+        ...request.query,
+        tenant: request.tenant,
+        // A portal session lists its application's endpoints, whatever the query asks.
+        ...(request.portal ? { applicationId: request.portal.applicationId } : {}),
+      });
       return { object: 'list', ...page, data: page.data.map((e) => present(e)) };
     },
   );
@@ -88,7 +114,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string } }>(
     '/:id',
     {
-      config: { precondition: 'read', sends: ['etag'] },
+      config: { precondition: 'read', sends: ['etag'], portal: 'read' },
       schema: {
         operationId: 'getWebhookEndpoint',
         summary: 'Retrieve a webhook endpoint with its health',
@@ -118,6 +144,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         precondition: 'required',
         sends: ['etag'],
         problems: ['invalid_webhook_url'],
+        portal: 'write',
       },
       schema: {
         operationId: 'updateWebhookEndpoint',
@@ -149,7 +176,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     '/:id',
     {
       // DELETE is idempotent by its nature: deleting again is a 404 and changes nothing.
-      config: { idempotency: false, precondition: 'optional' },
+      config: { idempotency: false, precondition: 'optional', portal: 'write' },
       schema: {
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint (If-Match honoured)',
@@ -162,7 +189,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const endpoint = found(await w.getEndpoint(app.sql, { tenant: request.tenant, id: request.params.id }));
+      const endpoint = await visibleEndpoint(w, app.sql, request, request.params.id);
       const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
       // The version the precondition passed on is the one deleted: a change committed between the

@@ -18,7 +18,7 @@ let t: TestApp;
 const NUM_RUNS = size(100, 1000);
 const sample = (type: string) =>
   structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
-const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '', application: '' };
+const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '', application: '', session: '' };
 const etags = { order: '', sku: '', endpoint: '', application: '' };
 
 const TABLES = [
@@ -31,6 +31,8 @@ const TABLES = [
   'webhook_events',
   'webhook_deliveries',
   'idempotency_keys',
+  'portal_sessions',
+  'portal_settings',
 ] as const;
 
 async function counts(): Promise<Record<string, number>> {
@@ -81,6 +83,13 @@ before(async () => {
   });
   ids.application = app.json().id;
   etags.application = String(app.headers.etag);
+  const session = await t.app.inject({
+    method: 'POST',
+    url: `/v1/applications/${ids.application}/portal-sessions`,
+    headers: h,
+    payload: {},
+  });
+  ids.session = session.json().id;
   for (const v of [...Object.values(ids), ...Object.values(etags)]) assert.ok(v && v !== 'undefined');
 });
 after(() => t.close());
@@ -106,6 +115,10 @@ const VALID: Record<string, () => unknown> = {
   // A uid: the first valid create takes it, the later ones are 409 (or create without it, mutated).
   'POST /v1/applications': () => ({ uid: 'fuzz-new', name: 'Fuzz', metadata: { plan: 'gold' } }),
   'PATCH /v1/applications/{id}': () => ({ name: 'Renamed', metadata: {} }),
+  'POST /v1/applications/{id}/portal-sessions': () => ({ expiresInSeconds: 600, readOnly: true }),
+  'PUT /v1/portal-settings': () => ({
+    frameAncestors: ['https://shop.example.com', 'http://127.0.0.1:8080'],
+  }),
 };
 
 /** The write routes of the router ("METHOD /path/{param}"). */
@@ -294,7 +307,9 @@ function pathFor(route: string) {
         ? ids.endpoint
         : path.includes('/applications/')
           ? ids.application
-          : ids.event;
+          : path.includes('/portal-sessions/')
+            ? ids.session
+            : ids.event;
   const etag = path.includes('/orders/')
     ? etags.order
     : path.includes('/inventory/')
@@ -319,6 +334,7 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
       [
         'DELETE /v1/applications/{id}',
         'DELETE /v1/webhook-endpoints/{id}',
+        'DELETE /v1/portal-sessions/{id}',
         'POST /v1/orders/{id}/ship',
         'POST /v1/webhook-endpoints/{id}/enable',
         'POST /v1/webhook-endpoints/{id}/test',
@@ -348,6 +364,10 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     'POST /v1/events/{id}/replay',
     'POST /v1/applications',
     'PATCH /v1/applications/{id}',
+    'POST /v1/applications/{id}/portal-sessions',
+    // A valid request revokes the session.
+    'DELETE /v1/portal-sessions/{id}',
+    'PUT /v1/portal-settings',
     // Last of the application routes: a valid request deletes it (and its endpoints).
     'DELETE /v1/applications/{id}',
   ];

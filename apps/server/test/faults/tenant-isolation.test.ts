@@ -56,6 +56,10 @@ const A = {
   applicationKey: 'iso-shared-application-key',
   applicationEtag: '',
   applicationsCursor: '',
+  portalApplication: '',
+  portalSession: '',
+  portalToken: '',
+  portalSettingsEtag: '',
 };
 const PAYMENT_BODY = { amount: '4200', currency: 'USD', customerId: 'cus_iso' };
 const ORDER_BODY = { customerId: 'cus_iso', items: [{ sku: 'SKU-ISO', quantity: 1 }] };
@@ -162,6 +166,23 @@ before(async () => {
     }),
     201,
   );
+  A.portalApplication = (
+    await t.app.webhooks.createApplication(t.db.sql, {
+      tenant: 'acme',
+      name: 'Portal customer',
+      uid: 'iso-portal',
+    })
+  ).id;
+  const session = await ok(
+    call('acme', 'POST', `/v1/applications/${A.portalApplication}/portal-sessions`, {}),
+    201,
+  );
+  A.portalSession = session.json().id;
+  A.portalToken = session.json().token;
+  A.portalSettingsEtag = String(
+    (await ok(call('acme', 'PUT', '/v1/portal-settings', { frameAncestors: ['https://acme.example'] }), 200))
+      .headers.etag,
+  );
   for (const [k, v] of Object.entries(A)) assert.ok(v, `setup produced ${k}`);
 });
 after(() => t.close());
@@ -183,6 +204,14 @@ async function snapshotA() {
     application: await get(`/v1/applications/${A.application}`),
     applications: await get('/v1/applications?limit=100'),
     applicationEndpoints: await get(`/v1/webhook-endpoints?applicationId=${A.application}`),
+    portalSettings: await get('/v1/portal-settings'),
+    // A's portal session still works (B cannot revoke it).
+    portalSession: (
+      await t.app.inject({
+        url: '/v1/webhook-endpoints',
+        headers: { authorization: `Bearer ${A.portalToken}` },
+      })
+    ).statusCode,
   };
 }
 
@@ -391,6 +420,32 @@ const CASES: Record<string, Check> = {
     () => `/v1/events/${A.event}/replay`,
     () => ({}),
   ),
+  'POST /v1/applications/{id}/portal-sessions': notFound(
+    'POST',
+    () => `/v1/applications/${A.portalApplication}/portal-sessions`,
+    () => ({}),
+  ),
+  'DELETE /v1/portal-sessions/{id}': notFound('DELETE', () => `/v1/portal-sessions/${A.portalSession}`),
+  // An API key has no session of its own: never A's.
+  'GET /v1/portal-session': notFound('GET', () => '/v1/portal-session'),
+  'GET /v1/portal-settings': async () => {
+    const r = await call('globex', 'GET', '/v1/portal-settings');
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json().frameAncestors, []);
+  },
+  'PUT /v1/portal-settings': async () => {
+    // With A's ETag: B's settings are at another version, so the precondition fails.
+    const r = await call(
+      'globex',
+      'PUT',
+      '/v1/portal-settings',
+      { frameAncestors: [] },
+      {
+        'if-match': A.portalSettingsEtag,
+      },
+    );
+    assert.equal(r.statusCode, 412, r.body);
+  },
 };
 
 /** Every route of the router, from printRoutes' tree: "METHOD /path/{param}", HEAD left out. */
@@ -412,8 +467,9 @@ function routerRoutes(): string[] {
 
 /** Routes that answer without an API key and hold no tenant data. */
 // The dashboard is static files (HTML, JS, CSS): the data it shows comes from the /v1 routes, checked below.
+// The portal page is the same static HTML for every session (its data comes from the /v1 routes).
 const PUBLIC =
-  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?)$/;
+  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?|portal(\/\{session\})?)$/;
 
 describe('tenant isolation on every route', () => {
   test('every route of the router is either public (no tenant data) or has an isolation case', () => {
