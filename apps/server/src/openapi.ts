@@ -71,6 +71,11 @@ export const TAGS = [
   { name: 'inventory', description: 'Stock per SKU and reservations from it.' },
   { name: 'webhooks', description: 'Webhook endpoints, their deliveries and attempts.' },
   { name: 'events', description: 'Events: published, listed, replayed.' },
+  {
+    name: 'event-types',
+    description:
+      "Event types: the service's and your own, with JSON Schemas, examples and compatibility modes.",
+  },
 ] as const;
 
 export interface OpenApiOptions {

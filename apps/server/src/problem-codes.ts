@@ -40,6 +40,11 @@ export const PROBLEM_CODES = {
     meaning: 'the URL is not https (or allowed http), or names a private, loopback or metadata address',
   },
   unauthorized: { status: 401, meaning: 'no API key, or not a valid one (see WWW-Authenticate)' },
+  reserved_event_type: {
+    status: 403,
+    meaning: 'an operational event type (endpoint.disabled, webhook.test): only the service publishes it',
+  },
+  service_event_type: { status: 403, meaning: "the service's own event types cannot be changed" },
   not_found: { status: 404, meaning: 'no such resource for this tenant' },
   idempotency_key_in_use: {
     status: 409,
@@ -57,6 +62,20 @@ export const PROBLEM_CODES = {
   order_already_shipped: { status: 409, meaning: 'the order was shipped already' },
   endpoint_disabled: { status: 409, meaning: 'the endpoint is disabled: enable it first' },
   endpoint_limit_reached: { status: 409, meaning: 'the tenant has the most endpoints allowed' },
+  event_type_exists: {
+    status: 409,
+    meaning: "the event type name is taken (by the service's catalogue or one of yours)",
+  },
+  event_type_limit_reached: { status: 409, meaning: 'the tenant has the most event types allowed' },
+  breaking_change: {
+    status: 409,
+    meaning:
+      "the new schema is incompatible under the type's compatibility mode (`changes`); publish a new name (order.shipped.v2)",
+  },
+  schema_version_limit: {
+    status: 409,
+    meaning: 'the event type has had the most schema versions allowed; register a new name',
+  },
   precondition_failed: {
     status: 412,
     meaning: 'the ETag in If-Match is not the current one (or If-None-Match: * and it exists); GET it again',
@@ -71,6 +90,11 @@ export const PROBLEM_CODES = {
     status: 422,
     meaning: "the event type is unknown, or the payload does not match the type's schema (`errors`)",
   },
+  invalid_event_schema: {
+    status: 422,
+    meaning: 'the schema is not a draft-07 JSON Schema the service accepts (`errors` says where and why)',
+  },
+  invalid_event_example: { status: 422, meaning: 'an example does not match the schema (`errors`)' },
   precondition_required: { status: 428, meaning: 'this write requires If-Match (or If-None-Match: *)' },
   database_unavailable: {
     status: 503,

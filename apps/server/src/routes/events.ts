@@ -16,12 +16,13 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Body: { type: string; data: unknown; resource?: string } }>(
     '',
     {
-      config: { idempotency: true, sends: ['location'], problems: ['invalid_event'] },
+      config: { idempotency: true, sends: ['location'], problems: ['invalid_event', 'reserved_event_type'] },
       schema: {
         operationId: 'publishEvent',
         description:
-          'Validates the payload against its type, stores the event and queues a delivery to every ' +
-          'subscribed endpoint, once per key.',
+          "Validates the payload against its type (the service's or one of yours, GET /v1/event-types), " +
+          'stores the event and queues a delivery to every subscribed endpoint, once per key. The ' +
+          "service's operational types (endpoint.disabled, webhook.test) are reserved: 403.",
         summary: 'Publish an event (Idempotency-Key required; the payload is validated against its type)',
         tags: ['events'],
         body: {
@@ -39,6 +40,13 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request, reply) => {
       const { type, data, resource } = request.body;
+      // Reserved types are 403; a tenant's own type is validated against its schema (422).
+      await app.eventTypes.checkPublishable(txOf(request), {
+        tenant: request.tenant,
+        type,
+        data: data as object,
+        serviceTypes: app.events,
+      });
       const published = await w.publish(txOf(request), {
         tenant: request.tenant,
         type,
