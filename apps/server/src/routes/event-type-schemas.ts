@@ -18,18 +18,25 @@ const editable = {
     description:
       "JSON Schema (draft-07) of the event's `data`, self-contained (no $ref), at most 32 KB; patterns must be anchored and linear-time (docs/event-types.md).",
   },
-  examples: {
-    type: 'array',
-    minItems: 1,
-    maxItems: 10,
-    description:
-      'Realistic `data` values; each must validate. The first is the example in the AsyncAPI document.',
-  },
   compatibility: {
     type: 'string',
     enum: COMPATIBILITY_MODES,
     description:
       'Which schema changes are refused: `full` (default) keeps receivers of every version working, `backward` those written for the new schema, `forward` those written for an earlier one, `none` checks nothing.',
+  },
+} as const;
+
+// `examples` sits in `patternProperties`: an object whose `properties` has both `schema` and
+// `examples` reads, to OpenAPI linters (Spectral's oas3-valid-media-example), as a Media Type
+// Object whose examples lack `value`. The validation is the same.
+const examples = {
+  '^examples$': {
+    type: 'array',
+    minItems: 1,
+    maxItems: 10,
+    items: { description: 'A `data` value.' },
+    description:
+      'Realistic `data` values (1 to 10); each must validate. The first is the example in the AsyncAPI document.',
   },
 } as const;
 
@@ -42,6 +49,7 @@ export const createBody = {
     name: { type: 'string', pattern: EVENT_TYPE_PATTERN, maxLength: 100 },
     ...editable,
   },
+  patternProperties: examples,
 } as const;
 
 /** PATCH body: the fields sent replace the stored ones. */
@@ -50,6 +58,7 @@ export const patchBody = {
   additionalProperties: false,
   minProperties: 1,
   properties: { ...editable, deprecated: { type: 'boolean' } },
+  patternProperties: examples,
 } as const;
 
 export const eventTypeSchema = {
@@ -61,13 +70,13 @@ export const eventTypeSchema = {
     owner: { type: 'string', enum: ['service', 'tenant'] },
     reserved: { type: 'boolean', description: 'An operational type only the service publishes.' },
     schema: { type: 'object', additionalProperties: true },
-    examples: { type: 'array', items: {} },
     compatibility: { type: 'string', enum: COMPATIBILITY_MODES },
     deprecated: { type: 'boolean' },
     version: { type: 'integer' },
     createdAt: { type: ['string', 'null'] },
     updatedAt: { type: ['string', 'null'] },
   },
+  patternProperties: { '^examples$': { type: 'array', items: { description: 'A `data` value.' } } },
 } as const;
 
 /** A tenant's type as the API answers it. */

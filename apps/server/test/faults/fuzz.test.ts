@@ -18,8 +18,13 @@ let t: TestApp;
 const NUM_RUNS = size(100, 1000);
 const sample = (type: string) =>
   structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
-const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '' };
-const etags = { order: '', sku: '', endpoint: '' };
+const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '', eventType: 'fuzz.type' };
+const etags = { order: '', sku: '', endpoint: '', eventType: '' };
+const FUZZ_SCHEMA = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^f_[a-z0-9]{1,20}$' }, n: { type: 'integer' } },
+};
 
 const TABLES = [
   'payments',
@@ -30,6 +35,8 @@ const TABLES = [
   'webhook_events',
   'webhook_deliveries',
   'idempotency_keys',
+  'event_types',
+  'event_type_schemas',
 ] as const;
 
 async function counts(): Promise<Record<string, number>> {
@@ -72,6 +79,13 @@ before(async () => {
     payload: { type: 'payment.created', data: sample('payment.created') },
   });
   ids.event = ev.json().id;
+  const et = await t.app.inject({
+    method: 'POST',
+    url: '/v1/event-types',
+    headers: h,
+    payload: { name: ids.eventType, description: 'Fuzzed.', schema: FUZZ_SCHEMA, examples: [{ id: 'f_1' }] },
+  });
+  etags.eventType = String(et.headers.etag);
   for (const v of [...Object.values(ids), ...Object.values(etags)]) assert.ok(v && v !== 'undefined');
 });
 after(() => t.close());
@@ -90,6 +104,17 @@ const VALID: Record<string, () => unknown> = {
   'POST /v1/webhook-endpoints/{id}/disable': () => ({ reason: 'fuzz' }),
   'POST /v1/events': () => ({ type: 'payment.created', data: sample('payment.created') }),
   'POST /v1/events/{id}/replay': () => ({}),
+  'POST /v1/event-types': () => ({
+    name: 'fuzz.created',
+    description: 'A fuzzed type.',
+    schema: FUZZ_SCHEMA,
+    examples: [{ id: 'f_2', n: 1 }],
+  }),
+  'PATCH /v1/event-types/{name}': () => ({
+    schema: { ...FUZZ_SCHEMA, properties: { ...FUZZ_SCHEMA.properties, note: { type: 'string' } } },
+    examples: [{ id: 'f_3' }],
+    deprecated: true,
+  }),
 };
 
 /** The write routes of the router ("METHOD /path/{param}"). */
@@ -276,12 +301,16 @@ function pathFor(route: string) {
       ? ids.sku
       : path.includes('/webhook-endpoints/')
         ? ids.endpoint
-        : ids.event;
+        : path.includes('/event-types/')
+          ? ids.eventType
+          : ids.event;
   const etag = path.includes('/orders/')
     ? etags.order
     : path.includes('/inventory/')
       ? etags.sku
-      : etags.endpoint;
+      : path.includes('/event-types/')
+        ? etags.eventType
+        : etags.endpoint;
   return { path, valid, etag };
 }
 
@@ -325,6 +354,8 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     'POST /v1/webhook-endpoints/{id}/disable',
     'POST /v1/events',
     'POST /v1/events/{id}/replay',
+    'POST /v1/event-types',
+    'PATCH /v1/event-types/{name}',
   ];
   test('the list fuzzed below is the router’s list', () => {
     assert.deepEqual([...routes].sort(), writeRoutes().sort());
