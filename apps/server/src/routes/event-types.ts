@@ -1,4 +1,5 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
+import { isEventType } from '@surety/core';
 import { keysetCursor } from '@surety/db';
 import type { JsonSchema } from '@surety/events';
 import { txOf } from '@surety/idempotency/fastify';
@@ -149,6 +150,15 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
     async (request) => {
       const limit = request.query.limit ?? 20;
       const after = request.query.cursor === undefined ? null : BY_NAME.decode(request.query.cursor)[0];
+      // The cursor is a name this list returned: anything else was not made here.
+      if (after !== null && !isEventType(after)) {
+        throw new HttpProblem(
+          400,
+          'invalid_cursor',
+          'Invalid cursor',
+          'The cursor is not one this API returned.',
+        );
+      }
       const own = await data.list(app.sql, { tenant: request.tenant, after, limit: limit + 1 });
       const merged = [
         ...serviceTypes
