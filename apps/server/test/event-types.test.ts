@@ -456,7 +456,9 @@ describe('GET /v1/asyncapi.json', () => {
       assert.ok(messages.includes(n), n);
     assert.equal(doc.components.messages['zeta.created'].deprecated, true);
     const { diagnostics } = await new Parser().parse(r.body);
-    const errors = diagnostics.filter((d) => d.severity === 0);
+    // As for the service's own document (packages/events/src/asyncapi.test.ts): no error, no
+    // warning; the one information is that AsyncAPI 3.1 exists.
+    const errors = diagnostics.filter((d) => d.severity <= 1 || d.code !== 'asyncapi-latest-version');
     assert.deepEqual(
       errors.map((d) => `${d.code} ${d.path.join('.')}: ${d.message}`),
       [],

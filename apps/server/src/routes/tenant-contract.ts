@@ -1,4 +1,4 @@
-import { createRegistry, type EventDefinition, serviceContract, toJson } from '@surety/events';
+import { type RegisteredEvent, serviceContract, toJson } from '@surety/events';
 import type { FastifyPluginAsync } from 'fastify';
 import { eventTypeData } from '../data/event-types.js';
 
@@ -30,26 +30,22 @@ export const tenantContractRoutes: FastifyPluginAsync<TenantContractRoutesOption
     },
     async (request, reply) => {
       const own = await data.all(app.sql, { tenant: request.tenant });
-      const events: EventDefinition[] = [
-        ...app.events.list().map((e) => ({
-          type: e.type,
-          description: e.description,
-          schema: e.schema,
-          sample: e.sample,
-          version: e.version,
-          deprecated: e.deprecated,
-        })),
-        ...own.map((r) => ({
-          type: r.name,
-          description: r.description,
-          schema: r.schema,
-          sample: r.examples[0],
-          version: r.version,
-          deprecated: r.deprecated,
-        })),
+      // Built from the definitions as stored (each checked when it was written): no validator is
+      // compiled per request. A stored name the service has since taken for itself is the service's.
+      const events: RegisteredEvent[] = [
+        ...app.events.list(),
+        ...own
+          .filter((r) => !app.events.has(r.name))
+          .map((r) => ({
+            type: r.name,
+            description: r.description,
+            schema: r.schema,
+            sample: r.examples[0],
+            version: r.version,
+            deprecated: r.deprecated,
+          })),
       ];
-      // A registry of its own: the document lists its types; the schemas compiled when stored.
-      const doc = serviceContract(createRegistry({ events }), {
+      const doc = serviceContract(events, {
         title: 'Surety webhooks: your contract',
         description:
           "The events your endpoints can receive: the service's own types and the ones you registered " +
