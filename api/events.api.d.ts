@@ -14,7 +14,7 @@ export { createRegistry, type EventDefinition, EventRegistry, publishValidator, 
 export { serviceEvents } from "./service-events.js";
 
 // --- dist/asyncapi.d.ts
-import type { EventRegistry } from "./registry.js";
+import type { EventRegistry, RegisteredEvent } from "./registry.js";
 export declare const DEFAULT_RETRY_SCHEDULE: readonly string[];
 export declare const WEBHOOK_CHANNEL = "webhooks";
 export interface AsyncApiOptions {
@@ -43,8 +43,8 @@ export interface AsyncApiDocument {
     };
     [k: string]: unknown;
 }
-export declare function buildAsyncApi(registry: EventRegistry, options?: AsyncApiOptions): AsyncApiDocument;
-export declare function serviceContract(registry: EventRegistry, options?: AsyncApiOptions): AsyncApiDocument;
+export declare function buildAsyncApi(registry: EventRegistry | readonly RegisteredEvent[], options?: AsyncApiOptions): AsyncApiDocument;
+export declare function serviceContract(registry: EventRegistry | readonly RegisteredEvent[], options?: AsyncApiOptions): AsyncApiDocument;
 export declare function toYaml(doc: unknown): string;
 export declare function toJson(doc: unknown): string;
 

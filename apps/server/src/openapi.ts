@@ -79,6 +79,11 @@ export const TAGS = [
     name: 'portal',
     description: "The consumer portal: sessions scoped to one application, and the tenant's portal settings.",
   },
+  {
+    name: 'event-types',
+    description:
+      "Event types: the service's and your own, with JSON Schemas, examples and compatibility modes.",
+  },
 ] as const;
 
 export interface OpenApiOptions {

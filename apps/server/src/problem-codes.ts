@@ -54,6 +54,11 @@ export const PROBLEM_CODES = {
   },
   portal_forbidden: { status: 403, meaning: 'a portal token cannot call this route; use an API key' },
   portal_read_only: { status: 403, meaning: 'the portal session is read-only: it cannot change anything' },
+  reserved_event_type: {
+    status: 403,
+    meaning: 'an operational event type (endpoint.disabled, webhook.test): only the service publishes it',
+  },
+  service_event_type: { status: 403, meaning: "the service's own event types cannot be changed" },
   not_found: { status: 404, meaning: 'no such resource for this tenant' },
   idempotency_key_in_use: {
     status: 409,
@@ -74,6 +79,20 @@ export const PROBLEM_CODES = {
   application_uid_taken: {
     status: 409,
     meaning: 'another application of the tenant has this uid (`uid`); uids are unique per tenant',
+  },
+  event_type_exists: {
+    status: 409,
+    meaning: "the event type name is taken (by the service's catalogue or one of yours)",
+  },
+  event_type_limit_reached: { status: 409, meaning: 'the tenant has the most event types allowed' },
+  breaking_change: {
+    status: 409,
+    meaning:
+      "the new schema is incompatible under the type's compatibility mode (`changes`); publish a new name (order.shipped.v2)",
+  },
+  schema_version_limit: {
+    status: 409,
+    meaning: 'the event type has had the most schema versions allowed; register a new name',
   },
   precondition_failed: {
     status: 412,
@@ -97,6 +116,11 @@ export const PROBLEM_CODES = {
     status: 422,
     meaning: 'the application named in the body (`applicationId`, `application`) is not one of the tenant’s',
   },
+  invalid_event_schema: {
+    status: 422,
+    meaning: 'the schema is not a draft-07 JSON Schema the service accepts (`errors` says where and why)',
+  },
+  invalid_event_example: { status: 422, meaning: 'an example does not match the schema (`errors`)' },
   precondition_required: { status: 428, meaning: 'this write requires If-Match (or If-None-Match: *)' },
   database_unavailable: {
     status: 503,

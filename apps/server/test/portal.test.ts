@@ -423,7 +423,7 @@ describe('the token', () => {
       }
     }
     assert.ok(forbidden >= 14, `forbidden on ${forbidden} routes`);
-    assert.equal(scoped, 18, 'the endpoint, event, delivery and attempt routes, and the session itself');
+    assert.equal(scoped, 20, 'the endpoint, event, delivery and attempt routes, and the session itself');
   });
 
   test('GET /v1/portal-session: what the page shows of its own session, never the token', async () => {
@@ -473,6 +473,15 @@ describe('the token', () => {
     await expect(send('DELETE', `/v1/portal-sessions/${own.id}`, bearer(own.token)), 204);
     problem(await send('GET', '/v1/portal-session', bearer(own.token)), 401, 'portal_session_revoked');
     await expect(send('GET', '/v1/portal-session', bearer(other.token)), 200);
+  });
+
+  test('deleting the application revokes its sessions: 401 portal_session_revoked, its events unread', async () => {
+    const gone = await createApplication('acme', 'Leaving customer', 'leaving');
+    const s = await openSession(gone);
+    await expect(send('GET', '/v1/events', bearer(s.token)), 200);
+    await expect(asAcme('DELETE', `/v1/applications/${gone}`), 204);
+    problem(await send('GET', '/v1/events', bearer(s.token)), 401, 'portal_session_revoked');
+    problem(await send('GET', '/v1/portal-session', bearer(s.token)), 401, 'portal_session_revoked');
   });
 
   test('expired: 401 portal_session_expired once the clock passes expiresAt', async () => {

@@ -29,6 +29,12 @@ async function diagnose(doc: unknown) {
 }
 
 describe('buildAsyncApi', () => {
+  it('takes a list of registered types as well as a registry: the same document, sorted by name', () => {
+    const list = [...registry.list()].reverse();
+    assert.deepEqual(buildAsyncApi(list), buildAsyncApi(registry));
+    assert.deepEqual(serviceContract(list), serviceContract(registry));
+  });
+
   it('parses with @asyncapi/parser: no errors, no warnings, only reviewed information', async () => {
     for (const doc of [
       serviceContract(registry),

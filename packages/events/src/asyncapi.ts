@@ -134,7 +134,8 @@ function message(e: RegisteredEvent, apiVersion: string): Record<string, unknown
 }
 
 /**
- * The AsyncAPI 3.0 document of every type in the registry: one channel (your endpoint URL, so
+ * The AsyncAPI 3.0 document of every type in the registry (or in a list of registered types,
+ * sorted here by name): one channel (your endpoint URL, so
  * `address: null`) carrying one message per event type, one `send` operation per type, the
  * signature headers, and the delivery semantics in `info.description`. Each message's payload is
  * the whole body: the envelope with `type` fixed and `data` set to the type's schema. No `$ref`
@@ -143,12 +144,21 @@ function message(e: RegisteredEvent, apiVersion: string): Record<string, unknown
  * const doc = buildAsyncApi(createRegistry(), { title: 'Acme webhooks', version: '2.1.0' });
  * reply.send(doc); // /asyncapi.json
  */
-export function buildAsyncApi(registry: EventRegistry, options: AsyncApiOptions = {}): AsyncApiDocument {
+export function buildAsyncApi(
+  registry: EventRegistry | readonly RegisteredEvent[],
+  options: AsyncApiOptions = {},
+): AsyncApiDocument {
   const title = options.title ?? 'Surety webhooks';
   const version = options.version ?? SERVICE_CONTRACT_VERSION;
   const apiVersion = options.apiVersion ?? '2026-11-01';
   const schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
-  const events = registry.list();
+  // A list of definitions needs no compiled validators: a service can describe types it stored
+  // (already checked) without compiling them again for every document.
+  const events = Array.isArray(registry)
+    ? [...(registry as readonly RegisteredEvent[])].sort((a, b) =>
+        a.type < b.type ? -1 : a.type > b.type ? 1 : 0,
+      )
+    : (registry as EventRegistry).list();
   const intro = options.description?.trim();
   const info: AsyncApiDocument['info'] = {
     title,
@@ -204,7 +214,10 @@ export function buildAsyncApi(registry: EventRegistry, options: AsyncApiOptions 
  * @example
  * app.get('/asyncapi.json', () => serviceContract(registry, { serverUrl: config.publicUrl }));
  */
-export function serviceContract(registry: EventRegistry, options: AsyncApiOptions = {}): AsyncApiDocument {
+export function serviceContract(
+  registry: EventRegistry | readonly RegisteredEvent[],
+  options: AsyncApiOptions = {},
+): AsyncApiDocument {
   return buildAsyncApi(registry, { title: 'Surety webhooks', version: SERVICE_CONTRACT_VERSION, ...options });
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isEventError } from './errors.js';
+import { type EventError, isEventError } from './errors.js';
 import { isObject } from './json-schema.js';
 import { createRegistry, type EventDefinition, publishValidator, validateEvent } from './registry.js';
 import { serviceEvents } from './service-events.js';
@@ -199,6 +199,21 @@ describe('register()', () => {
       assert.throws(() => r.register(d), { code: 'SURETY_EVENT_INVALID_DEFINITION' }, JSON.stringify(d));
     }
     assert.equal(r.list().length, 0);
+  });
+
+  it("a failing sample's error lists where it failed; other definition errors list nothing", () => {
+    const r = createRegistry({ events: [] });
+    assert.throws(
+      () => r.register({ ...def, sample: { id: 1 } }),
+      (e: EventError) => {
+        assert.deepEqual(e.errors, [{ path: '/id', message: 'must be string' }]);
+        return true;
+      },
+    );
+    assert.throws(
+      () => r.register({ ...def, schema: { type: 'object', properties: { id: { type: 'strin' } } } }),
+      (e: EventError) => e.code === 'SURETY_EVENT_INVALID_DEFINITION' && e.errors.length === 0,
+    );
   });
 
   it('refuses a duplicate type', () => {

@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { closeObjects } from './closed-objects.js';
-import { EventError } from './errors.js';
+import { EventError, type EventIssue } from './errors.js';
 import { toIssues } from './issues.js';
 import { cloneJson, isObject, type JsonSchema } from './json-schema.js';
 import { serviceEvents } from './service-events.js';
@@ -121,8 +121,8 @@ export class EventRegistry {
 
   /**
    * Adds an event type. Throws EventError `SURETY_EVENT_INVALID_DEFINITION` for a bad name, a schema
-   * ajv cannot compile, or a sample that fails its own schema, and `SURETY_EVENT_DUPLICATE_TYPE` when
-   * the type exists. Custom types published through `POST /v1/events` must be registered first.
+   * ajv cannot compile, or a sample that fails its own schema (then, and only then, `errors` lists
+   * where the sample failed), and `SURETY_EVENT_DUPLICATE_TYPE` when the type exists. Custom types published through `POST /v1/events` must be registered first.
    * @example
    * registry.register({
    *   type: 'invoice.paid',
@@ -133,11 +133,11 @@ export class EventRegistry {
    */
   register<T>(definition: EventDefinition<T>): this {
     const { type, description, schema, sample } = definition;
-    const bad = (message: string, cause?: unknown) =>
+    const bad = (message: string, cause?: unknown, errors: EventIssue[] = []) =>
       new EventError(
         'SURETY_EVENT_INVALID_DEFINITION',
         `event type ${JSON.stringify(type)}: ${message}`,
-        [],
+        errors,
         {
           cause,
         },
@@ -174,8 +174,11 @@ export class EventRegistry {
     }
     if (!validate(sampleCopy)) {
       const issues = toIssues(validate.errors, this.#maxErrors);
+      // The issues travel in `errors` (pointers into the sample): only a failing sample has any.
       throw bad(
         `the sample fails the schema: ${issues.map((i) => `${i.path || '(data)'} ${i.message}`).join('; ')}`,
+        undefined,
+        issues,
       );
     }
     const def: RegisteredEvent = deepFreeze({

@@ -3,6 +3,7 @@ import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
 import { type Application, ApplicationNotFoundError, isApplicationUidTakenError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { PortalData } from '../data/portal.js';
 import { applicationUidTaken, fromConditional, HttpProblem } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import {
@@ -33,7 +34,10 @@ function refuseReservedUid(uid: string | null | undefined): void {
  * list, retrieve, update, delete, by id or uid. Registered with a prefix:
  * `app.register(applicationRoutes, { prefix: '/v1/applications' })`.
  */
-export const applicationRoutes: FastifyPluginAsync = async (app) => {
+export const applicationRoutes: FastifyPluginAsync<{ portal: PortalData; now: () => number }> = async (
+  app,
+  { portal, now },
+) => {
   const w = app.webhooks;
   const params = { params: idParam(APPLICATION_REF) };
   /** The tenant's application named by the path (id or uid); 404 when missing. */
@@ -205,9 +209,21 @@ export const applicationRoutes: FastifyPluginAsync = async (app) => {
       if (!check.proceed) return reply.send(check.payload);
       // The version the precondition passed on is the one deleted (as for endpoints).
       const expected = check.result.conditional ? found.version : undefined;
-      const deleted = await app.sql.transaction((tx) =>
-        w.deleteApplication(tx, { tenant: request.tenant, id: found.id, ifVersion: expected }),
-      );
+      const deleted = await app.sql.transaction(async (tx) => {
+        const done = await w.deleteApplication(tx, {
+          tenant: request.tenant,
+          id: found.id,
+          ifVersion: expected,
+        });
+        // Its customer's portal sessions end with it, in the same transaction.
+        if (done)
+          await portal.revokeApplicationSessions(tx, {
+            tenant: request.tenant,
+            applicationId: found.id,
+            at: new Date(now()).toISOString(),
+          });
+        return done;
+      });
       if (!deleted) throw fromConditional(staleWriteProblem(true));
       return reply.code(204).send();
     },

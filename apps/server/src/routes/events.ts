@@ -33,12 +33,18 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Body: { type: string; data: unknown; resource?: string; application?: string } }>(
     '',
     {
-      config: { idempotency: true, sends: ['location'], problems: ['invalid_event', 'unknown_application'] },
+      config: {
+        idempotency: true,
+        sends: ['location'],
+        problems: ['invalid_event', 'unknown_application', 'reserved_event_type'],
+      },
       schema: {
         operationId: 'publishEvent',
         description:
-          'Validates the payload against its type, stores the event and queues a delivery to every ' +
-          'subscribed endpoint of the application named (or, without one, of your own), once per key.',
+          "Validates the payload against its type (the service's or one of yours, GET /v1/event-types), " +
+          'stores the event and queues a delivery to every subscribed endpoint of the application named ' +
+          "(or, without one, of your own), once per key. The service's operational types " +
+          '(endpoint.disabled, webhook.test) are reserved: 403.',
         summary: 'Publish an event (Idempotency-Key required; the payload is validated against its type)',
         tags: ['events'],
         body: {
@@ -59,6 +65,13 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request, reply) => {
       const { type, data, resource, application } = request.body;
+      // Reserved types are 403; a tenant's own type is validated against its schema (422).
+      await app.eventTypes.checkPublishable(txOf(request), {
+        tenant: request.tenant,
+        type,
+        data: data as object,
+        serviceTypes: app.events,
+      });
       const published = await w.publish(txOf(request), {
         tenant: request.tenant,
         type,

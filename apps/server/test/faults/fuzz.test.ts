@@ -18,8 +18,21 @@ let t: TestApp;
 const NUM_RUNS = size(100, 1000);
 const sample = (type: string) =>
   structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
-const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '', application: '', session: '' };
-const etags = { order: '', sku: '', endpoint: '', application: '' };
+const ids = {
+  order: 'ord_fuzz',
+  sku: 'SKU-FUZZ',
+  endpoint: '',
+  event: '',
+  application: '',
+  session: '',
+  eventType: 'fuzz.type',
+};
+const etags = { order: '', sku: '', endpoint: '', application: '', eventType: '' };
+const FUZZ_SCHEMA = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^f_[a-z0-9]{1,20}$' }, n: { type: 'integer' } },
+};
 
 const TABLES = [
   'payments',
@@ -33,6 +46,8 @@ const TABLES = [
   'idempotency_keys',
   'portal_sessions',
   'portal_settings',
+  'event_types',
+  'event_type_schemas',
 ] as const;
 
 async function counts(): Promise<Record<string, number>> {
@@ -90,6 +105,13 @@ before(async () => {
     payload: {},
   });
   ids.session = session.json().id;
+  const et = await t.app.inject({
+    method: 'POST',
+    url: '/v1/event-types',
+    headers: h,
+    payload: { name: ids.eventType, description: 'Fuzzed.', schema: FUZZ_SCHEMA, examples: [{ id: 'f_1' }] },
+  });
+  etags.eventType = String(et.headers.etag);
   for (const v of [...Object.values(ids), ...Object.values(etags)]) assert.ok(v && v !== 'undefined');
 });
 after(() => t.close());
@@ -118,6 +140,17 @@ const VALID: Record<string, () => unknown> = {
   'POST /v1/applications/{id}/portal-sessions': () => ({ expiresInSeconds: 600, readOnly: true }),
   'PUT /v1/portal-settings': () => ({
     frameAncestors: ['https://shop.example.com', 'http://127.0.0.1:8080'],
+  }),
+  'POST /v1/event-types': () => ({
+    name: 'fuzz.created',
+    description: 'A fuzzed type.',
+    schema: FUZZ_SCHEMA,
+    examples: [{ id: 'f_2', n: 1 }],
+  }),
+  'PATCH /v1/event-types/{name}': () => ({
+    schema: { ...FUZZ_SCHEMA, properties: { ...FUZZ_SCHEMA.properties, note: { type: 'string' } } },
+    examples: [{ id: 'f_3' }],
+    deprecated: true,
   }),
 };
 
@@ -309,14 +342,18 @@ function pathFor(route: string) {
           ? ids.application
           : path.includes('/portal-sessions/')
             ? ids.session
-            : ids.event;
+            : path.includes('/event-types/')
+              ? ids.eventType
+              : ids.event;
   const etag = path.includes('/orders/')
     ? etags.order
     : path.includes('/inventory/')
       ? etags.sku
       : path.includes('/applications/')
         ? etags.application
-        : etags.endpoint;
+        : path.includes('/event-types/')
+          ? etags.eventType
+          : etags.endpoint;
   return { path, valid, etag };
 }
 
@@ -362,6 +399,8 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     'POST /v1/webhook-endpoints/{id}/disable',
     'POST /v1/events',
     'POST /v1/events/{id}/replay',
+    'POST /v1/event-types',
+    'PATCH /v1/event-types/{name}',
     'POST /v1/applications',
     'PATCH /v1/applications/{id}',
     'POST /v1/applications/{id}/portal-sessions',

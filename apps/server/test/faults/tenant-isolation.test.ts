@@ -60,6 +60,16 @@ const A = {
   portalSession: '',
   portalToken: '',
   portalSettingsEtag: '',
+  eventType: 'iso.acme_only',
+  eventTypeEtag: '',
+  eventTypeKey: 'iso-shared-event-type-key',
+  eventTypesCursor: '',
+};
+const EVENT_TYPE_BODY = {
+  name: A.eventType,
+  description: 'Only in acme: iso-acme-marker.',
+  schema: { type: 'object', properties: { n: { type: 'integer' } } },
+  examples: [{ n: 1 }],
 };
 const PAYMENT_BODY = { amount: '4200', currency: 'USD', customerId: 'cus_iso' };
 const ORDER_BODY = { customerId: 'cus_iso', items: [{ sku: 'SKU-ISO', quantity: 1 }] };
@@ -183,6 +193,13 @@ before(async () => {
     (await ok(call('acme', 'PUT', '/v1/portal-settings', { frameAncestors: ['https://acme.example'] }), 200))
       .headers.etag,
   );
+  const et = await ok(
+    call('acme', 'POST', '/v1/event-types', EVENT_TYPE_BODY, { 'idempotency-key': A.eventTypeKey }),
+    201,
+  );
+  A.eventTypeEtag = String(et.headers.etag);
+  await ok(call('acme', 'POST', '/v1/event-types', { ...EVENT_TYPE_BODY, name: 'iso.acme_two' }), 201);
+  A.eventTypesCursor = (await ok(call('acme', 'GET', '/v1/event-types?limit=1'), 200)).json().nextCursor;
   for (const [k, v] of Object.entries(A)) assert.ok(v, `setup produced ${k}`);
 });
 after(() => t.close());
@@ -212,6 +229,9 @@ async function snapshotA() {
         headers: { authorization: `Bearer ${A.portalToken}` },
       })
     ).statusCode,
+    eventType: await get(`/v1/event-types/${A.eventType}`),
+    eventTypes: await get('/v1/event-types?limit=100'),
+    contract: await get('/v1/asyncapi.json'),
   };
 }
 
@@ -445,6 +465,36 @@ const CASES: Record<string, Check> = {
       },
     );
     assert.equal(r.statusCode, 412, r.body);
+  },
+  'POST /v1/event-types': async () => {
+    // Names are per tenant: B registers its own type of the same name, with A's key: not A's replay.
+    const r = await call(
+      'globex',
+      'POST',
+      '/v1/event-types',
+      { ...EVENT_TYPE_BODY, description: 'globex own' },
+      { 'idempotency-key': A.eventTypeKey },
+    );
+    assert.equal(r.statusCode, 201, r.body);
+    assert.equal(r.headers['idempotent-replayed'], undefined);
+    assert.equal(r.json().description, 'globex own');
+  },
+  'GET /v1/event-types': async () => {
+    const r = await call('globex', 'GET', `/v1/event-types?limit=100&cursor=${A.eventTypesCursor}`);
+    assert.ok(r.statusCode === 200 || r.statusCode === 400, r.body);
+    assert.ok(!r.body.includes('iso-acme-marker') && !r.body.includes('iso.acme_two'), r.body);
+  },
+  'GET /v1/event-types/{name}': notFound('GET', () => '/v1/event-types/iso.acme_two'),
+  'PATCH /v1/event-types/{name}': notFound(
+    'PATCH',
+    () => '/v1/event-types/iso.acme_two',
+    () => ({ deprecated: true }),
+    () => ({ 'if-match': A.eventTypeEtag }),
+  ),
+  'GET /v1/asyncapi.json': async () => {
+    const r = await call('globex', 'GET', '/v1/asyncapi.json');
+    assert.equal(r.statusCode, 200);
+    assert.ok(!r.body.includes('iso-acme-marker') && !r.body.includes('iso.acme_two'));
   },
 };
 
