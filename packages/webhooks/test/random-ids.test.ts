@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { migrate } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
+import { generateSecret } from '@surety/webhook-verify';
+import { newId } from '../src/ids.js';
 import { DeliveryWorker, parseAllowList, Webhooks } from '../src/index.js';
 import { migrations } from '../src/migrations.js';
 import { startReceiver } from '../src/testing.js';
@@ -55,17 +57,26 @@ describe('a database with deliveries and attempts under the counter ids, migrate
       schema: schema(),
       sets: [{ set: migrations.set, migrations: migrations.migrations.filter((m) => m.id < 12) }],
     });
-    ordered = (
-      await webhooks.createEndpoint(db.sql, {
-        tenant: 'm',
-        url: `${rx.url}/ordered`,
-        eventTypes: ['*'],
-        ordered: true,
-      })
-    ).endpoint.id;
-    other = (await webhooks.createEndpoint(db.sql, { tenant: 'm', url: rx.url, eventTypes: ['*'] })).endpoint
-      .id;
     const s = `"${schema()}"`;
+    // Endpoints as that version wrote them (the current createEndpoint writes later columns).
+    ordered = newId('we');
+    other = newId('we');
+    for (const [id, url, isOrdered] of [
+      [ordered, `${rx.url}/ordered`, true],
+      [other, rx.url, false],
+    ] as const) {
+      await q(
+        `insert into ${s}.webhook_endpoints (tenant, id, url, event_types, secrets, ordered, created_at, updated_at)
+         values ('m', $1, $2, '{*}', $3::jsonb, $4, $5, $5)`,
+        [
+          id,
+          url,
+          JSON.stringify([{ secret: generateSecret(), expiresAt: null }]),
+          isOrdered,
+          new Date(clock).toISOString(),
+        ],
+      );
+    }
     const at = (ms: number) => new Date(clock - ms).toISOString();
     // Three events an hour, two hours and three hours ago; the counter has run to 57 deliveries.
     await q(`select setval('${s}.webhook_deliveries_id_seq', 57)`);
@@ -188,7 +199,6 @@ describe('a database with deliveries and attempts under the counter ids, migrate
       `select "${schema()}".webhook_new_id('dlv', $1) as id`,
       [new Date(clock).toISOString()],
     );
-    const { newId } = await import('../src/ids.js');
     assert.equal(made[0]!.id.slice(0, 12), newId('dlv', clock).slice(0, 12));
     assert.match(made[0]!.id, ID);
   });

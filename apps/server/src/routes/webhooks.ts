@@ -26,7 +26,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       config: {
         idempotency: { required: false },
         sends: ['location', 'etag'],
-        problems: ['invalid_webhook_url', 'endpoint_limit_reached'],
+        problems: ['invalid_webhook_url', 'invalid_webhook_headers', 'endpoint_limit_reached'],
       },
       schema: {
         operationId: 'createWebhookEndpoint',
@@ -107,7 +107,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         idempotency: { required: false },
         precondition: 'required',
         sends: ['etag'],
-        problems: ['invalid_webhook_url'],
+        problems: ['invalid_webhook_url', 'invalid_webhook_headers'],
       },
       schema: {
         operationId: 'updateWebhookEndpoint',

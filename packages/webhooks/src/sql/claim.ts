@@ -26,6 +26,8 @@ export interface Claimed {
   trace_context: unknown;
   /** Whether the endpoint sends `traceparent` to the receiver; null when it was deleted. */
   endpoint_trace_context: boolean | null;
+  /** The endpoint's custom headers (migration 000013); null when it was deleted. */
+  endpoint_headers: Record<string, string> | null;
 }
 
 export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
@@ -140,7 +142,7 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
        select c.id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
-              ev.trace_context, ep.trace_context as endpoint_trace_context,
+              ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers,
               array(select b.tenant from busy b where b.n >= $6 union select t.tenant from tbusy t where t.n >= $7
                     union select x.tenant from cand x where x.n > x.room
                     union select x.tenant from ranked x where x.n > x.room) as held

@@ -26,6 +26,7 @@ export async function insertEndpoint(
     nowIso: string;
     maxEndpointsPerTenant: number;
     traceContext: boolean;
+    headersJson: string;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -34,9 +35,9 @@ export async function insertEndpoint(
        on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-            rate_limit, ordered, created_at, updated_at, trace_context)
+            rate_limit, ordered, created_at, updated_at, trace_context, headers)
      select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
-            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool
+            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::jsonb
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -53,6 +54,7 @@ export async function insertEndpoint(
       input.nowIso,
       input.maxEndpointsPerTenant,
       input.traceContext,
+      input.headersJson,
     ],
   );
   return rows[0];
@@ -90,6 +92,8 @@ export async function updateEndpointRow(
     ordered: boolean | null;
     nowIso: string;
     traceContext: boolean | null;
+    /** The new headers as JSON (replacing the old ones), or null to keep them. */
+    headersJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -99,7 +103,7 @@ export async function updateEndpointRow(
         retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
         rate_limit = case when $10::bool then $11::int else rate_limit end,
         ordered = coalesce($12, ordered), version = version + 1, updated_at = $13,
-        trace_context = coalesce($14, trace_context)
+        trace_context = coalesce($14, trace_context), headers = coalesce($15::jsonb, headers)
       where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
     [
       input.tenant,
@@ -116,6 +120,7 @@ export async function updateEndpointRow(
       input.ordered,
       input.nowIso,
       input.traceContext,
+      input.headersJson,
     ],
   );
   return rows[0];
