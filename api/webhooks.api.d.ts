@@ -6,7 +6,8 @@ export type { AttemptErrorCode, NotSentCode } from "./classify.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
 export type { WebhookErrorCode } from "./errors.js";
-export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidInputError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
+export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidHeadersError, InvalidInputError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
+export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, Page, PageInput, } from "./queries.js";
@@ -113,7 +114,7 @@ export declare function envelopeJson(e: {
 }): string;
 
 // --- dist/errors.d.ts
-export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_OUTCOME_UNSTORABLE";
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_OUTCOME_UNSTORABLE";
 export declare class WebhookError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
@@ -142,6 +143,17 @@ export declare class InvalidInputError extends WebhookError {
         message: string;
     }[]);
 }
+export declare class InvalidHeadersError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_HEADERS";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
 export declare class EndpointNotFoundError extends WebhookError {
     readonly code: "SURETY_ENDPOINT_NOT_FOUND";
     constructor();
@@ -156,6 +168,16 @@ export declare const isEndpointLimitError: (value: unknown) => value is Endpoint
 export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
 export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
 export declare const isEndpointNotFoundError: (value: unknown) => value is EndpointNotFoundError;
+export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
+
+// --- dist/headers.d.ts
+export declare const MAX_HEADERS = 20;
+export declare const MAX_HEADER_NAME = 100;
+export declare const MAX_HEADER_VALUE = 1000;
+export declare const MAX_HEADERS_SIZE = 4096;
+export declare const RESERVED_HEADERS: ReadonlySet<string>;
+export declare const RESERVED_HEADER_PREFIXES: readonly string[];
+export declare function checkHeaders(headers: unknown): asserts headers is Record<string, string>;
 
 // --- dist/migrations.d.ts
 export declare const migrations: import("@surety/db").MigrationSet;
@@ -356,7 +378,6 @@ export declare function endpointHealth(w: Webhooks, q: Queryable, input: {
 }): Promise<EndpointHealth | undefined>;
 export declare function listEvents(w: Webhooks, q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
 export declare function getEvent(w: Webhooks, q: Queryable, input: EventRef): Promise<EventRecord | undefined>;
-export declare const deliveryNumber: (id: string) => string | undefined;
 export declare function listDeliveries(w: Webhooks, q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
 export declare function listAttempts(w: Webhooks, q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
 
@@ -404,6 +425,7 @@ export interface Endpoint {
     rateLimit: number | null;
     ordered: boolean;
     traceContext: boolean;
+    headers: Record<string, string>;
     version: number;
     createdAt: string;
     updatedAt: string;
@@ -428,12 +450,13 @@ export interface CreateEndpointInput {
     rateLimit?: number | null;
     ordered?: boolean;
     traceContext?: boolean;
+    headers?: Record<string, string>;
 }
 export interface EndpointRef {
     tenant: string;
     id: string;
 }
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext">>;
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers">>;
 export interface UpdateEndpointInput extends EndpointRef {
     ifVersion: number;
     patch: EndpointPatch;
@@ -889,6 +912,7 @@ export interface Claimed {
     rate_limit: number | null;
     trace_context: unknown;
     endpoint_trace_context: boolean | null;
+    endpoint_headers: Record<string, string> | null;
 }
 export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claim: import("@surety/db").Statement;
@@ -1003,6 +1027,7 @@ export declare function statements(schema: string): {
     takeTokens: import("@surety/db").Statement;
     publish: import("@surety/db").Statement;
     tables: {
+        s: string;
         EP: string;
         EV: string;
         D: string;
