@@ -84,7 +84,7 @@ const eventId = (i: string) => `'evt_' || lpad(${i}::text, 22, '0')`;
 
 /** The delivery of event i's place in due order, as loaded (for putting claimed rows back). */
 export const loadedDueAt = (table: string) =>
-  `${table}.created_at + (${table}.id - 1) * interval '1 microsecond'`;
+  `${table}.created_at + ${table}.sequence * interval '1 microsecond'`;
 
 /**
  * A webhooks schema with one endpoint (the receiver at `target`) and `n` pending deliveries of `n`
@@ -124,8 +124,8 @@ export async function ensureDeliveries(
         [from, to],
       );
       await sql.query(
-        `insert into ${schema}.webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at)
-         select 'bench', $3, ${eventId('i')}, 'pending', now() - interval '1 minute' + i * interval '1 microsecond', now() - interval '1 minute'
+        `insert into ${schema}.webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at, sequence)
+         select 'bench', $3, ${eventId('i')}, 'pending', now() - interval '1 minute' + i * interval '1 microsecond', now() - interval '1 minute', i
            from generate_series($1::int, $2::int) i`,
         [from, to, endpointId],
       );

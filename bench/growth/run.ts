@@ -240,7 +240,7 @@ for (let round = 0; round < claimRounds; round++) {
       // then its outcome, as a worker writes it (not timed): a failed attempt, due again in an hour,
       // which moves the rows out of the head of the due index
       await sql.query(
-        `update ${D} set next_attempt_at = $2, lease_until = null where id = any ($1::bigint[]) and locked_by = $3`,
+        `update ${D} set next_attempt_at = $2, lease_until = null where id = any ($1::text[]) and locked_by = $3`,
         [rows.map((r) => r.id), lease, `bench-${run}`],
       );
     }

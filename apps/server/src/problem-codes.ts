@@ -104,6 +104,11 @@ export const PROBLEM_CODES = {
     status: 422,
     meaning: 'the Idempotency-Key was used with another method, path or body; use a new key',
   },
+  invalid_webhook_headers: {
+    status: 422,
+    meaning:
+      "an endpoint's custom headers cannot be sent: a reserved name, not a token, a control character in a value, too many or too long (`errors`)",
+  },
   invalid_event: {
     status: 422,
     meaning: "the event type is unknown, or the payload does not match the type's schema (`errors`)",

@@ -7,6 +7,7 @@ import {
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
+  InvalidHeadersError,
   InvalidInputError,
   WebhookError,
 } from '@surety/webhooks';
@@ -143,6 +144,11 @@ export function toProblem(error: FastifyError): HttpProblem {
       `This tenant already has ${error.limit} webhook endpoints, the most allowed; delete one first.`,
       { limit: error.limit },
     );
+  }
+  if (error instanceof InvalidHeadersError) {
+    return new HttpProblem(422, 'invalid_webhook_headers', 'Invalid webhook headers', error.message, {
+      errors: error.errors.map((e) => ({ in: 'body', ...e })),
+    });
   }
   if (error instanceof InvalidEventError) {
     return new HttpProblem(422, 'invalid_event', 'Invalid event', error.message, { errors: error.errors });

@@ -61,7 +61,13 @@ export async function sendAttempt(input: {
       timestamp: Math.floor(startedMs / 1000),
     });
     const res = await input.post(row.url, {
-      headers: { ...signed, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+      // The endpoint's own headers first: none may name what follows (headers.ts refuses them).
+      headers: {
+        ...row.endpoint_headers,
+        ...signed,
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+      },
       body,
       timeoutMs: input.timeoutMs,
     });

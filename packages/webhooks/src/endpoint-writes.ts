@@ -77,6 +77,7 @@ export async function createEndpointFor(
     ordered: input.ordered ?? false,
     nowIso: nowIso(w),
     traceContext: input.traceContext ?? true,
+    headersJson: JSON.stringify(input.headers ?? {}), // checked by Webhooks.createEndpoint
     maxEndpointsPerTenant: w.maxEndpointsPerTenant,
     applicationId,
   }).catch((error: unknown) => {
@@ -110,6 +111,7 @@ export async function updateEndpointFor(
     rateLimit: patch.rateLimit ?? null,
     ordered: patch.ordered ?? null,
     traceContext: patch.traceContext ?? null,
+    headersJson: patch.headers === undefined ? null : JSON.stringify(patch.headers),
     nowIso: nowIso(w),
   });
   if (row) return toEndpoint(row, i.now());

@@ -4,6 +4,7 @@ export type WebhookErrorCode =
   | 'SURETY_INVALID_URL'
   | 'SURETY_INVALID_EVENT'
   | 'SURETY_INVALID_INPUT'
+  | 'SURETY_INVALID_HEADERS'
   | 'SURETY_INVALID_CURSOR'
   | 'SURETY_ENDPOINT_NOT_FOUND'
   | 'SURETY_ENDPOINT_LIMIT'
@@ -52,6 +53,23 @@ export class InvalidInputError extends WebhookError {
   ) {
     super('SURETY_INVALID_INPUT', message);
     this.name = 'InvalidInputError';
+  }
+}
+
+/**
+ * An endpoint's custom `headers` that cannot be sent: a reserved name (the signature headers,
+ * `host`, `content-length`…), a name that is not an RFC 9110 token, a value with CR, LF, NUL or
+ * another control character, or too many or too long (headers.ts has the rules).
+ */
+export class InvalidHeadersError extends WebhookError {
+  declare readonly code: 'SURETY_INVALID_HEADERS';
+  constructor(
+    message: string,
+    /** Which header, as JSON pointers (`/headers/Host`), with messages; values are never quoted. */
+    readonly errors: { path: string; message: string }[] = [],
+  ) {
+    super('SURETY_INVALID_HEADERS', message);
+    this.name = 'InvalidHeadersError';
   }
 }
 
@@ -125,4 +143,8 @@ export const isApplicationNotFoundError = brandError(
 export const isApplicationUidTakenError = brandError(
   ApplicationUidTakenError,
   'surety.webhooks.error.SURETY_APPLICATION_UID_TAKEN',
+);
+export const isInvalidHeadersError = brandError(
+  InvalidHeadersError,
+  'surety.webhooks.error.SURETY_INVALID_HEADERS',
 );

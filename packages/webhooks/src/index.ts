@@ -13,16 +13,26 @@ export {
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
+  InvalidHeadersError,
   InvalidInputError,
   isApplicationNotFoundError,
   isApplicationUidTakenError,
   isEndpointLimitError,
   isEndpointNotFoundError,
   isInvalidEventError,
+  isInvalidHeadersError,
   isInvalidInputError,
   isWebhookError,
   WebhookError,
 } from './errors.js';
+export {
+  MAX_HEADER_NAME,
+  MAX_HEADER_VALUE,
+  MAX_HEADERS,
+  MAX_HEADERS_SIZE,
+  RESERVED_HEADER_PREFIXES,
+  RESERVED_HEADERS,
+} from './headers.js';
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
 export type {

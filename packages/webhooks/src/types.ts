@@ -84,6 +84,8 @@ export interface Endpoint {
   ordered: boolean;
   /** Whether attempts send the W3C `traceparent` of their span to the receiver (docs/observability.md). */
   traceContext: boolean;
+  /** Custom headers sent with every attempt (`{ name: value }`). */
+  headers: Record<string, string>;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -133,6 +135,13 @@ export interface CreateEndpointInput {
    * published to that application. Throws ApplicationNotFoundError when the tenant has no such one.
    */
   applicationId?: string;
+  /**
+   * Custom headers sent with every attempt, `{ name: value }`. Names are RFC 9110 tokens, compared
+   * case-insensitively; reserved ones (RESERVED_HEADERS, RESERVED_HEADER_PREFIXES) and values with
+   * CR, LF, NUL or other control characters throw InvalidHeadersError. At most MAX_HEADERS.
+   * @default {}
+   */
+  headers?: Record<string, string>;
 }
 
 /** One endpoint of one tenant: what a lookup or a one-endpoint mutation names. */
@@ -154,6 +163,7 @@ export type EndpointPatch = Partial<
     | 'rateLimit'
     | 'ordered'
     | 'traceContext'
+    | 'headers'
   >
 >;
 

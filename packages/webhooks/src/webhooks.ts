@@ -19,6 +19,7 @@ import {
   updateEndpointFor,
 } from './endpoint-writes.js';
 import { InvalidEventError, WebhookError } from './errors.js';
+import { checkHeaders } from './headers.js';
 import { newId } from './ids.js';
 import { assertStorable, assertTimestamp } from './input.js';
 import { setInternals, type WebhooksInternals } from './internals.js';
@@ -186,6 +187,8 @@ export class Webhooks {
     q: Queryable,
     input: CreateEndpointInput,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
+    // headers first: a NUL in a header value is a header problem (InvalidHeadersError)
+    if (input.headers !== undefined) checkHeaders(input.headers);
     assertStorable({ ...input });
     return createEndpointFor(this, q, input);
   }
@@ -201,6 +204,7 @@ export class Webhooks {
    * undefined when another write came first, and throws EndpointNotFoundError when it does not exist.
    */
   async updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined> {
+    if (input.patch.headers !== undefined) checkHeaders(input.patch.headers);
     assertStorable({ tenant: input.tenant, id: input.id, ...input.patch });
     return updateEndpointFor(this, q, input);
   }

@@ -42,6 +42,19 @@ export const editable = {
     description:
       "Send the attempt's W3C traceparent to the receiver (when tracing is configured). Default true.",
   },
+  headers: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'Custom headers sent with every delivery attempt, `{ name: value }`; on update the whole set is ' +
+      'replaced (`{}` removes them). At most 20, names up to 100 characters (RFC 9110 tokens, ' +
+      'case-insensitive, each once), values up to 1000 characters of visible ASCII with inner spaces ' +
+      'or tabs, 4096 bytes in all. Reserved names are refused with 422 `invalid_webhook_headers`: ' +
+      'webhook-id, webhook-timestamp, webhook-signature (and any webhook-*, surety-* or proxy-* name), ' +
+      'content-type, user-agent, traceparent, tracestate, baggage, host, content-length, ' +
+      'content-encoding, connection, transfer-encoding, keep-alive, upgrade, te, trailer, expect, ' +
+      'http2-settings. Values are stored in plain text and returned with the endpoint; they are not signed.',
+  },
 } as const;
 
 export const endpointSchema = {
@@ -64,6 +77,7 @@ export const endpointSchema = {
     rateLimit: { type: ['integer', 'null'] },
     ordered: { type: 'boolean' },
     traceContext: { type: 'boolean' },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
     version: { type: 'integer' },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },

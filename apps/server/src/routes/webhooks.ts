@@ -45,7 +45,12 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       config: {
         idempotency: { required: false },
         sends: ['location', 'etag'],
-        problems: ['invalid_webhook_url', 'endpoint_limit_reached', 'unknown_application'],
+        problems: [
+          'invalid_webhook_url',
+          'invalid_webhook_headers',
+          'endpoint_limit_reached',
+          'unknown_application',
+        ],
         portal: 'write',
       },
       schema: {
@@ -143,7 +148,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         idempotency: { required: false },
         precondition: 'required',
         sends: ['etag'],
-        problems: ['invalid_webhook_url'],
+        problems: ['invalid_webhook_url', 'invalid_webhook_headers'],
         portal: 'write',
       },
       schema: {

@@ -29,8 +29,10 @@ export interface AttemptRow {
 }
 
 /**
- * A tenant's deliveries, newest first, of an endpoint and/or an event, optionally in one status
- * and to the endpoints of one application (id or uid), below delivery number `before` when given.
+ * A tenant's deliveries, newest first (created_at, then id), of an endpoint and/or an event,
+ * optionally in one status and to the endpoints of one application (id or uid), from after the
+ * (created_at, id) of `after` when given. By time, not by id alone: ids migrated from the counter
+ * (`dlv_60`, migration 000012) sort after the new ones.
  */
 export async function selectDeliveries(
   q: Queryable,
@@ -42,7 +44,7 @@ export async function selectDeliveries(
     eventId: string | null;
     application: string | null;
     status: string | null;
-    before: string | null;
+    after: readonly [at: string, id: string] | null;
   },
 ): Promise<DeliveryRow[]> {
   const params: unknown[] = [input.tenant, input.limit];
@@ -61,22 +63,25 @@ export async function selectDeliveries(
       input.application,
     );
   }
-  if (input.before) add('d.id < ?::bigint', input.before);
+  if (input.after) {
+    params.push(...input.after);
+    where += ` and (d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+  }
   // A leased row is not due before its lease ends, whatever next_attempt_at says.
   const { rows } = await q.query<DeliveryRow>(
-    `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
+    `select d.id, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
             greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
             d.completed_at, d.last_status, d.last_error
        from ${t.D} d left join ${t.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id
-      where ${where} order by d.id desc limit $2`,
+      where ${where} order by d.created_at desc, d.id desc limit $2`,
     params,
   );
   return rows;
 }
 
 /**
- * The attempts of delivery number `deliveryId`, oldest first; undefined when it is not the tenant's,
- * or, with `application`, not to an endpoint of that application (id or uid).
+ * The attempts of delivery `deliveryId` (`dlv_…`), oldest first; undefined when it is not the
+ * tenant's, or, with `application`, not to an endpoint of that application (id or uid).
  */
 export async function selectAttempts(
   q: Queryable,
@@ -85,9 +90,9 @@ export async function selectAttempts(
 ): Promise<AttemptRow[] | undefined> {
   const owner = await q.query(
     input.application === null
-      ? `select 1 from ${t.D} where tenant = $1 and id = $2::bigint`
+      ? `select 1 from ${t.D} where tenant = $1 and id = $2`
       : `select 1 from ${t.D} d join ${t.EP} e on e.tenant = d.tenant and e.id = d.endpoint_id
-          where d.tenant = $1 and d.id = $2::bigint
+          where d.tenant = $1 and d.id = $2
             and e.application_id = ${applicationIdOf(t.AP, input.application, '$3')}`,
     input.application === null
       ? [input.tenant, input.deliveryId]
@@ -95,8 +100,8 @@ export async function selectAttempts(
   );
   if (owner.rows.length === 0) return undefined;
   const { rows } = await q.query<AttemptRow>(
-    `select id::text, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message
-       from ${t.A} where tenant = $1 and delivery_id = $2::bigint order by id`,
+    `select id, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message
+       from ${t.A} where tenant = $1 and delivery_id = $2 order by started_at, attempt, id`,
     [input.tenant, input.deliveryId],
   );
   return rows;

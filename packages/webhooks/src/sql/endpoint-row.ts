@@ -26,6 +26,7 @@ export interface EndpointRow {
   circuit_opened_at: Date | null;
   circuit_probe_at: Date | null;
   trace_context: boolean;
+  headers: Record<string, string>;
 }
 
 /** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
@@ -43,6 +44,7 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
   rateLimit: r.rate_limit,
   ordered: r.ordered,
   traceContext: r.trace_context,
+  headers: r.headers,
   version: r.version,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
@@ -65,4 +67,4 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
 export const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
   'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
-  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id';
+  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id, headers';

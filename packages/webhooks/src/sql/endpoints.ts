@@ -29,6 +29,7 @@ export async function insertEndpoint(
     traceContext: boolean;
     /** The application's id (resolved by the caller); a foreign key checks it. */
     applicationId: string | null;
+    headersJson: string;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -37,9 +38,9 @@ export async function insertEndpoint(
        on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-            rate_limit, ordered, created_at, updated_at, trace_context, application_id)
+            rate_limit, ordered, created_at, updated_at, trace_context, application_id, headers)
      select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
-            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text
+            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text, $15::jsonb
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -57,6 +58,7 @@ export async function insertEndpoint(
       input.maxEndpointsPerTenant,
       input.traceContext,
       input.applicationId,
+      input.headersJson,
     ],
   );
   return rows[0];
@@ -94,6 +96,8 @@ export async function updateEndpointRow(
     ordered: boolean | null;
     nowIso: string;
     traceContext: boolean | null;
+    /** The new headers as JSON (replacing the old ones), or null to keep them. */
+    headersJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -103,7 +107,7 @@ export async function updateEndpointRow(
         retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
         rate_limit = case when $10::bool then $11::int else rate_limit end,
         ordered = coalesce($12, ordered), version = version + 1, updated_at = $13,
-        trace_context = coalesce($14, trace_context)
+        trace_context = coalesce($14, trace_context), headers = coalesce($15::jsonb, headers)
       where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
     [
       input.tenant,
@@ -120,6 +124,7 @@ export async function updateEndpointRow(
       input.ordered,
       input.nowIso,
       input.traceContext,
+      input.headersJson,
     ],
   );
   return rows[0];

@@ -24,6 +24,8 @@ export function publishStatements({ s, EV, D, EP, st }: Names) {
   // The outbox write: the event and one delivery per subscribed enabled endpoint, or to the one
   // endpoint named ($8, test events: named, so subscribed or not). One round trip.
   // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
+  // Each delivery gets a random time-ordered id (webhook_new_id, migration 000012) and the event's
+  // sequence, which orders an ordered endpoint's queue (ids are random within a millisecond).
   // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
   // commit record to the end of COMMIT, so every publishing transaction would commit one at a
   // time (measured: half the publish rate). Webhooks wakes workers after COMMIT instead.
@@ -37,8 +39,10 @@ export function publishStatements({ s, EV, D, EP, st }: Names) {
                 ${AUDIENCE[audience].application(EP)})
          returning sequence, application_id),
        d as (
-         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
-         select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7 from ${EP} e
+         insert into ${D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence)
+         select ${s}.webhook_new_id('dlv', $7), $1, e.id, $2, 'pending', e.ordered,
+                greatest($7, e.circuit_hold_until), $7, ev.sequence
+           from ${EP} e cross join ev
           where e.tenant = $1 and e.status = 'enabled' and ${AUDIENCE[audience].endpoints}
             and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
          returning 1)
