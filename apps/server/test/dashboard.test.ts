@@ -30,9 +30,10 @@ describe('dashboard files', () => {
     for (const [url, type] of [
       ['/dashboard', 'text/html'],
       ['/dashboard/', 'text/html'],
-      ['/dashboard/app.js', 'text/javascript'],
-      ['/dashboard/styles.css', 'text/css'],
-      ['/dashboard/favicon.svg', 'image/svg+xml'],
+      ['/ui/dashboard/app.js', 'text/javascript'],
+      ['/ui/shared/api.js', 'text/javascript'],
+      ['/ui/shared/styles.css', 'text/css'],
+      ['/ui/shared/favicon.svg', 'image/svg+xml'],
     ] as const) {
       const res = await t.app.inject({ url });
       assert.equal(res.statusCode, 200, url);
@@ -50,8 +51,19 @@ describe('dashboard files', () => {
     const html = (await t.app.inject({ url: '/dashboard' })).body;
     assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
     assert.doesNotMatch(html, /\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
-    assert.equal((await t.app.inject({ url: '/dashboard/nope.js' })).statusCode, 404);
-    assert.equal((await t.app.inject({ url: '/dashboard/../package.json' })).statusCode, 404);
+    for (const url of [
+      '/dashboard/nope.js',
+      '/dashboard/app.js',
+      '/ui/shared/nope.js',
+      '/ui/shared/types.d.ts',
+      '/ui/tsconfig.json',
+      '/ui/dashboard/index.html',
+      '/ui/../package.json',
+      '/ui/shared/..%2F..%2Fpackage.json',
+      '/dashboard/../package.json',
+    ]) {
+      assert.equal((await t.app.inject({ url })).statusCode, 404, url);
+    }
     assert.equal(
       (await t.app.inject({ url: '/v1/webhook-endpoints' })).statusCode,
       401,

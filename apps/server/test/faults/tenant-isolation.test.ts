@@ -334,9 +334,10 @@ function routerRoutes(): string[] {
 }
 
 /** Routes that answer without an API key and hold no tenant data. */
-// The dashboard is static files (HTML, JS, CSS): the data it shows comes from the /v1 routes, checked below.
+// The dashboard and the files of apps/server/ui/ (under /ui/) are static HTML, JS and CSS: the data
+// they show comes from the /v1 routes, checked below.
 const PUBLIC =
-  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?)$/;
+  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?|ui(\/[\w.-]+)+)$/;
 
 describe('tenant isolation on every route', () => {
   test('every route of the router is either public (no tenant data) or has an isolation case', () => {
