@@ -9,6 +9,7 @@ import { eventsView } from '../shared/events-list.js';
 import { createRouter } from '../shared/router.js';
 import { findShell } from '../shared/shell.js';
 import { announce } from '../shared/ui.js';
+import { applicationsView } from './applications.js';
 import { overview } from './overview.js';
 import { showSignIn } from './sign-in.js';
 
@@ -19,6 +20,7 @@ const routes = [
   [/^\/?$/, overview, () => ({}), 'endpoints'],
   [/^\/endpoints$/, overview, () => ({}), 'endpoints'],
   [new RegExp(`^/endpoints/(${ID})$`), endpointView, (m) => ({ id: m[1] }), 'endpoints'],
+  [/^\/applications$/, applicationsView, () => ({}), 'applications'],
   [/^\/events$/, eventsView, () => ({}), 'events'],
   [
     new RegExp(`^/events/(${EVENT_ID}?)(?:/deliveries/(${ID}))?$`),
