@@ -264,6 +264,26 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('the add form says a URL the service refuses next to the field, in the service’s words', async () => {
+    const page = await context.newPage();
+    await signIn(page);
+    const form = page.getByRole('region', { name: 'Add an endpoint' });
+    await form.getByText('New endpoint').click();
+    await form.getByLabel('URL').fill('http://10.0.0.1/hook');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await form
+      .locator('.field-error')
+      .getByText(/refused this URL: .*10\.0\.0\.1 is a private address/)
+      .waitFor();
+    assert.equal(await form.getByLabel('URL').getAttribute('aria-invalid'), 'true');
+    await page.getByRole('alert').filter({ hasText: '10.0.0.1 is a private address' }).waitFor();
+    const listed = (await api(t.app, 'GET', '/v1/webhook-endpoints?limit=100')).json() as {
+      data: { url: string }[];
+    };
+    assert.ok(!listed.data.some((e) => e.url.includes('10.0.0.1')), 'nothing was created');
+    await page.close();
+  });
+
   test('an endpoint whose circuit breaker is open says so on its card and its page', async () => {
     const breaker = (set: string) =>
       t.db.sql.query(
