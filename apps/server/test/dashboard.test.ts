@@ -93,12 +93,21 @@ describe('dashboard in headless Chromium', { skip }, () => {
     app.inject({
       method,
       url,
-      headers: { ...auth('acme'), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...auth('acme'),
+        ...(method === 'POST' ? { 'idempotency-key': newKey() } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
 
-  async function endpoint(url: string, description: string, eventTypes = ['*']) {
-    const res = await api(t.app, 'POST', '/v1/webhook-endpoints', { url, eventTypes, description });
+  async function endpoint(url: string, description: string, eventTypes = ['*'], applicationId?: string) {
+    const res = await api(t.app, 'POST', '/v1/webhook-endpoints', {
+      url,
+      eventTypes,
+      description,
+      ...(applicationId ? { applicationId } : {}),
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json() as { id: string };
   }
@@ -401,6 +410,36 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.locator('li.endpoint-card', { hasText: 'Billing service' }).waitFor();
     assert.equal(await page.locator('li.endpoint-card', { hasText: 'Warehouse sync' }).count(), 0);
     assert.equal((await read()).status, 404);
+    await page.close();
+  });
+
+  test('applications: each with its endpoints; “Open portal” opens the customer’s page in a new tab', async () => {
+    const made = await api(t.app, 'POST', '/v1/applications', { name: 'Initech', uid: 'cust_initech' });
+    assert.equal(made.statusCode, 201, made.body);
+    const initech = made.json() as { id: string };
+    await endpoint(receivers[1]!.url, 'Initech orders', ['order.created'], initech.id);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Applications', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+    const card = page.locator(`li.application[data-application="${initech.id}"]`);
+    await card.getByRole('heading', { name: 'Initech' }).waitFor();
+    await card.getByText('cust_initech').waitFor();
+    await card.getByRole('link', { name: 'Initech orders' }).waitFor();
+    assert.equal(await card.getByText('Billing service').count(), 0, 'only its own endpoints');
+    await shot(page, 'applications.png');
+
+    const opened = context.waitForEvent('page');
+    await card.getByRole('button', { name: 'Open portal', exact: true }).click();
+    const portal = await opened;
+    await portal.getByRole('heading', { level: 1, name: 'Your webhook endpoints' }).waitFor();
+    await portal.locator('li.endpoint-card', { hasText: 'Initech orders' }).waitFor();
+    assert.equal(await portal.locator('li.endpoint-card').count(), 1, 'the application’s endpoints only');
+    assert.ok(!portal.url().includes('token'), portal.url());
+    assert.equal(await portal.evaluate(() => window.opener), null, 'no handle on the dashboard');
+    await page.getByRole('status').filter({ hasText: 'Portal session for Initech opened' }).waitFor();
+    await card.getByRole('link', { name: 'Open it here' }).waitFor();
+    await portal.close();
     await page.close();
   });
 
