@@ -36,7 +36,7 @@ const variants: Record<string, (tx: Tx, i: number) => Promise<unknown>> = {
   // the baseline: the same rows, and the NOTIFY inside the transaction
   'notify-in-transaction': async (tx, i) => {
     const { rows } = await tx.query<{ sequence: string; deliveries: number }>(
-      webhooksInternals(webhooks).st.publish,
+      webhooksInternals(webhooks).st.publish.tenant,
       [
         'bench',
         `evt_in_tx_${process.pid}_${i}`,
@@ -45,6 +45,8 @@ const variants: Record<string, (tx: Tx, i: number) => Promise<unknown>> = {
         null,
         JSON.stringify({ i }),
         new Date().toISOString(),
+        null,
+        null,
         null,
       ],
     );

@@ -1,9 +1,10 @@
 // The endpoint writes behind Webhooks' methods: a URL check, a new secret, and the not-found rule
 // (a mutation of an endpoint that does not exist throws EndpointNotFoundError; a version mismatch
 // is an answer, not an error).
-import type { Queryable, Tx } from '@surety/db';
+import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
-import { EndpointLimitError, EndpointNotFoundError } from './errors.js';
+import { resolveApplication } from './applications.js';
+import { ApplicationNotFoundError, EndpointLimitError, EndpointNotFoundError } from './errors.js';
 import { newId } from './ids.js';
 import { internalsOf } from './internals.js';
 import { toEndpoint } from './sql/endpoint-row.js';
@@ -54,6 +55,10 @@ export async function createEndpointFor(
 ): Promise<{ endpoint: Endpoint; secret: string }> {
   const i = internalsOf(w);
   const url = w.checkUrl(input.url);
+  const applicationId =
+    input.applicationId === undefined
+      ? null
+      : await resolveApplication(w, q, input.tenant, input.applicationId);
   const secret = generateSecret();
   const row = await insertEndpoint(q, i.st.tables, {
     tenant: input.tenant,
@@ -69,6 +74,10 @@ export async function createEndpointFor(
     nowIso: nowIso(w),
     traceContext: input.traceContext ?? true,
     maxEndpointsPerTenant: w.maxEndpointsPerTenant,
+    applicationId,
+  }).catch((error: unknown) => {
+    // The foreign key: the application was deleted between the lookup and the insert.
+    throw sqlState(error) === '23503' ? new ApplicationNotFoundError() : error;
   });
   if (!row) throw new EndpointLimitError(w.maxEndpointsPerTenant);
   return { endpoint: toEndpoint(row, i.now()), secret };

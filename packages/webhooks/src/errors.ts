@@ -7,6 +7,8 @@ export type WebhookErrorCode =
   | 'SURETY_INVALID_CURSOR'
   | 'SURETY_ENDPOINT_NOT_FOUND'
   | 'SURETY_ENDPOINT_LIMIT'
+  | 'SURETY_APPLICATION_NOT_FOUND'
+  | 'SURETY_APPLICATION_UID_TAKEN'
   | 'SURETY_OUTCOME_UNSTORABLE';
 
 // Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
@@ -71,6 +73,27 @@ export class EndpointLimitError extends WebhookError {
   }
 }
 
+/**
+ * An application named by id or uid that the tenant does not have: a mutation of it, an endpoint
+ * created for it, or an event published to it.
+ */
+export class ApplicationNotFoundError extends WebhookError {
+  declare readonly code: 'SURETY_APPLICATION_NOT_FOUND';
+  constructor() {
+    super('SURETY_APPLICATION_NOT_FOUND', 'no such application');
+    this.name = 'ApplicationNotFoundError';
+  }
+}
+
+/** Another application of the tenant has this uid (uids are unique per tenant). */
+export class ApplicationUidTakenError extends WebhookError {
+  declare readonly code: 'SURETY_APPLICATION_UID_TAKEN';
+  constructor(readonly uid: string) {
+    super('SURETY_APPLICATION_UID_TAKEN', `another application has the uid ${JSON.stringify(uid)}`);
+    this.name = 'ApplicationUidTakenError';
+  }
+}
+
 export const isWebhookError = brandError(WebhookError, 'surety.webhooks.error');
 export const isEndpointLimitError = brandError(
   EndpointLimitError,
@@ -87,4 +110,12 @@ export const isInvalidInputError = brandError(
 export const isEndpointNotFoundError = brandError(
   EndpointNotFoundError,
   'surety.webhooks.error.SURETY_ENDPOINT_NOT_FOUND',
+);
+export const isApplicationNotFoundError = brandError(
+  ApplicationNotFoundError,
+  'surety.webhooks.error.SURETY_APPLICATION_NOT_FOUND',
+);
+export const isApplicationUidTakenError = brandError(
+  ApplicationUidTakenError,
+  'surety.webhooks.error.SURETY_APPLICATION_UID_TAKEN',
 );

@@ -1,15 +1,21 @@
 // @surety/webhooks: the transactional outbox and the delivery workers. The SSRF guard is its own
 // subpath (`@surety/webhooks/ssrf`), id helpers `@surety/webhooks/ids`, test helpers
 // `@surety/webhooks/testing`; statements, row mappers and table names stay inside the package.
+
+export type { ListApplicationsInput } from './applications.js';
 export type { AttemptErrorCode, NotSentCode } from './classify.js';
 export type { Envelope } from './envelope.js';
 export { envelopeJson } from './envelope.js';
 export type { WebhookErrorCode } from './errors.js';
 export {
+  ApplicationNotFoundError,
+  ApplicationUidTakenError,
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
   InvalidInputError,
+  isApplicationNotFoundError,
+  isApplicationUidTakenError,
   isEndpointLimitError,
   isEndpointNotFoundError,
   isInvalidEventError,
@@ -39,8 +45,13 @@ export type { Backlog } from './sql/backlog.js';
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from './ssrf/allow-list.js';
 export type { AllowList } from './ssrf/classify.js';
 export type {
+  Application,
+  ApplicationPatch,
+  ApplicationRef,
   CircuitState,
+  CreateApplicationInput,
   CreateEndpointInput,
+  DeleteApplicationInput,
   DeleteEndpointInput,
   DisableEndpointInput,
   Endpoint,
@@ -52,6 +63,7 @@ export type {
   ReplayEventInput,
   RotateSecretInput,
   SecretEntry,
+  UpdateApplicationInput,
   UpdateEndpointInput,
   WebhooksOptions,
 } from './types.js';

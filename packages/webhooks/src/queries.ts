@@ -32,6 +32,8 @@ export interface EventRecord {
   sequence: number;
   resource: string | null;
   data: unknown;
+  /** The application it was published to (`app_…`); null for the tenant's own event. */
+  applicationId: string | null;
 }
 
 export interface DeliveryRecord {
@@ -72,10 +74,13 @@ export interface EndpointHealth {
 
 // Cursors are @surety/db's keyset codec, one per sort order; a forged one is a WebhookError
 // SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
-const BY_TIME = keysetCursor('timestamp', 'text');
+export const BY_TIME = keysetCursor('timestamp', 'text');
 const BY_NUMBER = keysetCursor('bigint');
 
-function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P> {
+export function decode<P extends readonly CursorPart[]>(
+  codec: KeysetCursor<P>,
+  cursor: string,
+): CursorValues<P> {
   try {
     return codec.decode(cursor);
   } catch (error) {
@@ -85,7 +90,7 @@ function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor:
   }
 }
 
-function page<T, R, P extends readonly CursorPart[]>(
+export function page<T, R, P extends readonly CursorPart[]>(
   rows: R[],
   limit: number,
   map: (r: R) => T,
@@ -106,6 +111,8 @@ export interface PageInput {
 
 export interface ListEndpointsInput extends PageInput {
   tenant: string;
+  /** Only the endpoints of this application (id `app_…` or uid); none for an unknown one. */
+  applicationId?: string;
 }
 
 export interface ListEventsInput extends PageInput {
@@ -113,6 +120,11 @@ export interface ListEventsInput extends PageInput {
   type?: string;
   since?: Date;
   resource?: string;
+  /**
+   * Only the events published to this application, by id (`app_…`) or uid (a uid names the
+   * application that has it now; the events of a deleted one are found by its id).
+   */
+  applicationId?: string;
 }
 
 /** One event of one tenant. */
@@ -142,12 +154,13 @@ export async function listEndpoints(
   input: ListEndpointsInput,
 ): Promise<Page<Endpoint>> {
   const { tenant, ...options } = input;
-  assertStorable({ tenant });
+  assertStorable({ tenant, applicationId: options.applicationId });
   const limit = options.limit ?? 20;
   const rows = await selectEndpoints(q, internalsOf(w).st.tables, {
     tenant,
     limit: limit + 1,
     after: options.cursor ? decode(BY_TIME, options.cursor) : null,
+    application: options.applicationId ?? null,
   });
   const nowMs = internalsOf(w).now();
   return page(
@@ -188,6 +201,7 @@ const toEvent = (r: EventRow): EventRecord => ({
   sequence: Number(r.sequence),
   resource: r.resource,
   data: JSON.parse(r.data),
+  applicationId: r.application_id,
 });
 
 /** Webhooks.listEvents: a tenant's events, newest first; filters by type, creation time and resource. */
@@ -197,7 +211,12 @@ export async function listEvents(
   input: ListEventsInput,
 ): Promise<Page<EventRecord>> {
   const { tenant, ...options } = input;
-  assertStorable({ tenant, type: options.type, resource: options.resource });
+  assertStorable({
+    tenant,
+    type: options.type,
+    resource: options.resource,
+    applicationId: options.applicationId,
+  });
   if (options.since !== undefined) assertTimestamp('since', options.since);
   const limit = options.limit ?? 20;
   const rows = await selectEvents(q, internalsOf(w).st.tables, {
@@ -206,6 +225,7 @@ export async function listEvents(
     type: options.type || null,
     sinceIso: options.since ? options.since.toISOString() : null,
     resource: options.resource || null,
+    application: options.applicationId || null,
     after: options.cursor ? decode(BY_TIME, options.cursor) : null,
   });
   return page(rows, limit, toEvent, BY_TIME, (e) => [e.createdAt, e.id]);

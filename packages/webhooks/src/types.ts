@@ -41,6 +41,12 @@ export interface PublishInput {
    * endpoint is named, so the event reaches it), if it is enabled.
    */
   endpointId?: string;
+  /**
+   * The application (id `app_…` or the tenant's uid) whose subscribed endpoints receive the event,
+   * and only they. Omitted: the tenant's endpoints that belong to no application (docs/applications.md).
+   * Throws ApplicationNotFoundError when the tenant has no such application.
+   */
+  application?: string;
 }
 
 export interface PublishedEvent {
@@ -59,6 +65,8 @@ export interface SecretEntry {
 
 export interface Endpoint {
   id: string;
+  /** The application it belongs to (`app_…`), for life; null for the tenant's own endpoints. */
+  applicationId: string | null;
   url: string;
   description: string;
   eventTypes: string[];
@@ -115,6 +123,11 @@ export interface CreateEndpointInput {
    * OpenTelemetry SDK is registered. @default true
    */
   traceContext?: boolean;
+  /**
+   * The application it belongs to, by id (`app_…`) or uid; it then receives only the events
+   * published to that application. Throws ApplicationNotFoundError when the tenant has no such one.
+   */
+  applicationId?: string;
 }
 
 /** One endpoint of one tenant: what a lookup or a one-endpoint mutation names. */
@@ -172,4 +185,51 @@ export interface RecoverEndpointInput {
   endpointId: string;
   /** Failed deliveries created at or after this instant are queued again. */
   since: Date;
+}
+
+/** A customer of the tenant, with its own endpoints (docs/applications.md). */
+export interface Application {
+  /** `app_…` */
+  id: string;
+  /** The tenant's own id for this customer, unique per tenant; never starts with `app_`. */
+  uid: string | null;
+  name: string;
+  /** The tenant's own string values, kept as given. */
+  metadata: Record<string, string>;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateApplicationInput {
+  tenant: string;
+  /**
+   * The tenant's own id for the customer: 1-100 of `A-Z a-z 0-9 . _ -`, starting with a letter or
+   * digit, not with `app_`. Throws ApplicationUidTakenError when another application has it.
+   */
+  uid?: string | null;
+  name: string;
+  /** @default {} */
+  metadata?: Record<string, string>;
+}
+
+/** One application of one tenant: what a lookup or a mutation names. */
+export interface ApplicationRef {
+  tenant: string;
+  /** The application's id (`app_…`) or its uid. */
+  id: string;
+}
+
+/** What `updateApplication` may change; `metadata` replaces the whole object, `uid: null` clears it. */
+export type ApplicationPatch = Partial<Pick<CreateApplicationInput, 'uid' | 'name' | 'metadata'>>;
+
+export interface UpdateApplicationInput extends ApplicationRef {
+  /** The version the change is meant for (optimistic concurrency: `If-Match`). */
+  ifVersion: number;
+  patch: ApplicationPatch;
+}
+
+export interface DeleteApplicationInput extends ApplicationRef {
+  /** Delete only this version; omitted: whatever version it is at. */
+  ifVersion?: number;
 }

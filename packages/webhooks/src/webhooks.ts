@@ -1,6 +1,15 @@
 import { EVENT_TYPE_PATTERN as TYPE } from '@surety/core';
 import { migrate, type Queryable, type Tx } from '@surety/db';
 import {
+  createApplicationFor,
+  deleteApplicationFor,
+  findApplication,
+  type ListApplicationsInput,
+  listApplicationsFor,
+  resolveApplication,
+  updateApplicationFor,
+} from './applications.js';
+import {
   createEndpointFor,
   deleteEndpointFor,
   disableEndpointFor,
@@ -44,7 +53,11 @@ import type { AllowList } from './ssrf/index.js';
 import { validateWebhookUrl } from './ssrf/index.js';
 import { publishingContext } from './tracing.js';
 import type {
+  Application,
+  ApplicationRef,
+  CreateApplicationInput,
   CreateEndpointInput,
+  DeleteApplicationInput,
   DeleteEndpointInput,
   DisableEndpointInput,
   Endpoint,
@@ -54,6 +67,7 @@ import type {
   RecoverEndpointInput,
   ReplayEventInput,
   RotateSecretInput,
+  UpdateApplicationInput,
   UpdateEndpointInput,
   WebhooksOptions,
 } from './types.js';
@@ -104,7 +118,8 @@ export class Webhooks {
 
   /**
    * Writes the event and one delivery per subscribed, enabled endpoint, in the caller's
-   * transaction: the event exists if and only if the transaction commits. Workers are woken by a
+   * transaction: the event exists if and only if the transaction commits. With `application`, the
+   * endpoints are that application's; without, the tenant's endpoints of no application. Workers are woken by a
    * NOTIFY sent once the transaction has committed (never for a rolled-back one); a lost NOTIFY
    * only delays delivery to the workers' next poll.
    */
@@ -119,6 +134,10 @@ export class Webhooks {
     this.#validate?.(input.type, input.data);
     const data = JSON.stringify(input.data);
     if (data === undefined) throw new InvalidEventError('event data must be JSON');
+    const applicationId =
+      input.application === undefined
+        ? null
+        : await resolveApplication(this, tx, input.tenant, input.application);
     const id = input.id ?? newId('evt');
     const createdAt = new Date(this.#i.now()).toISOString();
     const written = await insertEvent(tx, this.#i.st, {
@@ -131,6 +150,7 @@ export class Webhooks {
       createdAt,
       endpointId: input.endpointId ?? null,
       traceContext: publishingContext(),
+      applicationId,
     });
     const deliveries = written.deliveries;
     if (deliveries > 0) {
@@ -235,6 +255,52 @@ export class Webhooks {
     assertStorable({ tenant: input.tenant, endpointId: input.endpointId });
     assertTimestamp('since', input.since);
     return recoverEndpointFor(this, q, input);
+  }
+
+  /**
+   * Creates an application, a customer of the tenant with endpoints of its own
+   * (docs/applications.md). Throws ApplicationUidTakenError when another has the uid, leaving the
+   * caller's transaction usable.
+   * @example
+   * const app = await webhooks.createApplication(sql, { tenant, uid: 'cus_42', name: 'Acme' });
+   * await webhooks.createEndpoint(sql, { tenant, applicationId: 'cus_42', url, eventTypes: ['*'] });
+   * await webhooks.publish(tx, { tenant, application: 'cus_42', type: 'invoice.paid', data });
+   */
+  async createApplication(q: Queryable, input: CreateApplicationInput): Promise<Application> {
+    assertStorable({ ...input });
+    return createApplicationFor(this, q, input);
+  }
+
+  /** The application named by id (`app_…`) or uid, or undefined when it is not the tenant's. */
+  async getApplication(q: Queryable, ref: ApplicationRef): Promise<Application | undefined> {
+    assertStorable({ tenant: ref.tenant, id: ref.id });
+    return findApplication(this, q, ref);
+  }
+
+  /** A tenant's applications, newest first (`Page.nextCursor` for the next page). */
+  async listApplications(q: Queryable, input: ListApplicationsInput): Promise<Page<Application>> {
+    assertStorable({ tenant: input.tenant });
+    return listApplicationsFor(this, q, input);
+  }
+
+  /**
+   * Changes an application if it is still at `ifVersion`; resolves to undefined when another
+   * write came first. Throws ApplicationNotFoundError when it does not exist,
+   * ApplicationUidTakenError when another application has the new uid.
+   */
+  async updateApplication(q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined> {
+    assertStorable({ tenant: input.tenant, id: input.id, ...input.patch });
+    return updateApplicationFor(this, q, input);
+  }
+
+  /**
+   * Deletes an application and its endpoints, each as deleteEndpoint does (its queued deliveries
+   * fail with `endpoint_deleted`); its events stay until retention. With `ifVersion`, only that
+   * version: false when it is at another. Throws ApplicationNotFoundError when it does not exist.
+   */
+  async deleteApplication(tx: Tx, input: DeleteApplicationInput): Promise<boolean> {
+    assertStorable({ tenant: input.tenant, id: input.id });
+    return deleteApplicationFor(this, tx, input);
   }
 
   /** A tenant's endpoints, newest first (`Page.nextCursor` for the next page). */

@@ -4,6 +4,7 @@ import { iso } from './names.js';
 
 export interface EndpointRow {
   id: string;
+  application_id: string | null;
   url: string;
   description: string;
   event_types: string[];
@@ -30,6 +31,7 @@ export interface EndpointRow {
 /** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
 export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint => ({
   id: r.id,
+  applicationId: r.application_id,
   url: r.url,
   description: r.description,
   eventTypes: r.event_types,
@@ -63,4 +65,4 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
 export const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
   'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
-  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context';
+  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id';

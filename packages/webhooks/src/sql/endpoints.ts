@@ -1,9 +1,10 @@
 // Endpoint statements (Webhooks' endpoint methods keep the checks and the not-found rule).
 import type { Queryable } from '@surety/db';
+import { refColumn } from './applications.js';
 import { ENDPOINT_COLUMNS, type EndpointRow } from './endpoint-row.js';
 import type { Names } from './names.js';
 
-type Tables = Pick<Names, 'EP' | 'T' | 'D'>;
+type Tables = Pick<Names, 'EP' | 'T' | 'D' | 'AP'>;
 
 /**
  * Inserts an endpoint if the tenant has room (its count row is taken in the same statement, so the
@@ -26,6 +27,8 @@ export async function insertEndpoint(
     nowIso: string;
     maxEndpointsPerTenant: number;
     traceContext: boolean;
+    /** The application's id (resolved by the caller); a foreign key checks it. */
+    applicationId: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -34,9 +37,9 @@ export async function insertEndpoint(
        on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-            rate_limit, ordered, created_at, updated_at, trace_context)
+            rate_limit, ordered, created_at, updated_at, trace_context, application_id)
      select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
-            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool
+            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -53,6 +56,7 @@ export async function insertEndpoint(
       input.nowIso,
       input.maxEndpointsPerTenant,
       input.traceContext,
+      input.applicationId,
     ],
   );
   return rows[0];
@@ -189,17 +193,33 @@ export async function rotateSecretRow(
   return rows[0];
 }
 
-/** A tenant's endpoints, newest first, from after the (created_at, id) of `after` when given. */
+/**
+ * A tenant's endpoints, newest first, from after the (created_at, id) of `after` when given; only
+ * those of the application named by id or uid when `application` is given (none for an unknown one).
+ */
 export async function selectEndpoints(
   q: Queryable,
   t: Tables,
-  input: { tenant: string; limit: number; after: readonly [at: string, id: string] | null },
+  input: {
+    tenant: string;
+    limit: number;
+    after: readonly [at: string, id: string] | null;
+    application: string | null;
+  },
 ): Promise<EndpointRow[]> {
   const params: unknown[] = [input.tenant, input.limit];
   let where = 'tenant = $1';
   if (input.after) {
     params.push(...input.after);
     where += ' and (created_at, id) < ($3::timestamptz, $4)';
+  }
+  if (input.application !== null) {
+    params.push(input.application);
+    const at = `$${params.length}`;
+    where +=
+      refColumn(input.application) === 'id'
+        ? ` and application_id = ${at}`
+        : ` and application_id = (select id from ${t.AP} where tenant = $1 and uid = ${at})`;
   }
   const { rows } = await q.query<EndpointRow>(
     `select ${ENDPOINT_COLUMNS} from ${t.EP} where ${where} order by created_at desc, id desc limit $2`,

@@ -1,5 +1,6 @@
 // Event reads (listEvents, getEvent).
 import type { Queryable } from '@surety/db';
+import { refColumn } from './applications.js';
 import type { Names } from './names.js';
 
 export interface EventRow {
@@ -10,9 +11,10 @@ export interface EventRow {
   sequence: string;
   resource: string | null;
   data: string;
+  application_id: string | null;
 }
 
-const EVENT_COLUMNS = 'id, type, api_version, created_at, sequence::text, resource, data';
+const EVENT_COLUMNS = 'id, type, api_version, created_at, sequence::text, resource, data, application_id';
 
 /**
  * A tenant's events, newest first, filtered by type, creation time and resource, from after the
@@ -20,13 +22,15 @@ const EVENT_COLUMNS = 'id, type, api_version, created_at, sequence::text, resour
  */
 export async function selectEvents(
   q: Queryable,
-  t: Pick<Names, 'EV'>,
+  t: Pick<Names, 'EV' | 'AP'>,
   input: {
     tenant: string;
     limit: number;
     type: string | null;
     sinceIso: string | null;
     resource: string | null;
+    /** Only the events of this application, by id or uid. */
+    application: string | null;
     after: readonly [at: string, id: string] | null;
   },
 ): Promise<EventRow[]> {
@@ -39,6 +43,14 @@ export async function selectEvents(
   if (input.type) add('type = ?', input.type);
   if (input.sinceIso) add('created_at >= ?::timestamptz', input.sinceIso);
   if (input.resource) add('resource = ?', input.resource);
+  if (input.application) {
+    add(
+      refColumn(input.application) === 'id'
+        ? 'application_id = ?'
+        : `application_id = (select id from ${t.AP} where tenant = $1 and uid = ?)`,
+      input.application,
+    );
+  }
   if (input.after) {
     params.push(...input.after);
     where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;

@@ -21,6 +21,7 @@ export function names(schema: string) {
     A: `${s}.webhook_attempts`,
     S: `${s}.webhook_worker_slots`,
     T: `${s}.webhook_tenants`,
+    AP: `${s}.webhook_applications`,
     st: (name: string, text: string): Statement => ({ name: n(name), text }),
   };
 }

@@ -2,28 +2,54 @@
 import type { Queryable } from '@surety/db';
 import type { Names } from './names.js';
 
+/**
+ * Who an event reaches besides its type (docs/applications.md): `tenant`, the tenant's endpoints of
+ * no application; `application`, that application's ($10) endpoints; `endpoint`, the one endpoint
+ * named ($8), of the application if one is given, the event then taking the endpoint's application.
+ * One statement per audience, so each reads its endpoints from the (tenant, application_id) index.
+ */
+export type Audience = 'tenant' | 'application' | 'endpoint';
+
+const AUDIENCE: Record<Audience, { endpoints: string; application: (EP: string) => string }> = {
+  tenant: { endpoints: 'e.application_id is null', application: () => '$10::text' },
+  application: { endpoints: 'e.application_id = $10', application: () => '$10::text' },
+  endpoint: {
+    endpoints: '($10::text is null or e.application_id = $10)',
+    application: (EP) =>
+      `coalesce($10::text, (select application_id from ${EP} where tenant = $1 and id = $8))`,
+  },
+};
+
 export function publishStatements({ s, EV, D, EP, st }: Names) {
-  return {
-    // The outbox write: the event and one delivery per subscribed enabled endpoint, or to the one
-    // endpoint named ($8, test events: named, so subscribed or not). One round trip.
-    // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
-    // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
-    // commit record to the end of COMMIT, so every publishing transaction would commit one at a
-    // time (measured: half the publish rate). Webhooks wakes workers after COMMIT instead.
-    publish: st(
-      'publish',
+  // The outbox write: the event and one delivery per subscribed enabled endpoint, or to the one
+  // endpoint named ($8, test events: named, so subscribed or not). One round trip.
+  // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
+  // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
+  // commit record to the end of COMMIT, so every publishing transaction would commit one at a
+  // time (measured: half the publish rate). Webhooks wakes workers after COMMIT instead.
+  const publish = (audience: Audience) =>
+    st(
+      audience === 'tenant' ? 'publish' : `publish_${audience}`,
       `with ev as (
-         insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at, trace_context)
-         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::jsonb)
+         insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at, trace_context,
+                application_id)
+         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::jsonb,
+                ${AUDIENCE[audience].application(EP)})
          returning sequence),
        d as (
          insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
          select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7 from ${EP} e
-          where e.tenant = $1 and e.status = 'enabled'
+          where e.tenant = $1 and e.status = 'enabled' and ${AUDIENCE[audience].endpoints}
             and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
          returning 1)
        select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries`,
-    ),
+    );
+  return {
+    publish: {
+      tenant: publish('tenant'),
+      application: publish('application'),
+      endpoint: publish('endpoint'),
+    },
   };
 }
 
@@ -42,9 +68,13 @@ export async function insertEvent(
     endpointId: string | null;
     /** The publisher's trace context as JSON (tracing.ts), or null. */
     traceContext: string | null;
+    /** The application's id (resolved by the caller), or null for the tenant's own event. */
+    applicationId: string | null;
   },
 ): Promise<{ sequence: string; deliveries: number }> {
-  const { rows } = await q.query<{ sequence: string; deliveries: number }>(st.publish, [
+  const audience: Audience =
+    input.endpointId !== null ? 'endpoint' : input.applicationId !== null ? 'application' : 'tenant';
+  const { rows } = await q.query<{ sequence: string; deliveries: number }>(st.publish[audience], [
     input.tenant,
     input.id,
     input.type,
@@ -54,6 +84,7 @@ export async function insertEvent(
     input.createdAt,
     input.endpointId,
     input.traceContext,
+    input.applicationId,
   ]);
   return rows[0]!;
 }

@@ -5,18 +5,23 @@ import type { Names } from './names.js';
 
 type Tables = Pick<Names, 'EP' | 'EV' | 'D'>;
 
-/** Queues the event again to each subscribed enabled endpoint (or to `endpointId` only); how many. */
+/**
+ * Queues the event again to each subscribed enabled endpoint (or to `endpointId` only) of the
+ * event's audience: its application's endpoints, or the tenant's own for an event of none
+ * (publish's rule, docs/applications.md), so a named endpoint of another application gets nothing. How many.
+ */
 export async function insertReplay(
   q: Queryable,
   t: Tables,
   input: { tenant: string; eventId: string; endpointId: string | null; nowIso: string; channel: string },
 ): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
-    `with ev as (select id, type from ${t.EV} where tenant = $1 and id = $2),
+    `with ev as (select id, type, application_id from ${t.EV} where tenant = $1 and id = $2),
      d as (
        insert into ${t.D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
        select $1, e.id, ev.id, 'pending', e.ordered, $4, $4 from ${t.EP} e, ev
         where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
+          and e.application_id is not distinct from ev.application_id
           and ($3::text is null or e.id = $3)
        returning 1),
      n as (select pg_notify($5, '') from (select 1 from d limit 1) x)

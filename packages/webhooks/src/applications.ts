@@ -1,0 +1,185 @@
+// The application methods behind Webhooks (docs/applications.md): the checks on uid, name and
+// metadata, and the not-found rule (a lookup answers undefined; a mutation of an application that
+// does not exist throws ApplicationNotFoundError; a version mismatch is an answer, not an error).
+import { type Queryable, sqlState, type Tx } from '@surety/db';
+import { ApplicationNotFoundError, ApplicationUidTakenError, InvalidInputError } from './errors.js';
+import { newId } from './ids.js';
+import { internalsOf } from './internals.js';
+import { BY_TIME, decode, type Page, type PageInput, page } from './queries.js';
+import {
+  type ApplicationRow,
+  deleteApplicationEndpoints,
+  deleteApplicationRow,
+  insertApplication,
+  selectApplication,
+  selectApplications,
+  updateApplicationRow,
+} from './sql/applications.js';
+import { iso } from './sql/names.js';
+import type {
+  Application,
+  ApplicationRef,
+  CreateApplicationInput,
+  DeleteApplicationInput,
+  UpdateApplicationInput,
+} from './types.js';
+import type { Webhooks } from './webhooks.js';
+
+export interface ListApplicationsInput extends PageInput {
+  tenant: string;
+}
+
+// Safe in a URL path segment as it is (the service's /v1/applications/{id or uid}, whose router
+// takes path parameters of up to 100 characters); the first
+// character is a letter or digit, so `.` and `..` are not uids. `app_` is the ids' prefix: a
+// reference is an id or a uid by its first four characters (sql/applications.ts refColumn).
+const UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const MAX_NAME = 256;
+
+function refuse(path: string, message: string): never {
+  throw new InvalidInputError(`${path}: ${message}`, [{ path, message }]);
+}
+
+function checkUid(uid: unknown): string | null {
+  if (uid === undefined || uid === null) return null;
+  if (typeof uid !== 'string' || !UID.test(uid)) {
+    refuse('/uid', 'must be 1-100 of A-Z a-z 0-9 . _ -, starting with a letter or digit');
+  }
+  if (uid.startsWith('app_')) refuse('/uid', 'may not start with app_ (the prefix of application ids)');
+  return uid;
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME) {
+    refuse('/name', `must be a string of 1-${MAX_NAME} characters`);
+  }
+  return name;
+}
+
+function checkMetadata(metadata: unknown): string {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    refuse('/metadata', 'must be an object of string values');
+  }
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value !== 'string') refuse(`/metadata/${key}`, 'must be a string');
+  }
+  return JSON.stringify(metadata);
+}
+
+const toApplication = (r: ApplicationRow): Application => ({
+  id: r.id,
+  uid: r.uid,
+  name: r.name,
+  metadata: r.metadata,
+  version: r.version,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+const nowIso = (w: Webhooks) => new Date(internalsOf(w).now()).toISOString();
+
+/** Webhooks.createApplication, after the storable check. */
+export async function createApplicationFor(
+  w: Webhooks,
+  q: Queryable,
+  input: CreateApplicationInput,
+): Promise<Application> {
+  const uid = checkUid(input.uid);
+  const row = await insertApplication(q, internalsOf(w).st.tables, {
+    tenant: input.tenant,
+    id: newId('app'),
+    uid,
+    name: checkName(input.name),
+    metadataJson: checkMetadata(input.metadata ?? {}),
+    nowIso: nowIso(w),
+  });
+  if (!row) throw new ApplicationUidTakenError(uid!);
+  return toApplication(row);
+}
+
+/** Webhooks.getApplication: undefined when the tenant has no application with this id or uid. */
+export async function findApplication(
+  w: Webhooks,
+  q: Queryable,
+  ref: ApplicationRef,
+): Promise<Application | undefined> {
+  const row = await selectApplication(q, internalsOf(w).st.tables, { tenant: ref.tenant, ref: ref.id });
+  return row ? toApplication(row) : undefined;
+}
+
+/** The id of the application named by id or uid; ApplicationNotFoundError when there is none. */
+export async function resolveApplication(
+  w: Webhooks,
+  q: Queryable,
+  tenant: string,
+  ref: string,
+): Promise<string> {
+  const found = await findApplication(w, q, { tenant, id: ref });
+  if (!found) throw new ApplicationNotFoundError();
+  return found.id;
+}
+
+/** Webhooks.listApplications: the tenant's applications, newest first. */
+export async function listApplicationsFor(
+  w: Webhooks,
+  q: Queryable,
+  input: ListApplicationsInput,
+): Promise<Page<Application>> {
+  const limit = input.limit ?? 20;
+  const rows = await selectApplications(q, internalsOf(w).st.tables, {
+    tenant: input.tenant,
+    limit: limit + 1,
+    after: input.cursor ? decode(BY_TIME, input.cursor) : null,
+  });
+  return page(rows, limit, toApplication, BY_TIME, (a) => [a.createdAt, a.id]);
+}
+
+/** Webhooks.updateApplication, after the storable check. */
+export async function updateApplicationFor(
+  w: Webhooks,
+  q: Queryable,
+  input: UpdateApplicationInput,
+): Promise<Application | undefined> {
+  const { patch } = input;
+  const uid = checkUid(patch.uid);
+  const current = await findApplication(w, q, input);
+  if (!current) throw new ApplicationNotFoundError();
+  try {
+    const row = await updateApplicationRow(q, internalsOf(w).st.tables, {
+      tenant: input.tenant,
+      id: current.id,
+      ifVersion: input.ifVersion,
+      setUid: patch.uid !== undefined,
+      uid,
+      name: patch.name === undefined ? null : checkName(patch.name),
+      metadataJson: patch.metadata === undefined ? null : checkMetadata(patch.metadata),
+      nowIso: nowIso(w),
+    });
+    if (row) return toApplication(row);
+  } catch (error) {
+    // The uid index: an UPDATE has no ON CONFLICT, so the violation is the answer (the statement
+    // fails and a transaction it was in is aborted; the caller's rollback follows the error).
+    if (sqlState(error) === '23505' && uid !== null) throw new ApplicationUidTakenError(uid);
+    throw error;
+  }
+  if (!(await findApplication(w, q, input))) throw new ApplicationNotFoundError();
+  return undefined;
+}
+
+/**
+ * Webhooks.deleteApplication, after the storable check. The application's row is locked first: an
+ * endpoint create for it waits (its foreign key check takes a key-share lock) and then fails with
+ * ApplicationNotFoundError, so the endpoints deleted are all it will ever have.
+ */
+export async function deleteApplicationFor(
+  w: Webhooks,
+  tx: Tx,
+  input: DeleteApplicationInput,
+): Promise<boolean> {
+  const t = internalsOf(w).st.tables;
+  const row = await selectApplication(tx, t, { tenant: input.tenant, ref: input.id, forUpdate: true });
+  if (!row) throw new ApplicationNotFoundError();
+  if (input.ifVersion !== undefined && row.version !== input.ifVersion) return false;
+  await deleteApplicationEndpoints(tx, t, { tenant: input.tenant, applicationId: row.id, nowIso: nowIso(w) });
+  return deleteApplicationRow(tx, t, { tenant: input.tenant, id: row.id });
+}
