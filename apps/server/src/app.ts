@@ -9,9 +9,11 @@ import { registerAuth } from './auth.js';
 import { clientErrorHandler } from './client-error.js';
 import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
+import { portalData } from './data/portal.js';
 import { registerInputCheck, registerJsonParsers } from './input.js';
 import { Metrics, registerMetrics } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
+import { registerPortalPage } from './portal/page.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
 import { contractRoutes } from './routes/contract.js';
 import { deliveryRoutes } from './routes/deliveries.js';
@@ -21,6 +23,7 @@ import { healthRoutes } from './routes/health.js';
 import { inventoryRoutes } from './routes/inventory.js';
 import { orderRoutes } from './routes/orders.js';
 import { paymentRoutes } from './routes/payments.js';
+import { portalRoutes } from './routes/portal.js';
 import { endpointRoutes } from './routes/webhooks.js';
 import { makeValidatorCompiler } from './validation.js';
 
@@ -37,7 +40,9 @@ declare module 'fastify' {
 export interface AppOptions {
   sql: Sql;
   config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'> &
-    Partial<Pick<Config, 'webhookAllowList' | 'webhookAllowHttp' | 'webhookMaxEndpointsPerTenant'>>;
+    Partial<
+      Pick<Config, 'webhookAllowList' | 'webhookAllowHttp' | 'webhookMaxEndpointsPerTenant' | 'publicUrl'>
+    >;
   /** The webhook engine; built from `config` when absent. */
   webhooks?: Webhooks;
   /** Prometheus metrics; a fresh registry when absent. */
@@ -46,7 +51,7 @@ export interface AppOptions {
   events?: EventRegistry;
   /** Fastify's logger option. @default false */
   logger?: FastifyServerOptions['logger'];
-  /** Injected clock for the idempotency engine (tests). */
+  /** Injected clock for the idempotency engine and portal sessions (tests). */
   now?: () => number;
   /**
    * The longest a client may take to send a whole request (headers and body), in milliseconds; a
@@ -175,10 +180,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
   });
 
-  registerAuth(app, config.apiKeys);
+  const now = options.now ?? Date.now;
+  const portal = portalData(config.schema);
+  registerAuth(app, config.apiKeys, { data: portal, now });
   await app.register(idempotency, {
     engine,
-    tenant: (request) => request.tenant,
+    // A portal session's keys are its application's own: a customer's key can never replay (or
+    // collide with) an answer the tenant's own request stored. Tenant names cannot hold ':'.
+    tenant: (request) =>
+      request.portal ? `${request.tenant}:portal:${request.portal.applicationId}` : request.tenant,
     errorResponse: (error, request) =>
       error instanceof HttpProblem ? error.toStoredResponse(request.url) : undefined,
     onOutcome: (outcome) => metrics.idempotency.inc({ outcome }),
@@ -202,6 +212,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(endpointActionRoutes, { prefix: '/v1/webhook-endpoints' });
   await app.register(deliveryRoutes, { prefix: '/v1/deliveries' });
   await app.register(eventRoutes, { prefix: '/v1/events' });
+  await app.register(portalRoutes, { data: portal, publicUrl: config.publicUrl, now });
   registerDashboard(app);
+  registerPortalPage(app, { data: portal });
   return app;
 }

@@ -85,6 +85,10 @@ describe('API keys', () => {
 
   test('a short key, a bad tenant name or a missing colon name the entry', () => {
     refuses({ SURETY_API_KEYS: 'acme:short' }, /entry 1 \(tenant "acme"\): the key must be at least 16/);
+    refuses(
+      { SURETY_API_KEYS: 'acme:ps_0123456789abcdef' },
+      /entry 1 \(tenant "acme"\): the key may not start with "ps_"/,
+    );
     refuses({ SURETY_API_KEYS: `a b:${KEY_A}` }, /entry 1: the tenant name must be 1-64 of/);
     refuses({ SURETY_API_KEYS: KEY_A }, /entry 1 is not "tenant:key"/);
   });
@@ -119,6 +123,30 @@ describe('limits', () => {
         { SURETY_API_KEYS: `acme:${KEY_A}`, SURETY_MAX_ENDPOINTS_PER_TENANT: bad },
         /SURETY_MAX_ENDPOINTS_PER_TENANT must be an integer/,
       );
+    }
+  });
+});
+
+describe('SURETY_PUBLIC_URL', () => {
+  test('unset by default; an http(s) origin with an optional path, no trailing slash', () => {
+    const keys = { SURETY_API_KEYS: `acme:${KEY_A}` };
+    assert.equal(load(keys).publicUrl, undefined);
+    assert.equal(
+      load({ ...keys, SURETY_PUBLIC_URL: 'https://Hooks.Example.com/' }).publicUrl,
+      'https://hooks.example.com',
+    );
+    assert.equal(
+      load({ ...keys, SURETY_PUBLIC_URL: 'https://x.example/api/' }).publicUrl,
+      'https://x.example/api',
+    );
+    for (const bad of [
+      'hooks.example.com',
+      'ftp://x.example',
+      'https://u:p@x.example',
+      'https://x.example/?a=1',
+      'https://x.example/#f',
+    ]) {
+      refuses({ ...keys, SURETY_PUBLIC_URL: bad }, /SURETY_PUBLIC_URL/);
     }
   });
 });

@@ -43,6 +43,12 @@ export interface Config {
   webhookMaxInFlightPerTenant: number;
   /** Most webhook endpoints per tenant (SURETY_MAX_ENDPOINTS_PER_TENANT). @default 10000 */
   webhookMaxEndpointsPerTenant: number;
+  /**
+   * The service's address as the tenant's customers reach it (SURETY_PUBLIC_URL,
+   * `https://hooks.example.com`): portal session links start with it. Unset: each link is built
+   * from the request that opened the session (its Host, and X-Forwarded-Proto not trusted).
+   */
+  publicUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -52,8 +58,8 @@ export class ConfigError extends Error {
 /**
  * Parses `tenant:key,tenant:key`. Refuses, naming the entry (never the key), a blank list, an empty
  * entry, a key that could never authenticate (shorter than 16 characters, or anything but visible
- * ASCII: the bearer header is matched as `\S+` and compared byte for byte) and a key listed twice
- * (it would belong to the last tenant only).
+ * ASCII: the bearer header is matched as `\S+` and compared byte for byte), a key starting with
+ * `ps_` (a portal token's prefix) and a key listed twice (it would belong to the last tenant only).
  */
 export function parseApiKeys(value: string): Map<string, string> {
   const map = new Map<string, string>();
@@ -82,6 +88,9 @@ export function parseApiKeys(value: string): Map<string, string> {
       );
     }
     if (key.length < 16) throw new ConfigError(`${where}: the key must be at least 16 characters`);
+    // `ps_` is how portal tokens start (src/portal/token.ts): such a key would be read as one.
+    if (key.startsWith('ps_'))
+      throw new ConfigError(`${where}: the key may not start with "ps_" (portal tokens do)`);
     const hash = hashKey(key);
     const first = seen.get(hash);
     if (first) {
@@ -108,6 +117,22 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`);
   }
   return n;
+}
+
+/** SURETY_PUBLIC_URL: an http(s) origin, optionally with a path, no query or fragment; no trailing `/`. */
+export function parsePublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`SURETY_PUBLIC_URL is not a URL: ${JSON.stringify(value)}`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(
+      'SURETY_PUBLIC_URL must be http(s)://host[:port][/path], with no user, query or fragment',
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**
@@ -181,5 +206,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
     webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
     webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),
+    publicUrl: env.SURETY_PUBLIC_URL ? parsePublicUrl(env.SURETY_PUBLIC_URL) : undefined,
   };
 }

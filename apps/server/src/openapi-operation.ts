@@ -155,6 +155,12 @@ export function problemCodes(route: RouteOptions): ProblemCodeName[] {
   if (precondition && precondition !== 'read') codes.add('precondition_failed');
   if (precondition === 'required' || precondition === 'to-replace') codes.add('precondition_required');
   if (precondition === 'to-replace') codes.add('version_conflict');
+  // Portal tokens (auth.ts): refused where the route does not take them, else scoped to a session.
+  if (config.portal) {
+    codes.add('portal_session_expired');
+    codes.add('portal_session_revoked');
+    if (config.portal === 'write') codes.add('portal_read_only');
+  } else codes.add('portal_forbidden');
   for (const c of config.problems ?? []) if (isProblemCode(c)) codes.add(c);
   return [...codes];
 }

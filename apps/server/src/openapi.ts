@@ -71,6 +71,10 @@ export const TAGS = [
   { name: 'inventory', description: 'Stock per SKU and reservations from it.' },
   { name: 'webhooks', description: 'Webhook endpoints, their deliveries and attempts.' },
   { name: 'events', description: 'Events: published, listed, replayed.' },
+  {
+    name: 'portal',
+    description: "The consumer portal: sessions scoped to one application, and the tenant's portal settings.",
+  },
 ] as const;
 
 export interface OpenApiOptions {

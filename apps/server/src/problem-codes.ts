@@ -39,7 +39,21 @@ export const PROBLEM_CODES = {
     status: 400,
     meaning: 'the URL is not https (or allowed http), or names a private, loopback or metadata address',
   },
+  invalid_frame_ancestor: {
+    status: 400,
+    meaning: 'an origin in frameAncestors is not https://host[:port] (`errors` says which and why)',
+  },
   unauthorized: { status: 401, meaning: 'no API key, or not a valid one (see WWW-Authenticate)' },
+  portal_session_expired: {
+    status: 401,
+    meaning: 'the portal session has expired: the tenant must open a new one',
+  },
+  portal_session_revoked: {
+    status: 401,
+    meaning: 'the portal session was revoked: the tenant must open a new one',
+  },
+  portal_forbidden: { status: 403, meaning: 'a portal token cannot call this route; use an API key' },
+  portal_read_only: { status: 403, meaning: 'the portal session is read-only: it cannot change anything' },
   not_found: { status: 404, meaning: 'no such resource for this tenant' },
   idempotency_key_in_use: {
     status: 409,

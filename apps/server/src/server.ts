@@ -4,6 +4,7 @@ import { DeliveryWorker, type Webhooks, migrations as webhookMigrations } from '
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
+import { portalData } from './data/portal.js';
 import { traceFields } from './log-trace.js';
 import { Metrics } from './metrics.js';
 import { migrations } from './migrations.js';
@@ -36,11 +37,17 @@ export async function startServer(config: Config): Promise<Running> {
   await runMigrations(sql, config.schema);
   const metrics = new Metrics();
   const app = await buildApp({ sql, config, logger, metrics });
+  const portal = portalData(config.schema);
   const purge = setInterval(() => {
     app.idempotency
       .purgeExpired()
       .then((n) => n > 0 && app.log.info({ purged: n }, 'purged expired idempotency keys'))
       .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+    // Portal sessions a day past their expiry: their tokens answer 401 invalid instead of expired.
+    portal
+      .purgeSessions(sql, { before: new Date(Date.now() - 86_400_000).toISOString() })
+      .then((n) => n > 0 && app.log.info({ purged: n }, 'purged expired portal sessions'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'portal session purge failed'));
   }, 10 * 60_000);
   purge.unref();
   const delivery = config.worker ? startWorker(app.webhooks, config, app.log) : undefined;

@@ -11,6 +11,7 @@ export const deliveryRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string } }>(
     '/:id/attempts',
     {
+      config: { portal: 'read' },
       schema: {
         operationId: 'listDeliveryAttempts',
         summary: 'List the attempts of a delivery',
@@ -21,9 +22,11 @@ export const deliveryRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
+      // Under a portal session: a delivery to one of its application's endpoints, else a 404.
       const attempts = await w.listAttempts(app.sql, {
         tenant: request.tenant,
         deliveryId: request.params.id,
+        ...(request.portal ? { applicationId: request.portal.applicationId } : {}),
       });
       if (!attempts) throw notFound('delivery');
       return {

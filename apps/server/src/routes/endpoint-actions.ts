@@ -2,7 +2,7 @@ import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../problem.js';
-import { foundEndpoint as found, loadEndpoint } from './endpoint-lookup.js';
+import { loadEndpoint, visibleEndpoint } from './endpoint-lookup.js';
 import { ENDPOINT_ID, endpointSchema, present } from './endpoint-schemas.js';
 import { deliverySchema, idParam, listOf, listQuery } from './schemas.js';
 
@@ -20,7 +20,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string }; Body: { overlapSeconds?: number } | undefined }>(
     '/:id/rotate-secret',
     {
-      config: { idempotency: { required: false } },
+      config: { idempotency: { required: false }, portal: 'write' },
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret; the old one keeps signing for the overlap',
@@ -39,6 +39,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request) => {
       const overlap = (request.body?.overlapSeconds ?? 86_400) * 1000;
+      await visibleEndpoint(w, txOf(request), request, request.params.id);
       const { endpoint, secret } = await w.rotateSecret(txOf(request), {
         tenant: request.tenant,
         id: request.params.id,
@@ -51,7 +52,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string } }>(
     '/:id/enable',
     {
-      config: { idempotency: { required: false } },
+      config: { idempotency: { required: false }, portal: 'write' },
       schema: {
         operationId: 'enableWebhookEndpoint',
         summary: 'Re-enable a disabled endpoint',
@@ -61,14 +62,18 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
         response: { 200: endpointSchema },
       },
     },
-    async (request) =>
-      present(await w.enableEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id })),
+    async (request) => {
+      await visibleEndpoint(w, txOf(request), request, request.params.id);
+      return present(
+        await w.enableEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id }),
+      );
+    },
   );
 
   app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
     '/:id/disable',
     {
-      config: { idempotency: { required: false }, sends: ['etag'] },
+      config: { idempotency: { required: false }, sends: ['etag'], portal: 'write' },
       schema: {
         operationId: 'disableWebhookEndpoint',
         description: 'Stops deliveries to the endpoint until it is enabled again.',
@@ -87,12 +92,14 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request, reply) => {
       const reason = request.body?.reason?.trim();
-      // Changes nothing when the endpoint is disabled already, or is not the tenant's (then `load`
+      await visibleEndpoint(w, txOf(request), request, request.params.id);
+      const by = request.portal ? 'in the portal' : 'by an operator';
+      // Changes nothing when the endpoint is disabled already, or was deleted since (then `load`
       // answers 404); `load` reads the endpoint as it now is and sets its ETag.
       await w.disableEndpoint(txOf(request), {
         tenant: request.tenant,
         id: request.params.id,
-        reason: reason ? `by an operator: ${reason}` : 'by an operator',
+        reason: reason ? `${by}: ${reason}` : by,
       });
       return present(await load(txOf(request), request, reply));
     },
@@ -101,7 +108,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string } }>(
     '/:id/test',
     {
-      config: { idempotency: { required: false }, problems: ['endpoint_disabled'] },
+      config: { idempotency: { required: false }, problems: ['endpoint_disabled'], portal: 'write' },
       schema: {
         operationId: 'testWebhookEndpoint',
         summary: 'Send a webhook.test event to this endpoint',
@@ -123,9 +130,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const endpoint = found(
-        await w.getEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id }),
-      );
+      const endpoint = await visibleEndpoint(w, txOf(request), request, request.params.id);
       if (endpoint.status !== 'enabled') {
         throw new HttpProblem(
           409,
@@ -148,7 +153,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string }; Body: { since: string } }>(
     '/:id/recover',
     {
-      config: { idempotency: { required: false } },
+      config: { idempotency: { required: false }, portal: 'write' },
       schema: {
         operationId: 'recoverWebhookEndpoint',
         summary: 'Re-queue the failed deliveries created since a time',
@@ -176,7 +181,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       // Checked by the schema, within what PostgreSQL can be sent (400 date_out_of_range).
       const since = new Date(request.body.since);
-      found(await w.getEndpoint(txOf(request), { tenant: request.tenant, id: request.params.id }));
+      await visibleEndpoint(w, txOf(request), request, request.params.id);
       const requeued = await w.recoverEndpoint(txOf(request), {
         tenant: request.tenant,
         endpointId: request.params.id,
@@ -190,6 +195,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string }; Querystring: { limit?: number; cursor?: string; status?: string } }>(
     '/:id/deliveries',
     {
+      config: { portal: 'read' },
       schema: {
         operationId: 'listEndpointDeliveries',
         summary: "List an endpoint's deliveries, newest first",
@@ -201,7 +207,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      found(await w.getEndpoint(app.sql, { tenant: request.tenant, id: request.params.id }));
+      await visibleEndpoint(w, app.sql, request, request.params.id);
       const page = await w.listDeliveries(app.sql, {
         ...request.query,
         tenant: request.tenant,

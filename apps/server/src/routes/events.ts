@@ -1,7 +1,9 @@
+import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { EndpointNotFoundError } from '@surety/webhooks';
-import type { FastifyPluginAsync } from 'fastify';
+import type { EventRecord } from '@surety/webhooks';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { notFound } from '../problem.js';
+import { visibleEndpoint } from './endpoint-lookup.js';
 import { deliverySchema, EVENT_TYPE_PATTERN, eventSchema, idParam, listOf, listQuery } from './schemas.js';
 
 const EVENT_ID = '^[\\x21-\\x7e]{1,255}$';
@@ -12,6 +14,20 @@ const EVENT_ID = '^[\\x21-\\x7e]{1,255}$';
  */
 export const eventRoutes: FastifyPluginAsync = async (app) => {
   const w = app.webhooks;
+  /**
+   * The event the caller may see: the tenant's, and under a portal session one published to its
+   * application (another application's, or the tenant's own, is a 404 as a missing one is).
+   */
+  const visibleEvent = async (q: Queryable, request: FastifyRequest, id: string): Promise<EventRecord> => {
+    const event = await w.getEvent(q, { tenant: request.tenant, id });
+    if (!event || (request.portal && event.applicationId !== request.portal.applicationId)) {
+      throw notFound('event');
+    }
+    return event;
+  };
+  /** Under a portal session, lists read only what belongs to its application. */
+  const scope = (request: FastifyRequest) =>
+    request.portal ? { applicationId: request.portal.applicationId } : {};
 
   app.post<{ Body: { type: string; data: unknown; resource?: string } }>(
     '',
@@ -64,6 +80,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   }>(
     '',
     {
+      config: { portal: 'read' },
       schema: {
         operationId: 'listEvents',
         summary: 'List events, newest first',
@@ -83,6 +100,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       const { since, ...rest } = request.query;
       const page = await w.listEvents(app.sql, {
         ...rest,
+        ...scope(request),
         tenant: request.tenant,
         ...(since === undefined ? {} : { since: new Date(since) }),
       });
@@ -93,6 +111,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string } }>(
     '/:id',
     {
+      config: { portal: 'read' },
       schema: {
         operationId: 'getEvent',
         summary: 'Retrieve an event',
@@ -103,8 +122,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const event = await w.getEvent(app.sql, { tenant: request.tenant, id: request.params.id });
-      if (!event) throw notFound('event');
+      const event = await visibleEvent(app.sql, request, request.params.id);
       return { ...event, object: 'event' };
     },
   );
@@ -112,6 +130,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string }; Querystring: { limit?: number; cursor?: string } }>(
     '/:id/deliveries',
     {
+      config: { portal: 'read' },
       schema: {
         operationId: 'listEventDeliveries',
         summary: "List an event's deliveries",
@@ -123,10 +142,10 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const event = { tenant: request.tenant, id: request.params.id };
-      if (!(await w.getEvent(app.sql, event))) throw notFound('event');
+      await visibleEvent(app.sql, request, request.params.id);
       const page = await w.listDeliveries(app.sql, {
         ...request.query,
+        ...scope(request),
         tenant: request.tenant,
         eventId: request.params.id,
       });
@@ -137,7 +156,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string }; Body: { endpointId?: string } | undefined }>(
     '/:id/replay',
     {
-      config: { idempotency: { required: false } },
+      config: { idempotency: { required: false }, portal: 'write' },
       schema: {
         operationId: 'replayEvent',
         summary: 'Deliver an event again, to every subscribed endpoint or to one',
@@ -164,11 +183,11 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       const tx = txOf(request);
       const { tenant } = request;
-      if (!(await w.getEvent(tx, { tenant, id: request.params.id }))) throw notFound('event');
+      await visibleEvent(tx, request, request.params.id);
       const endpointId = request.body?.endpointId;
-      if (endpointId && !(await w.getEndpoint(tx, { tenant, id: endpointId }))) {
-        throw new EndpointNotFoundError();
-      }
+      if (endpointId) await visibleEndpoint(w, tx, request, endpointId);
+      // Without endpointId the engine replays to the event's own audience (its application's
+      // endpoints), so a session's replay reaches its own endpoints only.
       const queued = await w.replayEvent(tx, { tenant, eventId: request.params.id, endpointId });
       reply.code(202);
       return { object: 'replay', eventId: request.params.id, queued };

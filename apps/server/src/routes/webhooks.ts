@@ -5,7 +5,7 @@ import { EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { fromConditional } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
-import { foundEndpoint as found, loadEndpoint } from './endpoint-lookup.js';
+import { loadEndpoint, visibleEndpoint } from './endpoint-lookup.js';
 import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
 import { idParam, listOf, listQuery } from './schemas.js';
 
@@ -27,6 +27,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         idempotency: { required: false },
         sends: ['location', 'etag'],
         problems: ['invalid_webhook_url', 'endpoint_limit_reached'],
+        portal: 'write',
       },
       schema: {
         operationId: 'createWebhookEndpoint',
@@ -60,6 +61,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
     '',
     {
+      config: { portal: 'read' },
       schema: {
         operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints',
@@ -78,7 +80,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string } }>(
     '/:id',
     {
-      config: { precondition: 'read', sends: ['etag'] },
+      config: { precondition: 'read', sends: ['etag'], portal: 'read' },
       schema: {
         operationId: 'getWebhookEndpoint',
         summary: 'Retrieve a webhook endpoint with its health',
@@ -108,6 +110,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         precondition: 'required',
         sends: ['etag'],
         problems: ['invalid_webhook_url'],
+        portal: 'write',
       },
       schema: {
         operationId: 'updateWebhookEndpoint',
@@ -139,7 +142,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     '/:id',
     {
       // DELETE is idempotent by its nature: deleting again is a 404 and changes nothing.
-      config: { idempotency: false, precondition: 'optional' },
+      config: { idempotency: false, precondition: 'optional', portal: 'write' },
       schema: {
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint (If-Match honoured)',
@@ -152,7 +155,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const endpoint = found(await w.getEndpoint(app.sql, { tenant: request.tenant, id: request.params.id }));
+      const endpoint = await visibleEndpoint(w, app.sql, request, request.params.id);
       const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return reply.send(check.payload);
       // The version the precondition passed on is the one deleted: a change committed between the

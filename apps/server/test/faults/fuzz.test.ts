@@ -18,7 +18,7 @@ let t: TestApp;
 const NUM_RUNS = size(100, 1000);
 const sample = (type: string) =>
   structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
-const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '' };
+const ids = { order: 'ord_fuzz', sku: 'SKU-FUZZ', endpoint: '', event: '', application: '', session: '' };
 const etags = { order: '', sku: '', endpoint: '' };
 
 const TABLES = [
@@ -30,6 +30,8 @@ const TABLES = [
   'webhook_events',
   'webhook_deliveries',
   'idempotency_keys',
+  'portal_sessions',
+  'portal_settings',
 ] as const;
 
 async function counts(): Promise<Record<string, number>> {
@@ -72,6 +74,20 @@ before(async () => {
     payload: { type: 'payment.created', data: sample('payment.created') },
   });
   ids.event = ev.json().id;
+  const application = await t.app.inject({
+    method: 'POST',
+    url: '/v1/applications',
+    headers: h,
+    payload: { name: 'Fuzz customer', uid: 'fuzz-customer' },
+  });
+  ids.application = application.json().id;
+  const session = await t.app.inject({
+    method: 'POST',
+    url: `/v1/applications/${ids.application}/portal-sessions`,
+    headers: h,
+    payload: {},
+  });
+  ids.session = session.json().id;
   for (const v of [...Object.values(ids), ...Object.values(etags)]) assert.ok(v && v !== 'undefined');
 });
 after(() => t.close());
@@ -90,6 +106,10 @@ const VALID: Record<string, () => unknown> = {
   'POST /v1/webhook-endpoints/{id}/disable': () => ({ reason: 'fuzz' }),
   'POST /v1/events': () => ({ type: 'payment.created', data: sample('payment.created') }),
   'POST /v1/events/{id}/replay': () => ({}),
+  'POST /v1/applications/{id}/portal-sessions': () => ({ expiresInSeconds: 600, readOnly: true }),
+  'PUT /v1/portal-settings': () => ({
+    frameAncestors: ['https://shop.example.com', 'http://127.0.0.1:8080'],
+  }),
 };
 
 /** The write routes of the router ("METHOD /path/{param}"). */
@@ -276,7 +296,11 @@ function pathFor(route: string) {
       ? ids.sku
       : path.includes('/webhook-endpoints/')
         ? ids.endpoint
-        : ids.event;
+        : path.includes('/applications/')
+          ? ids.application
+          : path.includes('/portal-sessions/')
+            ? ids.session
+            : ids.event;
   const etag = path.includes('/orders/')
     ? etags.order
     : path.includes('/inventory/')
@@ -298,6 +322,7 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
       bodiless.sort(),
       [
         'DELETE /v1/webhook-endpoints/{id}',
+        'DELETE /v1/portal-sessions/{id}',
         'POST /v1/orders/{id}/ship',
         'POST /v1/webhook-endpoints/{id}/enable',
         'POST /v1/webhook-endpoints/{id}/test',
@@ -325,6 +350,10 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     'POST /v1/webhook-endpoints/{id}/disable',
     'POST /v1/events',
     'POST /v1/events/{id}/replay',
+    'POST /v1/applications/{id}/portal-sessions',
+    // Last: a valid request revokes the session.
+    'DELETE /v1/portal-sessions/{id}',
+    'PUT /v1/portal-settings',
   ];
   test('the list fuzzed below is the router’s list', () => {
     assert.deepEqual([...routes].sort(), writeRoutes().sort());

@@ -51,6 +51,10 @@ const A = {
   eventsCursor: '',
   delivery: '',
   deliveriesCursor: '',
+  portalApplication: '',
+  portalSession: '',
+  portalToken: '',
+  portalSettingsEtag: '',
 };
 const PAYMENT_BODY = { amount: '4200', currency: 'USD', customerId: 'cus_iso' };
 const ORDER_BODY = { customerId: 'cus_iso', items: [{ sku: 'SKU-ISO', quantity: 1 }] };
@@ -135,6 +139,19 @@ before(async () => {
   ).json();
   A.delivery = deliveries.data[0].id;
   A.deliveriesCursor = deliveries.nextCursor;
+  A.portalApplication = (
+    await ok(call('acme', 'POST', '/v1/applications', { name: 'Portal customer', uid: 'iso-portal' }), 201)
+  ).json().id;
+  const session = await ok(
+    call('acme', 'POST', `/v1/applications/${A.portalApplication}/portal-sessions`, {}),
+    201,
+  );
+  A.portalSession = session.json().id;
+  A.portalToken = session.json().token;
+  A.portalSettingsEtag = String(
+    (await ok(call('acme', 'PUT', '/v1/portal-settings', { frameAncestors: ['https://acme.example'] }), 200))
+      .headers.etag,
+  );
   for (const [k, v] of Object.entries(A)) assert.ok(v, `setup produced ${k}`);
 });
 after(() => t.close());
@@ -153,6 +170,14 @@ async function snapshotA() {
     events: await get('/v1/events?limit=100'),
     deliveries: await get(`/v1/events/${A.event}/deliveries`),
     attempts: await get(`/v1/deliveries/${A.delivery}/attempts`),
+    portalSettings: await get('/v1/portal-settings'),
+    // A's portal session still works (B cannot revoke it).
+    portalSession: (
+      await t.app.inject({
+        url: '/v1/webhook-endpoints',
+        headers: { authorization: `Bearer ${A.portalToken}` },
+      })
+    ).statusCode,
   };
 }
 
@@ -314,6 +339,30 @@ const CASES: Record<string, Check> = {
     () => `/v1/events/${A.event}/replay`,
     () => ({}),
   ),
+  'POST /v1/applications/{id}/portal-sessions': notFound(
+    'POST',
+    () => `/v1/applications/${A.portalApplication}/portal-sessions`,
+    () => ({}),
+  ),
+  'DELETE /v1/portal-sessions/{id}': notFound('DELETE', () => `/v1/portal-sessions/${A.portalSession}`),
+  'GET /v1/portal-settings': async () => {
+    const r = await call('globex', 'GET', '/v1/portal-settings');
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json().frameAncestors, []);
+  },
+  'PUT /v1/portal-settings': async () => {
+    // With A's ETag: B's settings are at another version, so the precondition fails.
+    const r = await call(
+      'globex',
+      'PUT',
+      '/v1/portal-settings',
+      { frameAncestors: [] },
+      {
+        'if-match': A.portalSettingsEtag,
+      },
+    );
+    assert.equal(r.statusCode, 412, r.body);
+  },
 };
 
 /** Every route of the router, from printRoutes' tree: "METHOD /path/{param}", HEAD left out. */
@@ -335,9 +384,10 @@ function routerRoutes(): string[] {
 
 /** Routes that answer without an API key and hold no tenant data. */
 // The dashboard and the files of apps/server/ui/ (under /ui/) are static HTML, JS and CSS: the data
-// they show comes from the /v1 routes, checked below.
+// they show comes from the /v1 routes, checked below. The portal page is the same static HTML for
+// every session (its data comes from the /v1 routes too).
 const PUBLIC =
-  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?|ui(\/[\w.-]+)+)$/;
+  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?|ui(\/[\w.-]+)+|portal(\/\{session\})?)$/;
 
 describe('tenant isolation on every route', () => {
   test('every route of the router is either public (no tenant data) or has an isolation case', () => {

@@ -1,0 +1,265 @@
+import { staleWriteProblem, versionETag } from '@surety/conditional';
+import { txOf } from '@surety/idempotency/fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { PortalData, PortalSettingsRow } from '../data/portal.js';
+import { checkOrigins, MAX_FRAME_ANCESTORS } from '../portal/origins.js';
+import { issueToken, SESSION_ID } from '../portal/token.js';
+import { fromConditional, HttpProblem, notFound } from '../problem.js';
+import { routePreconditions } from '../route-config.js';
+import { idParam } from './schemas.js';
+
+/** The longest a portal session may last (a day), and the default (an hour). */
+export const MAX_SESSION_SECONDS = 86_400;
+export const DEFAULT_SESSION_SECONDS = 3600;
+
+const APPLICATION_REF = '^[\\x21-\\x7e]{1,255}$';
+
+const sessionSchema = {
+  type: 'object',
+  required: ['object', 'id', 'applicationId', 'url', 'token', 'readOnly', 'expiresAt', 'createdAt'],
+  properties: {
+    object: { type: 'string', const: 'portal_session' },
+    id: { type: 'string', description: 'The session id (`ps_…`), for DELETE /v1/portal-sessions/{id}.' },
+    applicationId: { type: 'string' },
+    url: {
+      type: 'string',
+      description:
+        'The page to give your customer: `<base>/portal/<id>#token=<token>`. The token is in the fragment, ' +
+        'which browsers never send, so it is in no request line, log or Referer.',
+    },
+    token: {
+      type: 'string',
+      description:
+        'The bearer token (`ps_<id>.<secret>`), in this answer only: the service keeps only its SHA-256.',
+    },
+    readOnly: { type: 'boolean' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const settingsSchema = {
+  type: 'object',
+  required: ['object', 'frameAncestors', 'updatedAt'],
+  properties: {
+    object: { type: 'string', const: 'portal_settings' },
+    frameAncestors: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The origins that may frame the portal (CSP frame-ancestors); empty: none may.',
+    },
+    updatedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
+const presentSettings = (row: PortalSettingsRow | undefined) => ({
+  object: 'portal_settings' as const,
+  frameAncestors: row?.frame_ancestors ?? [],
+  updatedAt: row ? new Date(row.updated_at).toISOString() : null,
+});
+
+export interface PortalRoutesOptions {
+  data: PortalData;
+  /** SURETY_PUBLIC_URL; unset: links are built from the request's Host. */
+  publicUrl?: string | undefined;
+  /** The clock sessions are issued and expire by. */
+  now: () => number;
+}
+
+/** Where session links point: the configured public URL, else the request's own origin. */
+function baseUrl(request: FastifyRequest, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl;
+  return `${request.protocol}://${request.host}`;
+}
+
+/**
+ * Portal sessions (open one for an application, revoke one) and the tenant's portal settings
+ * (which origins may frame the portal). API keys only: a portal token cannot open, revoke or
+ * widen anything. Paths are absolute: `app.register(portalRoutes, { data, now })`.
+ */
+export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app, options) => {
+  const { data } = options;
+
+  app.post<{
+    Params: { id: string };
+    Body: { expiresInSeconds?: number; readOnly?: boolean } | null | undefined;
+  }>(
+    '/v1/applications/:id/portal-sessions',
+    {
+      config: { idempotency: { required: false } },
+      schema: {
+        operationId: 'createPortalSession',
+        summary: "Open a portal session for one application's customer",
+        description:
+          'Answers a link to the consumer portal and its bearer token, scoped to this application (id or ' +
+          'uid): its endpoints, the event types, its events, deliveries and attempts. The token is in ' +
+          "this answer only (and in the stored answer to its Idempotency-Key, for the key's lifetime); " +
+          `it lasts expiresInSeconds (default ${DEFAULT_SESSION_SECONDS}, at most ${MAX_SESSION_SECONDS}) ` +
+          'unless revoked. readOnly sessions cannot change anything.',
+        tags: ['portal'],
+        params: idParam(APPLICATION_REF),
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: {
+            expiresInSeconds: {
+              type: 'integer',
+              minimum: 60,
+              maximum: MAX_SESSION_SECONDS,
+              default: DEFAULT_SESSION_SECONDS,
+            },
+            readOnly: { type: 'boolean', default: false },
+          },
+        },
+        response: { 201: sessionSchema },
+      },
+    },
+    async (request, reply) => {
+      const tx = txOf(request);
+      const application = await app.webhooks.getApplication(tx, {
+        tenant: request.tenant,
+        id: request.params.id,
+      });
+      if (!application) throw notFound('application');
+      const now = options.now();
+      const seconds = request.body?.expiresInSeconds ?? DEFAULT_SESSION_SECONDS;
+      const { id, token, tokenHash } = issueToken(now);
+      const row = await data.insertSession(tx, {
+        id,
+        tenant: request.tenant,
+        applicationId: application.id,
+        tokenHash,
+        readOnly: request.body?.readOnly ?? false,
+        expiresAt: new Date(now + seconds * 1000).toISOString(),
+        createdAt: new Date(now).toISOString(),
+      });
+      reply.code(201);
+      return {
+        object: 'portal_session',
+        id,
+        applicationId: row.application_id,
+        url: `${baseUrl(request, options.publicUrl)}/portal/${id}#token=${token}`,
+        token,
+        readOnly: row.read_only,
+        expiresAt: new Date(row.expires_at).toISOString(),
+        createdAt: new Date(row.created_at).toISOString(),
+      };
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/v1/portal-sessions/:id',
+    {
+      // Revoking is idempotent by its nature: revoking again answers 204 and keeps the first time.
+      config: { idempotency: false },
+      schema: {
+        operationId: 'revokePortalSession',
+        summary: 'Revoke a portal session',
+        description:
+          'Its token stops working at once (401 portal_session_revoked). Revoking a revoked or expired ' +
+          "session answers 204 as well; one that is not the tenant's is a 404.",
+        tags: ['portal'],
+        params: idParam(SESSION_ID),
+        response: { 204: { description: 'Revoked', type: 'null' } },
+      },
+    },
+    async (request, reply) => {
+      const revoked = await data.revokeSession(app.sql, {
+        tenant: request.tenant,
+        id: request.params.id,
+        at: new Date(options.now()).toISOString(),
+      });
+      if (!revoked) throw notFound('portal session');
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/v1/portal-settings',
+    {
+      config: { precondition: 'read', sends: ['etag'] },
+      schema: {
+        operationId: 'getPortalSettings',
+        summary: "Retrieve the tenant's portal settings",
+        description:
+          'Which origins may embed the portal in a frame (`frameAncestors`, empty until set: none may), ' +
+          'with the ETag for a conditional PUT.',
+        tags: ['portal'],
+        response: { 200: settingsSchema },
+      },
+    },
+    async (request, reply) => {
+      const row = await data.settings(app.sql, { tenant: request.tenant });
+      const etag = versionETag(row?.version ?? 0);
+      reply.header('etag', etag);
+      const check = routePreconditions(request, reply, { exists: true, etag });
+      if (!check.proceed) return reply.send(check.payload);
+      return presentSettings(row);
+    },
+  );
+
+  app.put<{ Body: { frameAncestors: string[] } }>(
+    '/v1/portal-settings',
+    {
+      config: {
+        idempotency: { required: false },
+        precondition: 'optional',
+        sends: ['etag'],
+        problems: ['invalid_frame_ancestor', 'version_conflict'],
+      },
+      schema: {
+        operationId: 'setPortalSettings',
+        summary: "Replace the tenant's portal settings (If-Match honoured)",
+        description:
+          'Sets the origins that may frame the portal: each `https://host[:port]` (http for localhost, ' +
+          '127.0.0.1 and [::1] only), `https://*.example.com` for every subdomain of a domain, at most ' +
+          `${MAX_FRAME_ANCESTORS}; an empty list lets no origin frame it. Sessions already open use the ` +
+          'new list on their next page load.',
+        tags: ['portal'],
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['frameAncestors'],
+          properties: {
+            frameAncestors: {
+              type: 'array',
+              maxItems: MAX_FRAME_ANCESTORS,
+              items: { type: 'string', minLength: 1, maxLength: 300 },
+            },
+          },
+        },
+        response: { 200: settingsSchema },
+      },
+    },
+    async (request, reply) => {
+      const checked = checkOrigins(request.body.frameAncestors);
+      if (checked.kind === 'invalid') {
+        const detail = checked.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+        throw new HttpProblem(400, 'invalid_frame_ancestor', 'Invalid frame ancestor', detail, {
+          errors: checked.errors,
+        });
+      }
+      const { tenant } = request;
+      // Without If-Match the write is unconditional: it is retried (a few times) on a concurrent one.
+      const tx = txOf(request);
+      for (let i = 0; i < 3; i++) {
+        const row = await data.settings(tx, { tenant });
+        const version = row?.version ?? 0;
+        const check = routePreconditions(request, reply, { exists: true, etag: versionETag(version) });
+        if (!check.proceed) return check.payload;
+        const written = await data.putSettings(tx, {
+          tenant,
+          frameAncestors: checked.origins,
+          ifVersion: version,
+          at: new Date(options.now()).toISOString(),
+        });
+        if (written) {
+          reply.header('etag', versionETag(written.version));
+          return presentSettings(written);
+        }
+        if (check.result.conditional) throw fromConditional(staleWriteProblem(true));
+      }
+      throw fromConditional(staleWriteProblem(false));
+    },
+  );
+};
