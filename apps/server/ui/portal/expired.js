@@ -45,7 +45,6 @@ export function showExpired(shell, why, detail) {
         {},
         'To carry on, go back to the site you came from and open the webhooks page again: it makes a new link.',
       ),
-      h('p', { class: 'hint' }, 'Nothing was changed by this page since the session ended.'),
     ),
   );
   document.title = `${text.title} · Webhooks`;
