@@ -24,7 +24,6 @@ import { inventoryRoutes } from './routes/inventory.js';
 import { orderRoutes } from './routes/orders.js';
 import { paymentRoutes } from './routes/payments.js';
 import { portalRoutes } from './routes/portal.js';
-import { portalSessionRoute } from './routes/portal-session.js';
 import { endpointRoutes } from './routes/webhooks.js';
 import { makeValidatorCompiler } from './validation.js';
 
@@ -214,7 +213,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(deliveryRoutes, { prefix: '/v1/deliveries' });
   await app.register(eventRoutes, { prefix: '/v1/events' });
   await app.register(portalRoutes, { data: portal, publicUrl: config.publicUrl, now });
-  await app.register(portalSessionRoute, { data: portal });
   registerDashboard(app);
   registerPortalPage(app, { data: portal });
   return app;

@@ -345,7 +345,6 @@ const CASES: Record<string, Check> = {
     () => ({}),
   ),
   'DELETE /v1/portal-sessions/{id}': notFound('DELETE', () => `/v1/portal-sessions/${A.portalSession}`),
-  'GET /v1/portal-sessions/{id}': notFound('GET', () => `/v1/portal-sessions/${A.portalSession}`),
   'GET /v1/portal-settings': async () => {
     const r = await call('globex', 'GET', '/v1/portal-settings');
     assert.equal(r.statusCode, 200, r.body);

@@ -6,7 +6,7 @@
 // sessionStorage, so a reload keeps working), and sent only as `Authorization: Bearer`. The views
 // are the dashboard's own components (../shared/); the service scopes every call to the
 // application, and a read-only session's views show no write action.
-import { api, path, session, statusOf, UNAUTHORIZED } from '../shared/api.js';
+import { api, session, statusOf, UNAUTHORIZED } from '../shared/api.js';
 import { endpointView } from '../shared/endpoint-page.js';
 import { eventView } from '../shared/event-page.js';
 import { eventsView } from '../shared/events-list.js';
@@ -40,21 +40,20 @@ const pathSession = /^\/portal\/(ps_[0-9A-Za-z]+)$/.exec(location.pathname)?.[1]
 if (pathSession && sessionIdOf(session.key) !== pathSession) session.signOut();
 
 /**
- * What this session may do. The service says (GET /v1/portal-sessions/{id}, the session reading
- * itself); an older service without that route: assume writable (the service refuses writes of a
- * read-only session anyway, with its own message).
+ * What this session may do, as the service says (GET /v1/portal-session, the token's own session).
+ * Until it has answered, nothing is shown; should it fail otherwise than 401, the views show the
+ * write actions, which the service refuses to a read-only session with its own message.
  * @type {{ readOnly: boolean, label: string }}
  */
 const about = { readOnly: false, label: 'Webhooks' };
 
 async function readSession() {
-  const id = sessionIdOf(session.key);
-  if (!id) return;
+  if (!session.key) return;
   try {
-    /** @type {{ readOnly?: boolean, application?: { name?: string } | null, applicationName?: string }} */
-    const s = await api('GET', path`/v1/portal-sessions/${id}`);
+    /** @type {{ readOnly?: boolean, applicationName?: string | null }} */
+    const s = await api('GET', '/v1/portal-session');
     about.readOnly = s.readOnly === true;
-    about.label = s.application?.name || s.applicationName || 'Webhooks';
+    about.label = s.applicationName || 'Webhooks';
   } catch (error) {
     if (statusOf(error) === 401) throw error;
   }
