@@ -2,6 +2,7 @@ import { PROBLEM_CONTENT_TYPE, type Problem, problemBody } from '@surety/core';
 import { isDatabaseUnavailableError, isInvalidCursorError } from '@surety/db';
 import type { StoredResponse } from '@surety/idempotency';
 import {
+  ApplicationNotFoundError,
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
@@ -107,6 +108,7 @@ export function toProblem(error: FastifyError): HttpProblem {
     return validationProblem(error as FastifyError & { validation: AjvError[] });
   }
   if (error instanceof EndpointNotFoundError) return notFound('webhook endpoint');
+  if (error instanceof ApplicationNotFoundError) return notFound('application');
   if (isInvalidCursorError(error)) return invalidCursor();
   if (error instanceof InvalidInputError) {
     // The service checks its input before the library does; this is the library's own guard.

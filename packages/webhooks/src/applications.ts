@@ -107,15 +107,17 @@ export async function findApplication(
   return row ? toApplication(row) : undefined;
 }
 
-/** The id of the application named by id or uid; ApplicationNotFoundError when there is none. */
+/**
+ * The id of the application named by id or uid in the input field `field`;
+ * ApplicationNotFoundError (naming the field) when there is none.
+ */
 export async function resolveApplication(
   w: Webhooks,
   q: Queryable,
-  tenant: string,
-  ref: string,
+  input: { tenant: string; ref: string; field: 'applicationId' | 'application' },
 ): Promise<string> {
-  const found = await findApplication(w, q, { tenant, id: ref });
-  if (!found) throw new ApplicationNotFoundError();
+  const found = await findApplication(w, q, { tenant: input.tenant, id: input.ref });
+  if (!found) throw new ApplicationNotFoundError(input.field);
   return found.id;
 }
 
@@ -144,6 +146,12 @@ export async function updateApplicationFor(
   const uid = checkUid(patch.uid);
   const current = await findApplication(w, q, input);
   if (!current) throw new ApplicationNotFoundError();
+  // Checked first, so that the answer leaves the caller's transaction usable; only an update racing
+  // another that takes the same uid meets the index below.
+  if (uid !== null && uid !== current.uid) {
+    const holder = await findApplication(w, q, { tenant: input.tenant, id: uid });
+    if (holder) throw new ApplicationUidTakenError(uid);
+  }
   try {
     const row = await updateApplicationRow(q, internalsOf(w).st.tables, {
       tenant: input.tenant,

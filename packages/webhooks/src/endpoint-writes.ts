@@ -58,7 +58,11 @@ export async function createEndpointFor(
   const applicationId =
     input.applicationId === undefined
       ? null
-      : await resolveApplication(w, q, input.tenant, input.applicationId);
+      : await resolveApplication(w, q, {
+          tenant: input.tenant,
+          ref: input.applicationId,
+          field: 'applicationId',
+        });
   const secret = generateSecret();
   const row = await insertEndpoint(q, i.st.tables, {
     tenant: input.tenant,
@@ -77,7 +81,7 @@ export async function createEndpointFor(
     applicationId,
   }).catch((error: unknown) => {
     // The foreign key: the application was deleted between the lookup and the insert.
-    throw sqlState(error) === '23503' ? new ApplicationNotFoundError() : error;
+    throw sqlState(error) === '23503' ? new ApplicationNotFoundError('applicationId') : error;
   });
   if (!row) throw new EndpointLimitError(w.maxEndpointsPerTenant);
   return { endpoint: toEndpoint(row, i.now()), secret };

@@ -79,8 +79,15 @@ export class EndpointLimitError extends WebhookError {
  */
 export class ApplicationNotFoundError extends WebhookError {
   declare readonly code: 'SURETY_APPLICATION_NOT_FOUND';
-  constructor() {
-    super('SURETY_APPLICATION_NOT_FOUND', 'no such application');
+  constructor(
+    /**
+     * The input field that named it (`applicationId` of createEndpoint, `application` of
+     * publish); undefined when the application is what the call is about
+     * (update, delete). A service answers the first 422 and the second 404.
+     */
+    readonly field?: 'applicationId' | 'application',
+  ) {
+    super('SURETY_APPLICATION_NOT_FOUND', field ? `${field}: no such application` : 'no such application');
     this.name = 'ApplicationNotFoundError';
   }
 }

@@ -139,12 +139,19 @@ export interface ListDeliveriesInput extends PageInput {
   endpointId?: string;
   eventId?: string;
   status?: string;
+  /** Only the deliveries to endpoints of this application (id `app_…` or uid). */
+  applicationId?: string;
 }
 
 export interface ListAttemptsInput {
   tenant: string;
   /** `dlv_…` */
   deliveryId: string;
+  /**
+   * Only a delivery to an endpoint of this application (id `app_…` or uid): undefined for another
+   * one, as for a delivery of another tenant.
+   */
+  applicationId?: string;
 }
 
 /** Webhooks.listEndpoints: the endpoints of a tenant, newest first. */
@@ -264,7 +271,13 @@ export async function listDeliveries(
   input: ListDeliveriesInput,
 ): Promise<Page<DeliveryRecord>> {
   const { tenant, ...filter } = input;
-  assertStorable({ tenant, endpointId: filter.endpointId, eventId: filter.eventId, status: filter.status });
+  assertStorable({
+    tenant,
+    endpointId: filter.endpointId,
+    eventId: filter.eventId,
+    status: filter.status,
+    applicationId: filter.applicationId,
+  });
   const limit = filter.limit ?? 20;
   const rows = await selectDeliveries(q, internalsOf(w).st.tables, {
     tenant,
@@ -272,6 +285,7 @@ export async function listDeliveries(
     endpointId: filter.endpointId || null,
     eventId: filter.eventId || null,
     status: filter.status || null,
+    application: filter.applicationId || null,
     before: filter.cursor ? decode(BY_NUMBER, filter.cursor)[0] : null,
   });
   return page(rows, limit, toDelivery, BY_NUMBER, (d) => [d.id.slice(4)]);
@@ -284,9 +298,14 @@ export async function listAttempts(
   input: ListAttemptsInput,
 ): Promise<AttemptRecord[] | undefined> {
   const { tenant, deliveryId } = input;
+  assertStorable({ tenant, applicationId: input.applicationId });
   const n = deliveryNumber(deliveryId);
   if (!n) return undefined;
-  const rows = await selectAttempts(q, internalsOf(w).st.tables, { tenant, deliveryId: n });
+  const rows = await selectAttempts(q, internalsOf(w).st.tables, {
+    tenant,
+    deliveryId: n,
+    application: input.applicationId || null,
+  });
   return rows?.map((r) => ({
     id: `att_${r.id}`,
     deliveryId,

@@ -55,6 +55,11 @@ export interface PublishedEvent {
   createdAt: string;
   /** How many deliveries were queued (one per subscribed enabled endpoint). */
   deliveries: number;
+  /**
+   * The application it was published to (`app_…`, resolved from a uid); for an event to a named
+   * endpoint, that endpoint's. Null for the tenant's own event.
+   */
+  applicationId: string | null;
 }
 
 export interface SecretEntry {

@@ -137,7 +137,11 @@ export class Webhooks {
     const applicationId =
       input.application === undefined
         ? null
-        : await resolveApplication(this, tx, input.tenant, input.application);
+        : await resolveApplication(this, tx, {
+            tenant: input.tenant,
+            ref: input.application,
+            field: 'application',
+          });
     const id = input.id ?? newId('evt');
     const createdAt = new Date(this.#i.now()).toISOString();
     const written = await insertEvent(tx, this.#i.st, {
@@ -157,7 +161,13 @@ export class Webhooks {
       if ('afterCommit' in tx) tx.afterCommit(this.#wake);
       else this.#wake();
     }
-    return { id, sequence: Number(written.sequence), createdAt, deliveries };
+    return {
+      id,
+      sequence: Number(written.sequence),
+      createdAt,
+      deliveries,
+      applicationId: written.applicationId,
+    };
   }
 
   /** Checks a URL the way endpoint creation does; throws WebhookError `SURETY_INVALID_URL`. */

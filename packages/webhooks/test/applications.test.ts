@@ -36,6 +36,7 @@ const notFound = (e: unknown) => {
   assert.equal((e as { code: string }).code, 'SURETY_APPLICATION_NOT_FOUND');
   return true;
 };
+const fieldOf = (e: unknown) => (e as { field?: string }).field;
 const uidTaken = (e: unknown) => {
   assert.ok(isApplicationUidTakenError(e), `not ApplicationUidTakenError: ${String(e)}`);
   assert.equal((e as { code: string }).code, 'SURETY_APPLICATION_UID_TAKEN');
@@ -175,10 +176,14 @@ describe('the model', () => {
       undefined,
       'a stale version is an answer',
     );
-    await assert.rejects(
-      webhooks.updateApplication(db.sql, { tenant, id: app.id, ifVersion: 2, patch: { uid: 'u2' } }),
-      uidTaken,
-    );
+    await db.sql.transaction(async (tx) => {
+      await assert.rejects(
+        webhooks.updateApplication(tx, { tenant, id: app.id, ifVersion: 2, patch: { uid: 'u2' } }),
+        uidTaken,
+      );
+      const still = await webhooks.getApplication(tx, { tenant, id: 'u1' });
+      assert.equal(still?.version, 2, 'the transaction goes on');
+    });
     await assert.rejects(
       webhooks.updateApplication(db.sql, { tenant, id: app.id, ifVersion: 2, patch: { uid: 'app_x' } }),
       invalid('/uid'),
@@ -220,7 +225,7 @@ describe('endpoints of an application', () => {
     assert.deepEqual(await ids(), [own.id, byUid.id, byId.id].sort());
     assert.deepEqual(await ids('nobody'), []);
     assert.deepEqual(await ids('app_0000000000000000000000'), []);
-    await assert.rejects(endpoint(tenant, 'nobody'), notFound);
+    await assert.rejects(endpoint(tenant, 'nobody'), (e) => notFound(e) && fieldOf(e) === 'applicationId');
     await assert.rejects(endpoint(`${tenant}-other`, 'cus_a'), notFound, "another tenant's application");
     await assert.rejects(endpoint(`${tenant}-other`, a.id), notFound);
   });
@@ -239,6 +244,7 @@ describe('fan-out by application', () => {
     assert.equal(plain.deliveries, 1);
     assert.deepEqual(await targets(tenant, plain.id), [own.id]);
 
+    assert.equal(plain.applicationId, null);
     for (const ref of ['a', a.id]) {
       const toA = await webhooks.publish(db.sql, {
         tenant,
@@ -246,7 +252,7 @@ describe('fan-out by application', () => {
         data: {},
         application: ref,
       });
-      assert.equal(toA.deliveries, 1);
+      assert.deepEqual([toA.deliveries, toA.applicationId], [1, a.id]);
       assert.deepEqual(await targets(tenant, toA.id), [ea.id]);
     }
     const toB = await webhooks.publish(db.sql, { tenant, type: 'order.created', data: {}, application: 'b' });
@@ -266,7 +272,7 @@ describe('fan-out by application', () => {
     const before = (await webhooks.listEvents(db.sql, { tenant, limit: 100 })).data.length;
     await assert.rejects(
       webhooks.publish(db.sql, { tenant, type: 'order.created', data: {}, application: 'c' }),
-      notFound,
+      (e) => notFound(e) && fieldOf(e) === 'application',
     );
     await assert.rejects(
       webhooks.publish(db.sql, { tenant: `${tenant}-x`, type: 'order.created', data: {}, application: a.id }),
@@ -301,7 +307,7 @@ describe('fan-out by application', () => {
       data: {},
       endpointId: eb.id,
     });
-    assert.equal(test.deliveries, 1);
+    assert.deepEqual([test.deliveries, test.applicationId], [1, eb.applicationId]);
     assert.equal(await webhooks.replayEvent(db.sql, { tenant, eventId: test.id }), 1);
     assert.deepEqual(await targets(tenant, test.id), [eb.id, eb.id]);
     // Named together with another application: nothing.

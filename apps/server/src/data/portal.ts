@@ -83,6 +83,22 @@ export function portalData(schema: string) {
       return rows[0];
     },
 
+    /**
+     * Revokes every open session of an application (call it where the application is deleted);
+     * how many.
+     */
+    async revokeApplicationSessions(
+      q: Queryable,
+      p: { tenant: string; applicationId: string; at: string },
+    ): Promise<number> {
+      const r = await q.query(
+        `update ${sessions} set revoked_at = $3
+          where tenant = $1 and application_id = $2 and revoked_at is null`,
+        [p.tenant, p.applicationId, p.at],
+      );
+      return r.rowCount ?? 0;
+    },
+
     /** Deletes sessions that expired before `before`; how many. */
     async purgeSessions(q: Queryable, p: { before: string }): Promise<number> {
       const r = await q.query(`delete from ${sessions} where expires_at < $1`, [p.before]);

@@ -29,7 +29,10 @@ export function checkOrigin(value: string): OriginCheck {
       'must be scheme://host[:port] (https://shop.example.com), with no path, query, user info or spaces',
     );
   }
-  const [, scheme, wildcard, host, portText] = m as unknown as [string, string, string?, string, string?];
+  const scheme = m[1]!;
+  const wildcard = m[2];
+  const host = m[3]!;
+  const portText = m[4];
   if (host.length > 253) return invalid('the host is longer than 253 characters');
   if (wildcard && (host.split('.').length < 2 || host === '[::1]' || /^[\d.]+$/.test(host))) {
     return invalid('a wildcard must cover a domain of at least two labels (https://*.example.com)');

@@ -147,6 +147,62 @@ export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app,
     },
   );
 
+  app.get(
+    '/v1/portal-session',
+    {
+      config: { portal: 'read' },
+      schema: {
+        operationId: 'getCurrentPortalSession',
+        summary: 'Retrieve the portal session of this token (portal tokens only)',
+        description:
+          "What the portal page shows about its own session: the application's name, whether the session " +
+          'is read-only, when it expires. Never the token. With an API key it is a 404: there is no session.',
+        tags: ['portal'],
+        response: {
+          200: {
+            type: 'object',
+            required: [
+              'object',
+              'id',
+              'applicationId',
+              'applicationName',
+              'readOnly',
+              'expiresAt',
+              'createdAt',
+            ],
+            properties: {
+              object: { type: 'string', const: 'portal_session' },
+              id: { type: 'string' },
+              applicationId: { type: 'string' },
+              applicationName: { type: ['string', 'null'] },
+              readOnly: { type: 'boolean' },
+              expiresAt: { type: 'string', format: 'date-time' },
+              createdAt: { type: 'string', format: 'date-time' },
+            },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const portal = request.portal;
+      const row = portal ? await data.sessionById(app.sql, portal.sessionId) : undefined;
+      if (!row) throw notFound('portal session: authenticate with a portal token');
+      const application = await app.webhooks.getApplication(app.sql, {
+        tenant: row.tenant,
+        id: row.application_id,
+      });
+      return {
+        object: 'portal_session',
+        id: row.id,
+        applicationId: row.application_id,
+        applicationName: application?.name ?? null,
+        readOnly: row.read_only,
+        expiresAt: new Date(row.expires_at).toISOString(),
+        createdAt: new Date(row.created_at).toISOString(),
+      };
+    },
+  );
+
   app.delete<{ Params: { id: string } }>(
     '/v1/portal-sessions/:id',
     {

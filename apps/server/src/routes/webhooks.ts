@@ -3,7 +3,7 @@ import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
 import { EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { fromConditional } from '../problem.js';
+import { fromConditional, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { loadEndpoint, visibleEndpoint } from './endpoint-lookup.js';
 import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
@@ -19,6 +19,23 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
   const params = { params: idParam(ENDPOINT_ID) };
   const load = (q: Queryable, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
     loadEndpoint(w, q, request, reply);
+  /**
+   * Under a portal session, the endpoint is created in the session's application: an
+   * `applicationId` naming another (or none of the tenant's) is a 404, as if it did not exist.
+   */
+  const portalApplication = async (
+    q: Queryable,
+    request: FastifyRequest<{ Body: Record<string, unknown> }>,
+  ): Promise<{ applicationId?: string }> => {
+    const portal = request.portal;
+    if (!portal) return {};
+    const named = request.body.applicationId;
+    if (typeof named === 'string') {
+      const application = await w.getApplication(q, { tenant: request.tenant, id: named });
+      if (application?.id !== portal.applicationId) throw notFound('application');
+    }
+    return { applicationId: portal.applicationId };
+  };
 
   app.post<{ Body: { url: string; eventTypes: string[]; description?: string } & Record<string, unknown> }>(
     '',
@@ -49,6 +66,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       const { endpoint, secret } = await w.createEndpoint(txOf(request), {
         tenant: request.tenant,
         ...request.body,
+        ...(await portalApplication(txOf(request), request)),
       });
       reply
         .code(201)
@@ -72,7 +90,12 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const page = await w.listEndpoints(app.sql, { ...request.query, tenant: request.tenant });
+      const page = await w.listEndpoints(app.sql, {
+        ...request.query,
+        tenant: request.tenant,
+        // A portal session lists its application's endpoints, whatever the query asks.
+        ...(request.portal ? { applicationId: request.portal.applicationId } : {}),
+      });
       return { object: 'list', ...page, data: page.data.map((e) => present(e)) };
     },
   );

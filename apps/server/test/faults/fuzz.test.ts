@@ -74,13 +74,12 @@ before(async () => {
     payload: { type: 'payment.created', data: sample('payment.created') },
   });
   ids.event = ev.json().id;
-  const application = await t.app.inject({
-    method: 'POST',
-    url: '/v1/applications',
-    headers: h,
-    payload: { name: 'Fuzz customer', uid: 'fuzz-customer' },
+  const application = await t.app.webhooks.createApplication(t.db.sql, {
+    tenant: 'acme',
+    name: 'Fuzz customer',
+    uid: 'fuzz-customer',
   });
-  ids.application = application.json().id;
+  ids.application = application.id;
   const session = await t.app.inject({
     method: 'POST',
     url: `/v1/applications/${ids.application}/portal-sessions`,

@@ -140,8 +140,12 @@ before(async () => {
   A.delivery = deliveries.data[0].id;
   A.deliveriesCursor = deliveries.nextCursor;
   A.portalApplication = (
-    await ok(call('acme', 'POST', '/v1/applications', { name: 'Portal customer', uid: 'iso-portal' }), 201)
-  ).json().id;
+    await t.app.webhooks.createApplication(t.db.sql, {
+      tenant: 'acme',
+      name: 'Portal customer',
+      uid: 'iso-portal',
+    })
+  ).id;
   const session = await ok(
     call('acme', 'POST', `/v1/applications/${A.portalApplication}/portal-sessions`, {}),
     201,
@@ -345,6 +349,8 @@ const CASES: Record<string, Check> = {
     () => ({}),
   ),
   'DELETE /v1/portal-sessions/{id}': notFound('DELETE', () => `/v1/portal-sessions/${A.portalSession}`),
+  // An API key has no session of its own: never A's.
+  'GET /v1/portal-session': notFound('GET', () => '/v1/portal-session'),
   'GET /v1/portal-settings': async () => {
     const r = await call('globex', 'GET', '/v1/portal-settings');
     assert.equal(r.statusCode, 200, r.body);

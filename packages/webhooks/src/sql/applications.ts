@@ -22,6 +22,14 @@ const COLUMNS = 'id, uid, name, metadata, version, created_at, updated_at';
  */
 export const refColumn = (ref: string): 'id' | 'uid' => (ref.startsWith('app_') ? 'id' : 'uid');
 
+/**
+ * SQL for the id of the application a reference names, given the reference's placeholder (`$3`)
+ * and the tenant's (`$1`): the reference itself for an id, the uid's lookup otherwise (null, so
+ * matching nothing, for an unknown uid).
+ */
+export const applicationIdOf = (AP: string, ref: string, at: string, tenantAt = '$1'): string =>
+  refColumn(ref) === 'id' ? at : `(select id from ${AP} where tenant = ${tenantAt} and uid = ${at})`;
+
 /** Inserts the application; undefined when the tenant has another with this uid (nothing written). */
 export async function insertApplication(
   q: Queryable,

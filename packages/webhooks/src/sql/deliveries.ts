@@ -1,5 +1,6 @@
 // Delivery and attempt reads (listDeliveries, listAttempts).
 import type { Queryable } from '@surety/db';
+import { applicationIdOf } from './applications.js';
 import type { Names } from './names.js';
 
 export interface DeliveryRow {
@@ -28,17 +29,18 @@ export interface AttemptRow {
 }
 
 /**
- * A tenant's deliveries, newest first, of an endpoint and/or an event, optionally in one status,
- * below delivery number `before` when given.
+ * A tenant's deliveries, newest first, of an endpoint and/or an event, optionally in one status
+ * and to the endpoints of one application (id or uid), below delivery number `before` when given.
  */
 export async function selectDeliveries(
   q: Queryable,
-  t: Pick<Names, 'D' | 'EV'>,
+  t: Pick<Names, 'D' | 'EV' | 'EP' | 'AP'>,
   input: {
     tenant: string;
     limit: number;
     endpointId: string | null;
     eventId: string | null;
+    application: string | null;
     status: string | null;
     before: string | null;
   },
@@ -52,6 +54,13 @@ export async function selectDeliveries(
   if (input.endpointId) add('d.endpoint_id = ?', input.endpointId);
   if (input.eventId) add('d.event_id = ?', input.eventId);
   if (input.status) add('d.status = ?', input.status);
+  if (input.application) {
+    const of = applicationIdOf(t.AP, input.application, '?');
+    add(
+      `d.endpoint_id in (select id from ${t.EP} where tenant = $1 and application_id = ${of})`,
+      input.application,
+    );
+  }
   if (input.before) add('d.id < ?::bigint', input.before);
   // A leased row is not due before its lease ends, whatever next_attempt_at says.
   const { rows } = await q.query<DeliveryRow>(
@@ -65,16 +74,25 @@ export async function selectDeliveries(
   return rows;
 }
 
-/** The attempts of delivery number `deliveryId`, oldest first; undefined when it is not the tenant's. */
+/**
+ * The attempts of delivery number `deliveryId`, oldest first; undefined when it is not the tenant's,
+ * or, with `application`, not to an endpoint of that application (id or uid).
+ */
 export async function selectAttempts(
   q: Queryable,
-  t: Pick<Names, 'D' | 'A'>,
-  input: { tenant: string; deliveryId: string },
+  t: Pick<Names, 'D' | 'A' | 'EP' | 'AP'>,
+  input: { tenant: string; deliveryId: string; application: string | null },
 ): Promise<AttemptRow[] | undefined> {
-  const owner = await q.query(`select 1 from ${t.D} where tenant = $1 and id = $2::bigint`, [
-    input.tenant,
-    input.deliveryId,
-  ]);
+  const owner = await q.query(
+    input.application === null
+      ? `select 1 from ${t.D} where tenant = $1 and id = $2::bigint`
+      : `select 1 from ${t.D} d join ${t.EP} e on e.tenant = d.tenant and e.id = d.endpoint_id
+          where d.tenant = $1 and d.id = $2::bigint
+            and e.application_id = ${applicationIdOf(t.AP, input.application, '$3')}`,
+    input.application === null
+      ? [input.tenant, input.deliveryId]
+      : [input.tenant, input.deliveryId, input.application],
+  );
   if (owner.rows.length === 0) return undefined;
   const { rows } = await q.query<AttemptRow>(
     `select id::text, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message

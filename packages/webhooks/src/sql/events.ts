@@ -17,8 +17,8 @@ export interface EventRow {
 const EVENT_COLUMNS = 'id, type, api_version, created_at, sequence::text, resource, data, application_id';
 
 /**
- * A tenant's events, newest first, filtered by type, creation time and resource, from after the
- * (created_at, id) of `after` when given.
+ * A tenant's events, newest first, filtered by type, creation time, resource and application (id
+ * or uid), from after the (created_at, id) of `after` when given.
  */
 export async function selectEvents(
   q: Queryable,

@@ -35,14 +35,15 @@ export function publishStatements({ s, EV, D, EP, st }: Names) {
                 application_id)
          values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::jsonb,
                 ${AUDIENCE[audience].application(EP)})
-         returning sequence),
+         returning sequence, application_id),
        d as (
          insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
          select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7 from ${EP} e
           where e.tenant = $1 and e.status = 'enabled' and ${AUDIENCE[audience].endpoints}
             and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
          returning 1)
-       select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries`,
+       select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries,
+              (select application_id from ev) as application_id`,
     );
   return {
     publish: {
@@ -71,20 +72,24 @@ export async function insertEvent(
     /** The application's id (resolved by the caller), or null for the tenant's own event. */
     applicationId: string | null;
   },
-): Promise<{ sequence: string; deliveries: number }> {
+): Promise<{ sequence: string; deliveries: number; applicationId: string | null }> {
   const audience: Audience =
     input.endpointId !== null ? 'endpoint' : input.applicationId !== null ? 'application' : 'tenant';
-  const { rows } = await q.query<{ sequence: string; deliveries: number }>(st.publish[audience], [
-    input.tenant,
-    input.id,
-    input.type,
-    input.apiVersion,
-    input.resource,
-    input.data,
-    input.createdAt,
-    input.endpointId,
-    input.traceContext,
-    input.applicationId,
-  ]);
-  return rows[0]!;
+  const { rows } = await q.query<{ sequence: string; deliveries: number; application_id: string | null }>(
+    st.publish[audience],
+    [
+      input.tenant,
+      input.id,
+      input.type,
+      input.apiVersion,
+      input.resource,
+      input.data,
+      input.createdAt,
+      input.endpointId,
+      input.traceContext,
+      input.applicationId,
+    ],
+  );
+  const r = rows[0]!;
+  return { sequence: r.sequence, deliveries: r.deliveries, applicationId: r.application_id };
 }
