@@ -411,6 +411,7 @@ describe('portal in headless Chromium', { skip }, () => {
     await page.goto(s.link);
     await page.getByRole('heading', { level: 1, name: 'Your webhook endpoints' }).waitFor();
     await page.getByText('read only').first().waitFor();
+    await shot(page, 'portal-read-only.png');
     assert.equal(await page.getByRole('region', { name: 'Add an endpoint' }).count(), 0);
     await page.locator('li.endpoint-card', { hasText: 'Orders' }).getByRole('link').click();
     await page.getByRole('region', { name: 'Deliveries' }).waitFor();
@@ -448,6 +449,31 @@ describe('portal in headless Chromium', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Your session has expired' }).waitFor();
     await page.getByText('This portal session was revoked').waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'the token is forgotten');
+    await page.close();
+  });
+
+  test('375 px wide: no sideways scrolling on the portal’s views', async () => {
+    const s = await portalSession(appA);
+    const page = await newPage();
+    await page.setViewportSize({ width: 375, height: 812 });
+    const noSideScroll = async (what: string) => {
+      const { scroll, width } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        width: document.documentElement.clientWidth,
+      }));
+      assert.ok(scroll <= width, `${what}: ${scroll}px of content in ${width}px`);
+    };
+    await page.goto(s.link);
+    await page.locator('li.endpoint-card').first().waitFor();
+    await noSideScroll('endpoints');
+    await shot(page, 'narrow-endpoints.png');
+    await page.locator('li.endpoint-card', { hasText: 'Orders' }).getByRole('link').click();
+    await page.locator('tr[data-status]').first().waitFor();
+    await noSideScroll('endpoint');
+    await page.locator('tr[data-status]').first().getByRole('link').click();
+    await page.locator('tr.attempt').first().waitFor();
+    await noSideScroll('event');
+    await shot(page, 'narrow-event.png');
     await page.close();
   });
 

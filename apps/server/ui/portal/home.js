@@ -35,7 +35,11 @@ export async function portalHome(_params, ctx) {
       section('Endpoints', ...endpoints.nodes),
       ctx.canWrite
         ? section('Add an endpoint', ...addEndpointForm({ added: () => endpoints.load(true), catalogue }))
-        : h('p', { class: 'callout' }, 'This session is read-only: you can look, but not change anything.'),
+        : h(
+            'p',
+            { class: 'callout callout-info' },
+            'This session is read-only: you can look, but not change anything.',
+          ),
     ),
   };
 }
