@@ -1,9 +1,9 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { EndpointNotFoundError } from '@surety/webhooks';
+import { ApplicationNotFoundError, EndpointNotFoundError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { fromConditional, notFound } from '../problem.js';
+import { fromConditional } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { loadEndpoint, visibleEndpoint } from './endpoint-lookup.js';
 import { ENDPOINT_ID, editable, endpointSchema, present } from './endpoint-schemas.js';
@@ -21,7 +21,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     loadEndpoint(w, q, request, reply);
   /**
    * Under a portal session, the endpoint is created in the session's application: an
-   * `applicationId` naming another (or none of the tenant's) is a 404, as if it did not exist.
+   * `applicationId` naming another is answered as one naming no application.
    */
   const portalApplication = async (
     q: Queryable,
@@ -32,7 +32,8 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     const named = request.body.applicationId;
     if (typeof named === 'string') {
       const application = await w.getApplication(q, { tenant: request.tenant, id: named });
-      if (application?.id !== portal.applicationId) throw notFound('application');
+      // Answered as an application that does not exist is (the engine's own error, mapped once).
+      if (application?.id !== portal.applicationId) throw new ApplicationNotFoundError('applicationId');
     }
     return { applicationId: portal.applicationId };
   };
