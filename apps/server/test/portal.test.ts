@@ -422,8 +422,8 @@ describe('the token', () => {
         }
       }
     }
-    assert.ok(forbidden >= 15, `forbidden on ${forbidden} routes`);
-    assert.equal(scoped, 17, 'the endpoint, event, delivery and attempt routes, and the session itself');
+    assert.ok(forbidden >= 14, `forbidden on ${forbidden} routes`);
+    assert.equal(scoped, 18, 'the endpoint, event, delivery and attempt routes, and the session itself');
   });
 
   test('GET /v1/portal-session: what the page shows of its own session, never the token', async () => {
@@ -466,13 +466,13 @@ describe('the token', () => {
     problem(await send('DELETE', `/v1/portal-sessions/${s.id}`, auth('globex')), 404, 'not_found');
     problem(await asAcme('DELETE', `/v1/portal-sessions/ps_${'0'.repeat(22)}`), 404, 'not_found');
     problem(await asAcme('DELETE', '/v1/portal-sessions/not-a-session'), 400, 'validation_failed');
-    // A portal token cannot revoke, even its own session.
+    // A portal token ends its own session (read-only or not), and no other.
+    const own = await openSession(F.appA, { readOnly: true });
     const other = await openSession(F.appA);
-    problem(
-      await send('DELETE', `/v1/portal-sessions/${other.id}`, bearer(other.token)),
-      403,
-      'portal_forbidden',
-    );
+    problem(await send('DELETE', `/v1/portal-sessions/${other.id}`, bearer(own.token)), 404, 'not_found');
+    await expect(send('DELETE', `/v1/portal-sessions/${own.id}`, bearer(own.token)), 204);
+    problem(await send('GET', '/v1/portal-session', bearer(own.token)), 401, 'portal_session_revoked');
+    await expect(send('GET', '/v1/portal-session', bearer(other.token)), 200);
   });
 
   test('expired: 401 portal_session_expired once the clock passes expiresAt', async () => {

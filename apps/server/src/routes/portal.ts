@@ -73,9 +73,10 @@ function baseUrl(request: FastifyRequest, publicUrl: string | undefined): string
 }
 
 /**
- * Portal sessions (open one for an application, revoke one) and the tenant's portal settings
- * (which origins may frame the portal). API keys only: a portal token cannot open, revoke or
- * widen anything. Paths are absolute: `app.register(portalRoutes, { data, now })`.
+ * Portal sessions (open one for an application, read the current one, revoke one) and the
+ * tenant's portal settings (which origins may frame the portal). A portal token may read and end
+ * its own session, nothing more: it cannot open one, revoke another, or change the settings.
+ * Paths are absolute: `app.register(portalRoutes, { data, now })`.
  */
 export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app, options) => {
   const { data } = options;
@@ -207,19 +208,23 @@ export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app,
     '/v1/portal-sessions/:id',
     {
       // Revoking is idempotent by its nature: revoking again answers 204 and keeps the first time.
-      config: { idempotency: false },
+      // A portal token may end its own session (the page's "End session"), read-only or not: that
+      // changes nothing of the application's.
+      config: { idempotency: false, portal: 'read' },
       schema: {
         operationId: 'revokePortalSession',
         summary: 'Revoke a portal session',
         description:
           'Its token stops working at once (401 portal_session_revoked). Revoking a revoked or expired ' +
-          "session answers 204 as well; one that is not the tenant's is a 404.",
+          "session answers 204 as well; one that is not the tenant's is a 404. A portal token may revoke " +
+          'its own session only (another is a 404).',
         tags: ['portal'],
         params: idParam(SESSION_ID),
         response: { 204: { description: 'Revoked', type: 'null' } },
       },
     },
     async (request, reply) => {
+      if (request.portal && request.portal.sessionId !== request.params.id) throw notFound('portal session');
       const revoked = await data.revokeSession(app.sql, {
         tenant: request.tenant,
         id: request.params.id,
