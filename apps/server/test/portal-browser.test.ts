@@ -452,6 +452,21 @@ describe('portal in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('“End session” revokes the session: the token stops working, and the tab forgets it', async () => {
+    const s = await portalSession(appA);
+    const page = await newPage();
+    await page.goto(s.link);
+    await page.getByRole('heading', { level: 1, name: 'Your webhook endpoints' }).waitFor();
+    await page.getByRole('button', { name: 'End session' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Session ended' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'its link no longer works' }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    const res = await fetch(`${base}/v1/portal-session`, { headers: { authorization: `Bearer ${s.token}` } });
+    assert.equal(res.status, 401);
+    assert.equal(((await res.json()) as { code: string }).code, 'portal_session_revoked');
+    await page.close();
+  });
+
   test('375 px wide: no sideways scrolling on the portal’s views', async () => {
     const s = await portalSession(appA);
     const page = await newPage();

@@ -6,7 +6,7 @@
 // sessionStorage, so a reload keeps working), and sent only as `Authorization: Bearer`. The views
 // are the dashboard's own components (../shared/); the service scopes every call to the
 // application, and a read-only session's views show no write action.
-import { api, session, statusOf, UNAUTHORIZED } from '../shared/api.js';
+import { api, path, session, statusOf, UNAUTHORIZED } from '../shared/api.js';
 import { endpointView } from '../shared/endpoint-page.js';
 import { eventView } from '../shared/event-page.js';
 import { eventsView } from '../shared/events-list.js';
@@ -94,12 +94,26 @@ window.addEventListener(UNAUTHORIZED, (event) => {
   showExpired(shell, 'expired', detail instanceof Error ? detail.message : undefined);
 });
 
-shell.signOut.addEventListener('click', () => {
-  session.signOut();
+// "End session": the service revokes it (the token stops working everywhere, at once), and this tab
+// forgets it. Ended here even when the service cannot be reached.
+shell.signOut.addEventListener('click', async () => {
+  const id = sessionIdOf(session.key);
   ended = true;
   router.leave();
+  let revoked = false;
+  try {
+    if (id) await api('DELETE', path`/v1/portal-sessions/${id}`);
+    revoked = true;
+  } catch {
+    // already over (401), or unreachable: forgotten here all the same
+  }
+  session.signOut();
   showExpired(shell, 'ended');
-  announce('Session ended. The token was removed from this tab.');
+  announce(
+    revoked
+      ? 'Session ended: its link no longer works, and the token was removed from this tab.'
+      : 'The token was removed from this tab.',
+  );
 });
 
 shell.skipLink.addEventListener('click', (event) => {

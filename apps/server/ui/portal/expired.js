@@ -15,7 +15,7 @@ const TEXT = {
   },
   ended: {
     title: 'Session ended',
-    lede: 'You ended this session: its token was removed from this tab.',
+    lede: 'You ended this session: its link no longer works.',
   },
   missing: {
     title: 'No session',
