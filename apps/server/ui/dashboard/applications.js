@@ -94,7 +94,7 @@ function applicationCard(app, endpoints, more) {
 
 /** @type {import('../shared/types.js').View<{}>} */
 export async function applicationsView(_params, ctx) {
-  const list = h('ul', { class: 'cards' });
+  const list = h('ul', { class: 'cards cards-wide' });
   const moreSlot = h('div');
   /** @type {string | null} */
   let cursor = null;
@@ -150,7 +150,7 @@ export async function applicationsView(_params, ctx) {
         'Your customers, each with the endpoints they receive your events on. ',
         '"Open portal" shows you the page a customer sees, in a new tab (a session of one hour).',
       ),
-      section('Applications', list, moreSlot),
+      section('Your customers', list, moreSlot),
     ),
   };
 }

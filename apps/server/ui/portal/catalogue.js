@@ -90,7 +90,7 @@ export async function catalogueView() {
         ),
         types.length === 0
           ? h('p', { class: 'empty' }, 'No event types are published yet.')
-          : h('ul', { class: 'cards' }, types.map(typeCard)),
+          : h('ul', { class: 'cards cards-wide' }, types.map(typeCard)),
       ),
     ),
   };
