@@ -368,7 +368,7 @@ describe('portal in headless Chromium', { skip }, () => {
     await card.getByText(type.description).waitFor();
     await card.getByText('Schema of the payload').click();
     await card.locator('pre').getByText('"customerId"').first().waitFor();
-    await shot(page, 'portal-catalogue.png');
+    await shot(page, 'portal-catalogue.png', false);
     await page.close();
   });
 
