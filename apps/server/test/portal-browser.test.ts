@@ -327,6 +327,8 @@ describe('portal in headless Chromium', { skip }, () => {
       .locator('.field-error')
       .getByText(/refused this URL/)
       .waitFor();
+    await form.scrollIntoViewIfNeeded();
+    await shot(page, 'portal-add-refused.png', false);
     await form.getByLabel('URL').fill(receivers[1]!.url);
     await form.getByRole('button', { name: 'Add endpoint' }).click();
     const secret = page.getByRole('region', { name: 'New signing secret' });
