@@ -30,9 +30,10 @@ describe('dashboard files', () => {
     for (const [url, type] of [
       ['/dashboard', 'text/html'],
       ['/dashboard/', 'text/html'],
-      ['/dashboard/app.js', 'text/javascript'],
-      ['/dashboard/styles.css', 'text/css'],
-      ['/dashboard/favicon.svg', 'image/svg+xml'],
+      ['/ui/dashboard/app.js', 'text/javascript'],
+      ['/ui/shared/api.js', 'text/javascript'],
+      ['/ui/shared/styles.css', 'text/css'],
+      ['/ui/shared/favicon.svg', 'image/svg+xml'],
     ] as const) {
       const res = await t.app.inject({ url });
       assert.equal(res.statusCode, 200, url);
@@ -50,8 +51,19 @@ describe('dashboard files', () => {
     const html = (await t.app.inject({ url: '/dashboard' })).body;
     assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
     assert.doesNotMatch(html, /\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
-    assert.equal((await t.app.inject({ url: '/dashboard/nope.js' })).statusCode, 404);
-    assert.equal((await t.app.inject({ url: '/dashboard/../package.json' })).statusCode, 404);
+    for (const url of [
+      '/dashboard/nope.js',
+      '/dashboard/app.js',
+      '/ui/shared/nope.js',
+      '/ui/shared/types.d.ts',
+      '/ui/tsconfig.json',
+      '/ui/dashboard/index.html',
+      '/ui/../package.json',
+      '/ui/shared/..%2F..%2Fpackage.json',
+      '/dashboard/../package.json',
+    ]) {
+      assert.equal((await t.app.inject({ url })).statusCode, 404, url);
+    }
     assert.equal(
       (await t.app.inject({ url: '/v1/webhook-endpoints' })).statusCode,
       401,
@@ -81,12 +93,21 @@ describe('dashboard in headless Chromium', { skip }, () => {
     app.inject({
       method,
       url,
-      headers: { ...auth('acme'), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...auth('acme'),
+        ...(method === 'POST' ? { 'idempotency-key': newKey() } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
 
-  async function endpoint(url: string, description: string, eventTypes = ['*']) {
-    const res = await api(t.app, 'POST', '/v1/webhook-endpoints', { url, eventTypes, description });
+  async function endpoint(url: string, description: string, eventTypes = ['*'], applicationId?: string) {
+    const res = await api(t.app, 'POST', '/v1/webhook-endpoints', {
+      url,
+      eventTypes,
+      description,
+      ...(applicationId ? { applicationId } : {}),
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json() as { id: string };
   }
@@ -252,6 +273,26 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('the add form says a URL the service refuses next to the field, in the service’s words', async () => {
+    const page = await context.newPage();
+    await signIn(page);
+    const form = page.getByRole('region', { name: 'Add an endpoint' });
+    await form.getByText('New endpoint').click();
+    await form.getByLabel('URL').fill('http://10.0.0.1/hook');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await form
+      .locator('.field-error')
+      .getByText(/refused this URL: .*10\.0\.0\.1 is a private address/)
+      .waitFor();
+    assert.equal(await form.getByLabel('URL').getAttribute('aria-invalid'), 'true');
+    await page.getByRole('alert').filter({ hasText: '10.0.0.1 is a private address' }).waitFor();
+    const listed = (await api(t.app, 'GET', '/v1/webhook-endpoints?limit=100')).json() as {
+      data: { url: string }[];
+    };
+    assert.ok(!listed.data.some((e) => e.url.includes('10.0.0.1')), 'nothing was created');
+    await page.close();
+  });
+
   test('an endpoint whose circuit breaker is open says so on its card and its page', async () => {
     const breaker = (set: string) =>
       t.db.sql.query(
@@ -369,6 +410,40 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.locator('li.endpoint-card', { hasText: 'Billing service' }).waitFor();
     assert.equal(await page.locator('li.endpoint-card', { hasText: 'Warehouse sync' }).count(), 0);
     assert.equal((await read()).status, 404);
+    await page.close();
+  });
+
+  test('applications: each with its endpoints; “Open portal” opens the customer’s page in a new tab', async (ctx) => {
+    // The applications API is the applications branch of issue 19; the view reads it.
+    if (!t.app.hasRoute({ method: 'GET', url: '/v1/applications' })) {
+      return ctx.skip('GET /v1/applications is not in this build (merge the applications branch): skipped');
+    }
+    const made = await api(t.app, 'POST', '/v1/applications', { name: 'Initech', uid: 'cust_initech' });
+    assert.equal(made.statusCode, 201, made.body);
+    const initech = made.json() as { id: string };
+    await endpoint(receivers[1]!.url, 'Initech orders', ['order.created'], initech.id);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Applications', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+    const card = page.locator(`li.application[data-application="${initech.id}"]`);
+    await card.getByRole('heading', { name: 'Initech' }).waitFor();
+    await card.getByText('cust_initech').waitFor();
+    await card.getByRole('link', { name: 'Initech orders' }).waitFor();
+    assert.equal(await card.getByText('Billing service').count(), 0, 'only its own endpoints');
+    await shot(page, 'applications.png');
+
+    const opened = context.waitForEvent('page');
+    await card.getByRole('button', { name: 'Open portal', exact: true }).click();
+    const portal = await opened;
+    await portal.getByRole('heading', { level: 1, name: 'Your webhook endpoints' }).waitFor();
+    await portal.locator('li.endpoint-card', { hasText: 'Initech orders' }).waitFor();
+    assert.equal(await portal.locator('li.endpoint-card').count(), 1, 'the application’s endpoints only');
+    assert.ok(!portal.url().includes('token'), portal.url());
+    assert.equal(await portal.evaluate(() => window.opener), null, 'no handle on the dashboard');
+    await page.getByRole('status').filter({ hasText: 'Portal session for Initech opened' }).waitFor();
+    await card.getByRole('link', { name: 'Open it here' }).waitFor();
+    await portal.close();
     await page.close();
   });
 

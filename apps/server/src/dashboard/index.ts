@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The static files: `apps/server/dashboard/`. Both this module (src/dashboard/index.ts) and its build
- * (dist/dashboard/index.js) sit two levels below the package root, and tsc copies no non-TS files, so
- * the files are read from the package folder in both cases.
+ * The static files: `apps/server/ui/` (`shared/`: the components the dashboard and the consumer portal
+ * both use; `dashboard/`, `portal/`: each page's own). Both this module (src/dashboard/index.ts) and its
+ * build (dist/dashboard/index.js) sit two levels below the package root, and tsc copies no non-TS files,
+ * so the files are read from the package folder in both cases.
  */
-const ASSETS = new URL('../../dashboard/', import.meta.url);
+export const UI_ROOT = new URL('../../ui/', import.meta.url);
+
+/** Where the files of `apps/server/ui/` are served: `/ui/shared/api.js` is `ui/shared/api.js`. */
+export const UI_PREFIX = '/ui';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -44,29 +48,44 @@ export interface DashboardOptions {
   prefix?: string;
 }
 
-interface Asset {
+export interface Asset {
   body: Buffer;
   type: string;
   etag: string;
 }
 
-function loadAssets(): Map<string, Asset> {
+/**
+ * Every servable file under `apps/server/ui/`, keyed by its path there (`dashboard/index.html`). Only
+ * the known types, only names of letters, digits, `.`, `-` and `_` (no dotfiles): nothing else is served.
+ */
+export function loadAssets(root: URL = UI_ROOT): Map<string, Asset> {
   const assets = new Map<string, Asset>();
-  for (const name of readdirSync(ASSETS)) {
-    const type = TYPES[name.slice(name.lastIndexOf('.'))];
-    if (!type) continue;
-    const body = readFileSync(new URL(name, ASSETS));
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-    assets.set(name, { body, type, etag });
-  }
-  if (!assets.has('index.html')) throw new Error(`dashboard: no index.html in ${ASSETS.pathname}`);
+  const walk = (dir: string) => {
+    for (const name of readdirSync(new URL(dir, root))) {
+      if (!/^[\w-][\w.-]*$/.test(name)) continue;
+      const rel = `${dir}${name}`;
+      if (statSync(new URL(rel, root)).isDirectory()) {
+        walk(`${rel}/`);
+        continue;
+      }
+      const type = TYPES[name.slice(name.lastIndexOf('.'))];
+      if (!type || name.endsWith('.d.ts')) continue;
+      const body = readFileSync(new URL(rel, root));
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+      assets.set(rel, { body, type, etag });
+    }
+  };
+  walk('');
+  if (!assets.has('dashboard/index.html')) throw new Error(`ui: no dashboard/index.html in ${root.pathname}`);
   return assets;
 }
 
 /**
- * Serves the dashboard: `GET /dashboard` (and `/dashboard/`) is the page, `GET /dashboard/<file>` its
- * scripts and styles. The files are read once, here; the routes are public (the page asks for the API
- * key and sends it on each /v1 call itself) and hidden from the OpenAPI document.
+ * Serves the dashboard: `GET /dashboard` (and `/dashboard/`) is the page (`ui/dashboard/index.html`),
+ * `GET /ui/<folder>/<file>` the scripts, styles and images of `apps/server/ui/` (the dashboard's, the
+ * portal's and the components they share; the portal's page itself is served by its own route, under
+ * its own policy). The files are read once, here; the routes are public (the page asks for the API key
+ * and sends it on each /v1 call itself) and hidden from the OpenAPI document.
  *
  * @example
  * const app = await buildApp(options);
@@ -89,10 +108,10 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
       return reply.type(asset.type).send(asset.body);
     };
 
-  const index = assets.get('index.html')!;
+  const index = assets.get('dashboard/index.html')!;
   app.get(prefix, route, serve(index));
   app.get(`${prefix}/`, route, serve(index));
   for (const [name, asset] of assets) {
-    if (name !== 'index.html') app.get(`${prefix}/${name}`, route, serve(asset));
+    if (!name.endsWith('.html')) app.get(`${UI_PREFIX}/${name}`, route, serve(asset));
   }
 }

@@ -516,10 +516,11 @@ function routerRoutes(): string[] {
 }
 
 /** Routes that answer without an API key and hold no tenant data. */
-// The dashboard is static files (HTML, JS, CSS): the data it shows comes from the /v1 routes, checked below.
-// The portal page is the same static HTML for every session (its data comes from the /v1 routes).
+// The dashboard and the files of apps/server/ui/ (under /ui/) are static HTML, JS and CSS: the data
+// they show comes from the /v1 routes, checked below. The portal page is the same static HTML for
+// every session (its data comes from the /v1 routes too).
 const PUBLIC =
-  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?|portal(\/\{session\})?)$/;
+  /^GET \/(openapi\.json|docs(\/.*)?|metrics|asyncapi\.(json|yaml)|healthz|readyz|dashboard(\/[\w.-]*)?|ui(\/[\w.-]+)+|portal(\/\{session\})?)$/;
 
 describe('tenant isolation on every route', () => {
   test('every route of the router is either public (no tenant data) or has an isolation case', () => {

@@ -47,7 +47,7 @@ export async function eventView({ id, deliveryId }, ctx) {
               attempts,
               endpoint: endpoints.get(d.endpointId),
               selected: d.id === deliveryId,
-              replay,
+              replay: ctx.canWrite ? replay : undefined,
             }),
           ),
     );
@@ -96,13 +96,15 @@ export async function eventView({ id, deliveryId }, ctx) {
           ['Sequence', String(event.sequence)],
           ['API version', event.apiVersion],
         ]),
-        h(
-          'div',
-          { class: 'actions' },
-          actionButton('Replay to all endpoints', (idempotencyKey) => replay(idempotencyKey), {
-            key: 'replay-all',
-          }),
-        ),
+        ctx.canWrite
+          ? h(
+              'div',
+              { class: 'actions' },
+              actionButton('Replay to all endpoints', (idempotencyKey) => replay(idempotencyKey), {
+                key: 'replay-all',
+              }),
+            )
+          : null,
         h(
           'details',
           { class: 'disclosure' },

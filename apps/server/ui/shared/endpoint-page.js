@@ -40,21 +40,24 @@ export async function endpointView({ id }, ctx) {
       return (page.shown.endpoint.health?.pendingDeliveries ?? 0) > 0;
     },
   };
-  const actions = endpointActions(page);
+  // A read-only session (the portal's) sees no action, no settings form and no delete.
+  const actions = ctx.canWrite ? endpointActions(page) : { node: null, output: null, render() {} };
 
   summary.render(endpoint);
   actions.render();
-  const settings = settingsForm({
-    id,
-    endpoint,
-    etag,
-    saved: async (saved) => {
-      const title = document.getElementById('page-title');
-      if (title) title.textContent = saved.description || 'Webhook endpoint';
-      await page.refresh();
-    },
-  });
-  const danger = endpointDelete(page);
+  const settings = ctx.canWrite
+    ? settingsForm({
+        id,
+        endpoint,
+        etag,
+        saved: async (saved) => {
+          const title = document.getElementById('page-title');
+          if (title) title.textContent = saved.description || 'Webhook endpoint';
+          await page.refresh();
+        },
+      })
+    : null;
+  const danger = ctx.canWrite ? endpointDelete(page) : null;
   await deliveries.load(true);
   ctx.poll(page.refresh, (endpoint.health?.pendingDeliveries ?? 0) > 0);
 
@@ -65,10 +68,10 @@ export async function endpointView({ id }, ctx) {
       'div',
       { class: 'stack' },
       summary.node,
-      section('Actions', actions.node, actions.output),
+      ctx.canWrite ? section('Actions', actions.node, actions.output) : null,
       section('Deliveries', deliveries.toolbar, deliveries.node),
-      section('Settings', settings),
-      section('Delete this endpoint', danger),
+      settings ? section('Settings', settings) : null,
+      danger ? section('Delete this endpoint', danger) : null,
     ),
   };
 }

@@ -49,8 +49,12 @@ function endpointCard(e) {
  * The list of endpoint cards. `load(true)` redraws the first page, `load(false)` appends the next;
  * each resolves to the endpoints it read (undefined when the view is gone by then).
  * @param {import('./types.js').ViewContext} ctx
+ * @param {{ empty?: string }} [options] what an empty list says
  */
-export function endpointList(ctx) {
+export function endpointList(
+  ctx,
+  { empty = 'No webhook endpoints yet. Add one below to start receiving events.' } = {},
+) {
   const list = h('ul', { class: 'cards' });
   const more = h('div');
   /** @type {string | null} */
@@ -78,9 +82,7 @@ export function endpointList(ctx) {
     if (reset) replaceChildren(list, cards);
     else list.append(...cards);
     if (reset && detailed.length === 0) {
-      list.append(
-        h('li', { class: 'empty' }, 'No webhook endpoints yet. Add one below to start receiving events.'),
-      );
+      list.append(h('li', { class: 'empty' }, empty));
     }
     replaceChildren(
       more,

@@ -25,8 +25,18 @@ const POLL_FOR_MS = 120_000;
  * @param {import('./shell.js').Shell} options.shell
  * @param {Route[]} options.routes
  * @param {() => void} options.signIn shows the sign-in form (no key in this tab)
+ * @param {() => boolean} [options.canWrite] whether views show write actions (default: always)
+ * @param {string} [options.homeLabel] the not-found page's way back
+ * @param {(key: string) => string} [options.sessionLabel] what the header says of the credential
  */
-export function createRouter({ shell, routes, signIn }) {
+export function createRouter({
+  shell,
+  routes,
+  signIn,
+  canWrite = () => true,
+  homeLabel = 'Go to the endpoints.',
+  sessionLabel,
+}) {
   let generation = 0;
   /** @type {ReturnType<typeof createPoller> | undefined} */
   let poller;
@@ -51,6 +61,7 @@ export function createRouter({ shell, routes, signIn }) {
     const own = createPoller({ intervalMs: POLL_MS, forMs: POLL_FOR_MS, alive, fail });
     poller = own;
     return {
+      canWrite: canWrite(),
       alive,
       fail,
       poll: own.poll,
@@ -68,14 +79,14 @@ export function createRouter({ shell, routes, signIn }) {
     const key = session.key;
     if (!key) return signIn();
     const route = (location.hash.replace(/^#/, '') || '/').split('?')[0] ?? '/';
-    showSession(shell, key);
+    showSession(shell, key, sessionLabel);
     const found = routes
       .map(([re, view, params, section]) => ({ m: re.exec(route), view, params, section }))
       .find(({ m }) => m);
     if (!found?.m) {
       showView(shell, {
         title: 'Not found',
-        node: h('p', {}, 'No such page. ', h('a', { href: '#/' }, 'Go to the endpoints.')),
+        node: h('p', {}, 'No such page. ', h('a', { href: '#/' }, homeLabel)),
       });
       return;
     }

@@ -44,7 +44,8 @@ export function attemptsTable(attempts) {
  * @property {Attempt[]} attempts
  * @property {import('./types.js').Endpoint | undefined} endpoint where it went, when listed
  * @property {boolean} selected the delivery the URL names
- * @property {(idempotencyKey: string, endpointId: string) => Promise<unknown>} replay
+ * @property {((idempotencyKey: string, endpointId: string) => Promise<unknown>) | undefined} replay
+ *   absent: no replay button (a read-only session)
  */
 
 /** @param {DeliveryCardOptions} options */
@@ -81,14 +82,16 @@ export function deliveryCard({ delivery: d, attempts, endpoint, selected, replay
       'facts facts-inline',
     ),
     attemptsTable(attempts),
-    h(
-      'div',
-      { class: 'actions' },
-      actionButton(
-        'Replay to this endpoint',
-        async (idempotencyKey) => replay(idempotencyKey, d.endpointId),
-        { tone: 'secondary', key: `replay-${d.id}` },
-      ),
-    ),
+    replay
+      ? h(
+          'div',
+          { class: 'actions' },
+          actionButton(
+            'Replay to this endpoint',
+            async (idempotencyKey) => replay(idempotencyKey, d.endpointId),
+            { tone: 'secondary', key: `replay-${d.id}` },
+          ),
+        )
+      : null,
   );
 }

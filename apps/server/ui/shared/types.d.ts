@@ -8,6 +8,8 @@ export interface Problem {
   status?: number;
   detail?: string;
   code?: string;
+  /** Validation problems: each refused field, as a JSON pointer into the request's part. */
+  errors?: Array<{ in?: string; path?: string; message?: string }>;
 }
 
 /** A cursor-paged list. */
@@ -36,6 +38,8 @@ export interface Endpoint {
   id: string;
   object: 'webhook_endpoint';
   url: string;
+  /** The application (the tenant's customer) it belongs to; null: the tenant's own. */
+  applicationId?: string | null;
   description?: string;
   eventTypes: string[];
   format: 'surety' | 'standard';
@@ -100,8 +104,40 @@ export interface Attempt {
   errorMessage: string | null;
 }
 
+/** An application: one of the tenant's customers, with its own endpoints (docs/applications.md). */
+export interface Application {
+  id: string;
+  object: 'application';
+  uid: string | null;
+  name: string;
+  metadata?: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** A portal session: `url` opens the portal, with `token` in its fragment. */
+export interface PortalSession {
+  id: string;
+  url: string;
+  token: string;
+  expiresAt: string;
+}
+
+/** An event type of the catalogue (GET /v1/event-types): the service's own and the tenant's. */
+export interface EventType {
+  name: string;
+  description?: string | null;
+  schema?: unknown;
+  examples?: unknown[];
+  deprecated?: boolean;
+}
+
 /** A view's handle on the router, made for one navigation. */
 export interface ViewContext {
+  /**
+   * Whether the caller may change things: false in a read-only portal session, whose views show no
+   * write action (the service refuses them anyway).
+   */
+  canWrite: boolean;
   /** Whether the view is still the one shown (a late answer must not draw over the next view). */
   alive(): boolean;
   /** Shows an error of a background action. */

@@ -1,13 +1,13 @@
 // @ts-check
 // `#/`: every endpoint with its health, the latest events, and a form to add an endpoint.
-import { h } from './dom.js';
-import { addEndpointForm } from './endpoint-add-form.js';
-import { anyPending } from './endpoint-badges.js';
-import { endpointList } from './endpoint-list.js';
-import { recentEvents } from './events-list.js';
-import { section } from './ui.js';
+import { h } from '../shared/dom.js';
+import { addEndpointForm } from '../shared/endpoint-add-form.js';
+import { anyPending } from '../shared/endpoint-badges.js';
+import { endpointList } from '../shared/endpoint-list.js';
+import { recentEvents } from '../shared/events-list.js';
+import { section } from '../shared/ui.js';
 
-/** @type {import('./types.js').View<{}>} */
+/** @type {import('../shared/types.js').View<{}>} */
 export async function overview(_params, ctx) {
   const endpoints = endpointList(ctx);
   const first = (await endpoints.load(true)) ?? [];

@@ -34,11 +34,12 @@ export const findShell = () => ({
  * Shows or hides the signed-in parts of the header.
  * @param {Shell} shell
  * @param {string | null} key the key signed in with; null when signed out
+ * @param {(key: string) => string} [label] what the header says of it @default "Key …" and its last 4
  */
-export function showSession(shell, key) {
+export function showSession(shell, key, label = (k) => `Key …${k.slice(-4)}`) {
   shell.nav.hidden = !key;
   shell.session.hidden = !key;
-  if (key) shell.sessionKey.textContent = `Key …${key.slice(-4)}`;
+  if (key) shell.sessionKey.textContent = label(key);
 }
 
 /**
@@ -73,7 +74,7 @@ export function showView(shell, { title, node, crumbs = [] }) {
     : null;
   // replaceChildren would print a null as the text "null".
   shell.main.replaceChildren(...[trail, heading, node].filter((n) => n !== null));
-  document.title = `${title} · Surety`;
+  document.title = `${title} · ${document.body.dataset.product ?? 'Surety'}`;
   heading.focus({ preventScroll: true });
   window.scrollTo(0, 0);
 }

@@ -1,14 +1,14 @@
 // @ts-check
 // The sign-in form: the API key is checked against the service before it is kept.
-import { api, session } from './api.js';
-import { h } from './dom.js';
-import { showSession } from './shell.js';
-import { announce, announceError, clearMessages, field } from './ui.js';
+import { api, session } from '../shared/api.js';
+import { h } from '../shared/dom.js';
+import { showSession } from '../shared/shell.js';
+import { announce, announceError, clearMessages, field } from '../shared/ui.js';
 
 /**
  * Shows the sign-in form in place of any view.
  * @param {object} options
- * @param {import('./shell.js').Shell} options.shell
+ * @param {import('../shared/shell.js').Shell} options.shell
  * @param {() => void} options.signedIn called once the key is kept (the router shows the view)
  * @param {Error} [options.reason] why the user is asked to sign in (again)
  */

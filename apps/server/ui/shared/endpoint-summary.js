@@ -53,6 +53,7 @@ export function endpointSummary() {
           ['Event types', e.eventTypes.join(', ')],
           ['Signature format', e.format === 'standard' ? 'Standard Webhooks' : 'Surety'],
           ['Endpoint id', h('code', {}, e.id)],
+          ['Application', e.applicationId ? h('code', {}, e.applicationId) : null],
           ['Created', when(e.createdAt)],
         ]),
       ),

@@ -2,23 +2,25 @@
 // The Surety dashboard: native ES modules, no framework, no build step. This module only wires the
 // page together: the routes, the router, sign-in and sign-out. The API key lives in sessionStorage
 // and travels only in the Authorization header, never in a URL.
-import { session, UNAUTHORIZED } from './api.js';
-import { endpointView } from './endpoint-page.js';
-import { eventView } from './event-page.js';
-import { eventsView } from './events-list.js';
+import { session, UNAUTHORIZED } from '../shared/api.js';
+import { endpointView } from '../shared/endpoint-page.js';
+import { eventView } from '../shared/event-page.js';
+import { eventsView } from '../shared/events-list.js';
+import { createRouter } from '../shared/router.js';
+import { findShell } from '../shared/shell.js';
+import { announce } from '../shared/ui.js';
+import { applicationsView } from './applications.js';
 import { overview } from './overview.js';
-import { createRouter } from './router.js';
-import { findShell } from './shell.js';
 import { showSignIn } from './sign-in.js';
-import { announce } from './ui.js';
 
 const ID = '[0-9A-Za-z_]{1,64}';
 const EVENT_ID = '[\\x21-\\x7e]{1,255}';
-/** @type {import('./router.js').Route[]} */
+/** @type {import('../shared/router.js').Route[]} */
 const routes = [
   [/^\/?$/, overview, () => ({}), 'endpoints'],
   [/^\/endpoints$/, overview, () => ({}), 'endpoints'],
   [new RegExp(`^/endpoints/(${ID})$`), endpointView, (m) => ({ id: m[1] }), 'endpoints'],
+  [/^\/applications$/, applicationsView, () => ({}), 'applications'],
   [/^\/events$/, eventsView, () => ({}), 'events'],
   [
     new RegExp(`^/events/(${EVENT_ID}?)(?:/deliveries/(${ID}))?$`),

@@ -1,10 +1,24 @@
 // @ts-check
-// The /v1 client: bearer key from sessionStorage, problem+json errors as ApiError with the server's
-// `detail`, and an Idempotency-Key on every POST so that a double click or a retry cannot act twice.
+// The /v1 client, shared by the dashboard and the consumer portal: a bearer credential (the
+// dashboard's tenant API key, or the portal's session token), problem+json errors as ApiError with
+// the server's `detail`, and an Idempotency-Key on every POST so that a double click or a retry
+// cannot act twice.
 
 /** @typedef {import('./types.js').Problem} Problem */
 
-const STORAGE = 'surety.apiKey';
+/** Where this page keeps its credential: set once by the page's app.js (`session.configure`). */
+let storageKey = 'surety.apiKey';
+/** The credential of this page load; sessionStorage may be refused (a third-party iframe). */
+/** @type {string | null} */
+let memory = null;
+
+const stored = () => {
+  try {
+    return sessionStorage.getItem(storageKey);
+  } catch {
+    return null; // storage refused: the credential lives in memory only
+  }
+};
 
 /**
  * Dispatched on `window` when the service refuses the key (401): the app signs out and says why.
@@ -12,17 +26,39 @@ const STORAGE = 'surety.apiKey';
  */
 export const UNAUTHORIZED = 'surety:unauthorized';
 
-/** The API key for this browser tab only (sessionStorage: gone when the tab closes; never in a URL). */
+/**
+ * The credential for this browser tab only (memory, and sessionStorage when allowed: gone when the tab
+ * closes; never in a URL): the dashboard's API key or the portal's session token, both sent as
+ * `Authorization: Bearer`.
+ */
 export const session = {
+  /**
+   * Names the sessionStorage entry (each page its own: the portal never reads the dashboard's key).
+   * @param {{ storageKey: string }} options
+   */
+  configure(options) {
+    storageKey = options.storageKey;
+    memory = null;
+  },
   get key() {
-    return sessionStorage.getItem(STORAGE);
+    return memory ?? stored();
   },
   /** @param {string} key */
   signIn(key) {
-    sessionStorage.setItem(STORAGE, key);
+    memory = key;
+    try {
+      sessionStorage.setItem(storageKey, key);
+    } catch {
+      // storage refused: kept in memory, for this page load only
+    }
   },
   signOut() {
-    sessionStorage.removeItem(STORAGE);
+    memory = null;
+    try {
+      sessionStorage.removeItem(storageKey);
+    } catch {
+      // nothing was stored
+    }
   },
 };
 
@@ -37,6 +73,8 @@ export class ApiError extends Error {
     this.status = status;
     this.code = problem.code;
     this.title = problem.title;
+    /** Which fields were refused and why (validation problems). */
+    this.errors = Array.isArray(problem.errors) ? problem.errors : [];
   }
 }
 

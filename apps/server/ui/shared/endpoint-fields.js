@@ -1,7 +1,7 @@
 // @ts-check
 // What the add form and the settings form share.
 
-export const URL_HINT = 'Where Surety POSTs events. It must be reachable from the service.';
+export const URL_HINT = 'Where events are sent (POST). It must be reachable from the service.';
 export const TYPES_HINT = 'Comma separated, e.g. order.shipped, payment.created; * for all.';
 
 /**
