@@ -19,6 +19,7 @@ export {
 } from './errors.js';
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
+export type { HeldWindow, MaintainOptions, MaintenanceReport } from './partitions.js';
 export type {
   AttemptRecord,
   DeliveryRecord,

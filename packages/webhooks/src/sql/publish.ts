@@ -2,10 +2,12 @@
 import type { Queryable } from '@surety/db';
 import type { Names } from './names.js';
 
-export function publishStatements({ s, EV, D, EP, st }: Names) {
+export function publishStatements({ s, EV, D, EP, K, st }: Names) {
   return {
     // The outbox write: the event and one delivery per subscribed enabled endpoint, or to the one
     // endpoint named ($8, test events: named, so subscribed or not). One round trip.
+    // An id the caller chose ($10) is also written to the event-id table, whose primary key keeps
+    // it unique per tenant across the events' partitions (migration 000015).
     // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
     // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
     // commit record to the end of COMMIT, so every publishing transaction would commit one at a
@@ -16,9 +18,10 @@ export function publishStatements({ s, EV, D, EP, st }: Names) {
          insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at, trace_context)
          values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::jsonb)
          returning sequence),
+       k as (insert into ${K} (tenant, id, created_at) select $1, $2, $7 where $10::bool returning 1),
        d as (
-         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
-         select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7 from ${EP} e
+         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, event_created_at)
+         select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7, $7 from ${EP} e
           where e.tenant = $1 and e.status = 'enabled'
             and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
          returning 1)
@@ -42,6 +45,8 @@ export async function insertEvent(
     endpointId: string | null;
     /** The publisher's trace context as JSON (tracing.ts), or null. */
     traceContext: string | null;
+    /** The caller chose the id (kept unique in the event-id table); false for a generated one. */
+    chosenId: boolean;
   },
 ): Promise<{ sequence: string; deliveries: number }> {
   const { rows } = await q.query<{ sequence: string; deliveries: number }>(st.publish, [
@@ -54,6 +59,7 @@ export async function insertEvent(
     input.createdAt,
     input.endpointId,
     input.traceContext,
+    input.chosenId,
   ]);
   return rows[0]!;
 }

@@ -12,10 +12,10 @@ export async function insertReplay(
   input: { tenant: string; eventId: string; endpointId: string | null; nowIso: string; channel: string },
 ): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
-    `with ev as (select id, type from ${t.EV} where tenant = $1 and id = $2),
+    `with ev as (select id, type, created_at from ${t.EV} where tenant = $1 and id = $2),
      d as (
-       insert into ${t.D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
-       select $1, e.id, ev.id, 'pending', e.ordered, $4, $4 from ${t.EP} e, ev
+       insert into ${t.D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, event_created_at)
+       select $1, e.id, ev.id, 'pending', e.ordered, $4, $4, ev.created_at from ${t.EP} e, ev
         where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
           and ($3::text is null or e.id = $3)
        returning 1),

@@ -1,0 +1,309 @@
+// Time-partitioned history (issue 22): windows created ahead by Webhooks.maintain, retention by
+// dropping whole windows, the rule that a pending delivery is never lost, the DEFAULT partition
+// that catches rows no window covers, chosen event ids unique across partitions, and the
+// migration from the unpartitioned tables on a database holding data. An injected clock moves
+// forward; nothing sleeps.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { migrate, type Sql } from '@surety/db';
+import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
+import { DeliveryWorker, migrations, parseAllowList, Webhooks } from '../src/index.js';
+import { startReceiver } from '../src/testing.js';
+
+const DAY = 86_400_000;
+let db: TestDatabase;
+let clock = Date.now();
+let webhooks: Webhooks;
+let tenant: string;
+let tenantN = 0;
+
+const engine = (sql: Sql, schema: string) =>
+  new Webhooks({ sql, schema, allowHttp: true, allowList: parseAllowList('127.0.0.1/32'), now: () => clock });
+
+before(async () => {
+  db = await createTestDatabase();
+  webhooks = engine(db.sql, db.schema);
+  await webhooks.migrate();
+});
+after(() => db.close());
+
+const worker = () =>
+  new DeliveryWorker({
+    webhooks,
+    listen: false,
+    random: () => 0,
+    timeoutMs: 2000,
+    guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+  });
+
+/** The partitions of a history table, with their bounds, in bound order. */
+async function partitions(table: string, sql = db.sql, schema = db.schema) {
+  const { rows } = await sql.query<{ name: string; bound: string }>(
+    `select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
+       from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where i.inhparent = $1::regclass order by c.relname`,
+    [`"${schema}".${table}`],
+  );
+  return rows;
+}
+
+/** The partition a row lives in. */
+async function partitionOf(table: string, where: string, params: unknown[]) {
+  const { rows } = await db.sql.query<{ p: string }>(
+    `select tableoid::regclass::text as p from "${db.schema}".${table} where ${where}`,
+    params,
+  );
+  return rows.map((r) => r.p.replace(/^.*\./, ''));
+}
+
+const windows = () =>
+  db.sql
+    .query<{ suffix: string; starts_at: string; ends_at: string }>(
+      `select suffix, starts_at::text, ends_at::text from "${db.schema}".webhook_partitions order by ends_at`,
+    )
+    .then((r) => r.rows);
+
+const publish = (input: { id?: string; type?: string } = {}) =>
+  db.sql.transaction((tx) =>
+    webhooks.publish(tx, {
+      tenant,
+      type: input.type ?? 'order.created',
+      data: {},
+      ...(input.id ? { id: input.id } : {}),
+    }),
+  );
+
+describe('partitions and retention', () => {
+  beforeEach(() => {
+    tenant = `t${++tenantN}`;
+  });
+
+  test('windows are created `ahead` past the clock, contiguous from p0, and again as the clock moves', async () => {
+    const first = await webhooks.maintain({ retentionDays: 30, ahead: 3 });
+    let w = await windows();
+    assert.equal(w[0]!.suffix, 'p0');
+    assert.equal(w[0]!.starts_at, '-infinity');
+    for (let i = 1; i < w.length; i++) assert.equal(w[i]!.starts_at, w[i - 1]!.ends_at, 'contiguous');
+    assert.ok(Date.parse(w.at(-1)!.ends_at) >= clock + 3 * DAY);
+    assert.deepEqual(
+      first.created,
+      w.slice(1).map((x) => x.suffix),
+    );
+    assert.equal((await webhooks.maintain({ retentionDays: 30, ahead: 3 })).created.length, 0, 'idempotent');
+    const names = (await partitions('webhook_events')).map((p) => p.name);
+    for (const x of w) assert.ok(names.includes(`webhook_events_${x.suffix}`), x.suffix);
+    assert.ok(names.includes('webhook_events_default'));
+
+    // A day later, one more window each time.
+    for (let day = 0; day < 5; day++) {
+      clock += DAY;
+      assert.equal((await webhooks.maintain({ retentionDays: 30, ahead: 3 })).created.length, 1);
+    }
+    // After a long stop, one window covers the gap up to today, then daily ones follow.
+    clock += 20 * DAY;
+    const later = await webhooks.maintain({ retentionDays: 30, ahead: 3 });
+    w = await windows();
+    assert.ok(later.created.length >= 3 && later.created.length <= 5, later.created.join());
+    assert.ok(Date.parse(w.at(-1)!.ends_at) >= clock + 3 * DAY);
+    for (let i = 1; i < w.length; i++) assert.equal(w[i]!.starts_at, w[i - 1]!.ends_at, 'contiguous');
+    // An event lands in the window of its creation time.
+    const ev = await publish();
+    const day = new Date(Math.floor(clock / DAY) * DAY).toISOString().slice(0, 10).replaceAll('-', '');
+    assert.deepEqual(await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, ev.id]), [
+      `webhook_events_p${day}`,
+    ]);
+  });
+
+  test('an insert past every window goes to the DEFAULT partition; creating its window moves it there', async () => {
+    clock += 100 * DAY;
+    const ev = await publish();
+    assert.deepEqual(await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, ev.id]), [
+      'webhook_events_default',
+    ]);
+    const report = await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+    assert.ok(report.created.length > 0);
+    const [p] = await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, ev.id]);
+    assert.match(p!, /^webhook_events_p\d{8}$/);
+    const left = await db.sql.query(`select 1 from "${db.schema}".webhook_events_default`);
+    assert.equal(left.rows.length, 0);
+    assert.equal((await webhooks.getEvent(db.sql, { tenant, id: ev.id }))?.id, ev.id);
+  });
+
+  test('retention drops whole windows; a window holding an event with a pending delivery waits until it is sent', async () => {
+    let answer = 500;
+    const rx = await startReceiver((_r, _n, res) => void res.writeHead(answer).end());
+    try {
+      await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+      await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+      // The receiver is down: the delivery stays pending, retried on its schedule.
+      const ev = await publish();
+      assert.equal(await worker().drain(), 1);
+      const [evWindow] = await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, ev.id]);
+      const status = async () =>
+        (
+          await db.sql.query<{ status: string }>(
+            `select status from "${db.schema}".webhook_deliveries where tenant = $1 and event_id = $2`,
+            [tenant, ev.id],
+          )
+        ).rows.map((r) => r.status);
+      assert.deepEqual(await status(), ['pending']);
+
+      clock += 40 * DAY;
+      const report = await webhooks.maintain({ retentionDays: 30, ahead: 2 });
+      const suffix = evWindow!.replace('webhook_events_', '');
+      const held = report.held.find((h) => h.window === suffix);
+      assert.deepEqual(held && { reason: held.reason, pending: held.pending }, {
+        reason: 'pending',
+        pending: 1,
+      });
+      assert.ok(!report.dropped.includes(suffix));
+      assert.ok((await webhooks.getEvent(db.sql, { tenant, id: ev.id })) !== undefined, 'not lost');
+
+      // Once it is delivered, the next run drops the window.
+      answer = 204;
+      assert.equal(await worker().drain(), 1);
+      assert.deepEqual(await status(), ['delivered']);
+      const again = await webhooks.maintain({ retentionDays: 30, ahead: 2 });
+      assert.ok(again.dropped.includes(suffix), JSON.stringify(again));
+      assert.equal(await webhooks.getEvent(db.sql, { tenant, id: ev.id }), undefined);
+      const names = (await partitions('webhook_events')).map((p) => p.name);
+      assert.ok(!names.includes(evWindow!), 'the partition is gone (DROP, not DELETE)');
+      assert.ok(!(await windows()).some((x) => x.suffix === suffix));
+      // Every window left ends after the cutoff, or is held.
+      for (const x of await windows()) {
+        assert.ok(
+          Date.parse(x.ends_at) > clock - 30 * DAY || again.held.some((h) => h.window === x.suffix),
+          x.suffix,
+        );
+      }
+    } finally {
+      await rx.close();
+    }
+  });
+
+  test('an event id the publisher chose stays unique across windows, and is forgotten with its window', async () => {
+    await webhooks.maintain({ retentionDays: 365, ahead: 3 });
+    await publish({ id: 'order-42-created' });
+    clock += 2 * DAY;
+    await webhooks.maintain({ retentionDays: 365, ahead: 3 });
+    await assert.rejects(publish({ id: 'order-42-created' }), /webhook_event_ids_pkey|duplicate key/);
+    const generated = await publish();
+    const keys = await db.sql.query<{ id: string }>(
+      `select id from "${db.schema}".webhook_event_ids where tenant = $1`,
+      [tenant],
+    );
+    assert.deepEqual(
+      keys.rows.map((r) => r.id),
+      ['order-42-created'],
+      `generated ids (${generated.id}) are not kept`,
+    );
+    clock += 400 * DAY;
+    await webhooks.maintain({ retentionDays: 30, ahead: 1 });
+    const after = await db.sql.query(`select 1 from "${db.schema}".webhook_event_ids where tenant = $1`, [
+      tenant,
+    ]);
+    assert.equal(after.rows.length, 0);
+    await publish({ id: 'order-42-created' });
+  });
+
+  test('maintain refuses options out of range', async () => {
+    await assert.rejects(webhooks.maintain({ retentionDays: 0 }), { code: 'SURETY_INVALID_INPUT' });
+    await assert.rejects(webhooks.maintain({ retentionDays: 30, partitionDays: 1.5 }), {
+      code: 'SURETY_INVALID_INPUT',
+    });
+  });
+});
+
+describe('migration from the unpartitioned tables', () => {
+  test('a database holding data in the old layout: rows kept in p0, indexes reused, service works', async () => {
+    const old = await createTestDatabase();
+    try {
+      const set = migrations;
+      const before14 = { set: set.set, migrations: set.migrations.filter((m) => m.id < 14) };
+      await migrate(old.sql, { schema: old.schema, sets: [before14] });
+      const s = `"${old.schema}"`;
+      const rx = await startReceiver();
+      try {
+        const legacy = engine(old.sql, old.schema);
+        clock = Date.now();
+        tenant = 'legacy';
+        const { endpoint } = await legacy.createEndpoint(old.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+        await old.sql.query(
+          `insert into ${s}.webhook_events (tenant, id, type, api_version, resource, sequence, data, created_at)
+           select 'legacy', 'evt_old_' || g, 'order.created', '2026-11-01', null, g, '{}', now() - g * interval '1 hour'
+             from generate_series(1, 200) g`,
+        );
+        await old.sql.query(
+          `insert into ${s}.webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at, completed_at)
+           select 'legacy', $1, 'evt_old_' || g, case when g <= 3 then 'pending' else 'delivered' end,
+                  now() - interval '1 minute', now() - g * interval '1 hour', case when g > 3 then now() end
+             from generate_series(1, 200) g`,
+          [endpoint.id],
+        );
+        const indexesBefore = await old.sql.query<{ n: number }>(
+          `select count(*)::int as n from pg_indexes where schemaname = $1 and tablename = 'webhook_events'`,
+          [old.schema],
+        );
+        await legacy.migrate();
+        const p = await partitions('webhook_events', old.sql, old.schema);
+        assert.deepEqual(
+          p.map((x) => x.name),
+          ['webhook_events_default', 'webhook_events_p0'],
+        );
+        const counts = await old.sql.query<{ n: number; p0: number; keys: number }>(
+          `select (select count(*) from ${s}.webhook_events)::int as n,
+                  (select count(*) from ${s}.webhook_events_p0)::int as p0,
+                  (select count(*) from ${s}.webhook_event_ids)::int as keys`,
+        );
+        assert.deepEqual(counts.rows[0], { n: 200, p0: 200, keys: 200 });
+        const indexesAfter = await old.sql.query<{ n: number }>(
+          `select count(*)::int as n from pg_indexes where schemaname = $1 and tablename = 'webhook_events_p0'`,
+          [old.schema],
+        );
+        assert.equal(
+          indexesAfter.rows[0]!.n,
+          indexesBefore.rows[0]!.n,
+          'no index built again on the old rows',
+        );
+        // The old ids stay unique (p0's own key, and the event-id table).
+        await assert.rejects(
+          old.sql.transaction((tx) =>
+            legacy.publish(tx, { tenant, id: 'evt_old_7', type: 'order.created', data: {} }),
+          ),
+        );
+        const page = await legacy.listEvents(old.sql, { tenant, limit: 5 });
+        assert.equal(page.data.length, 5);
+        assert.equal(page.data[0]!.id, 'evt_old_1');
+        // The three legacy pending deliveries are sent, with their events.
+        const w = new DeliveryWorker({
+          webhooks: legacy,
+          listen: false,
+          random: () => 0,
+          timeoutMs: 2000,
+          guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+        });
+        assert.equal(await w.drain(), 3);
+        assert.deepEqual(rx.received.map((r) => JSON.parse(r.body).id).sort(), [
+          'evt_old_1',
+          'evt_old_2',
+          'evt_old_3',
+        ]);
+        // New windows follow p0, and p0 is dropped whole once it is past retention.
+        const made = await legacy.maintain({ retentionDays: 30, ahead: 2 });
+        assert.ok(made.created.length > 0);
+        clock += 40 * DAY;
+        const report = await legacy.maintain({ retentionDays: 30, ahead: 2 });
+        assert.ok(report.dropped.includes('p0'), JSON.stringify(report));
+        assert.ok(
+          !(await partitions('webhook_events', old.sql, old.schema)).some(
+            (x) => x.name === 'webhook_events_p0',
+          ),
+        );
+      } finally {
+        await rx.close();
+      }
+    } finally {
+      await old.close();
+    }
+  });
+});
