@@ -262,7 +262,10 @@ for (let round = 0; round < claimRounds; round++) {
 async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const lit = (v: unknown) => (v === null ? 'null' : c.escapeLiteral(String(v)));
+  // Arrays as array literals ('{}' for the empty ones the claim takes): String([]) is '', which
+  // PostgreSQL refuses as `malformed array literal: ""`.
+  const lit = (v: unknown): string =>
+    v === null ? 'null' : c.escapeLiteral(Array.isArray(v) ? `{${v.join(',')}}` : String(v));
   const now = new Date().toISOString();
   const idem = createIdempotency({ sql, schema: schemas.large });
   const wh = new Webhooks({

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { migrate, type Sql } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
+import { newId } from '../src/ids.js';
 import { DeliveryWorker, migrations, parseAllowList, Webhooks } from '../src/index.js';
+import { eventTime } from '../src/sql/names.js';
 import { startReceiver } from '../src/testing.js';
 
 const DAY = 86_400_000;
@@ -206,11 +208,97 @@ describe('partitions and retention', () => {
     await publish({ id: 'order-42-created' });
   });
 
+  test("webhook_time_id (the id bounds) is newId's time prefix: ids made at or after a time sort at or above it", async () => {
+    for (const at of [
+      0,
+      1,
+      61,
+      62,
+      Date.parse('2026-12-01T00:00:00Z'),
+      Date.parse('2081-08-05T00:00:00Z'),
+      clock,
+    ]) {
+      const { rows } = await db.sql.query<{ b: string }>(
+        `select "${db.schema}".webhook_time_id('dlv', $1) as b`,
+        [new Date(at).toISOString()],
+      );
+      const b = rows[0]!.b;
+      assert.equal(b, newId('dlv', at).slice(0, 12), new Date(at).toISOString());
+      assert.ok(Buffer.compare(Buffer.from(newId('dlv', at)), Buffer.from(b)) > 0);
+      if (at > 0) assert.ok(Buffer.compare(Buffer.from(newId('dlv', at - 1)), Buffer.from(b)) < 0);
+    }
+  });
+
   test('maintain refuses options out of range', async () => {
     await assert.rejects(webhooks.maintain({ retentionDays: 0 }), { code: 'SURETY_INVALID_INPUT' });
     await assert.rejects(webhooks.maintain({ retentionDays: 30, partitionDays: 1.5 }), {
       code: 'SURETY_INVALID_INPUT',
     });
+  });
+});
+
+/** Every plan node, depth first. */
+function nodes(plan: Record<string, unknown>): Record<string, unknown>[] {
+  const kids = (plan['Plans'] as Record<string, unknown>[] | undefined) ?? [];
+  return [plan, ...kids.flatMap(nodes)];
+}
+
+describe('plans across partitions', () => {
+  test("a tenant's event list reads each window's index in order (Merge Append, no sort, no sequential scan)", async () => {
+    tenant = `plan${++tenantN}`;
+    await webhooks.maintain({ retentionDays: 365, ahead: 3 });
+    const s = `"${db.schema}"`;
+    // 3 windows of 3,000 events, 10 tenants, then statistics as autovacuum would gather them.
+    await db.sql.query(
+      `insert into ${s}.webhook_events (tenant, id, type, api_version, resource, sequence, data, created_at)
+       select case when g % 10 = 0 then $1 else 'other' || (g % 10) end, 'evt_plan_' || g, 'order.created',
+              '2026-11-01', null, g, '{}', $2::timestamptz + (g % 3) * interval '1 day' + g * interval '1 ms'
+         from generate_series(1, 9000) g`,
+      [tenant, new Date(Math.floor(clock / DAY) * DAY + 2 * DAY).toISOString()],
+    );
+    await db.sql.query(`analyze ${s}.webhook_events`);
+    const { rows } = await db.sql.query<{ 'QUERY PLAN': unknown }>(
+      `explain (format json) select id from ${s}.webhook_events where tenant = $1
+        order by created_at desc, id desc limit 21`,
+      [tenant],
+    );
+    const plan = (
+      typeof rows[0]!['QUERY PLAN'] === 'string'
+        ? JSON.parse(rows[0]!['QUERY PLAN'] as string)
+        : rows[0]!['QUERY PLAN']
+    ) as { Plan: Record<string, unknown> }[];
+    const all = nodes(plan[0]!.Plan);
+    const types = all.map((n) => n['Node Type']);
+    assert.ok(types.includes('Merge Append'), JSON.stringify(types));
+    assert.ok(!types.includes('Sort') && !types.includes('Seq Scan'), JSON.stringify(types));
+    const scanned = all.filter((n) => n['Node Type'] === 'Index Scan').map((n) => n['Relation Name']);
+    const windowsWithRows = (await partitions('webhook_events')).length;
+    assert.ok(scanned.length >= 3 && scanned.length <= windowsWithRows, JSON.stringify(scanned));
+  });
+
+  test("a delivery's event is read in one events partition (run-time pruning on event_created_at)", async () => {
+    tenant = `prune${++tenantN}`;
+    await webhooks.maintain({ retentionDays: 365, ahead: 3 });
+    await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/x', eventTypes: ['*'] });
+    await publish();
+    const { rows } = await db.sql.query<{ 'QUERY PLAN': unknown }>(
+      `explain (analyze, format json)
+       select ev.type from "${db.schema}".webhook_deliveries d
+         left join lateral (select * from "${db.schema}".webhook_events e
+                             where e.tenant = d.tenant and e.id = d.event_id and ${eventTime('e', 'd')}
+                             limit 1) ev on true
+        where d.tenant = $1`,
+      [tenant],
+    );
+    const plan = (
+      typeof rows[0]!['QUERY PLAN'] === 'string'
+        ? JSON.parse(rows[0]!['QUERY PLAN'] as string)
+        : rows[0]!['QUERY PLAN']
+    ) as { Plan: Record<string, unknown> }[];
+    const read = nodes(plan[0]!.Plan).filter(
+      (n) => String(n['Relation Name'] ?? '').startsWith('webhook_events') && Number(n['Actual Loops']) > 0,
+    );
+    assert.equal(read.length, 1, JSON.stringify(read.map((n) => n['Relation Name'])));
   });
 });
 
