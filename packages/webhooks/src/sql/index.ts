@@ -10,7 +10,7 @@ import { publishStatements } from './publish.js';
 export function statements(schema: string) {
   const n = names(schema);
   return {
-    tables: { EP: n.EP, EV: n.EV, D: n.D, A: n.A, S: n.S, T: n.T, K: n.K, P: n.P, s: n.s },
+    tables: { EP: n.EP, EV: n.EV, D: n.D, A: n.A, S: n.S, T: n.T, K: n.K, P: n.P, s: n.s, schema: n.schema },
     ...publishStatements(n),
     ...claimStatements(n),
     ...completeStatements(n),
