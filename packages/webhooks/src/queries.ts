@@ -70,10 +70,9 @@ export interface EndpointHealth {
   pendingDeliveries: number;
 }
 
-// Cursors are @surety/db's keyset codec, one per sort order; a forged one is a WebhookError
+// Cursors are @surety/db's keyset codec; every list is by (time, id). A forged one is a WebhookError
 // SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
 const BY_TIME = keysetCursor('timestamp', 'text');
-const BY_NUMBER = keysetCursor('bigint');
 
 function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P> {
   try {
@@ -220,7 +219,7 @@ export async function getEvent(w: Webhooks, q: Queryable, input: EventRef): Prom
 }
 
 const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
-  id: `dlv_${r.id}`,
+  id: r.id,
   eventId: r.event_id,
   eventType: r.type,
   endpointId: r.endpoint_id,
@@ -233,9 +232,11 @@ const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   lastError: r.last_error,
 });
 
-/** `dlv_123` → 123, or undefined for anything else. */
-export const deliveryNumber = (id: string): string | undefined =>
-  /^dlv_[1-9][0-9]{0,17}$/.test(id) ? id.slice(4) : undefined;
+/**
+ * Whether `id` can name a delivery: `dlv_` and base62 (the random ids, and `dlv_60` from before
+ * migration 000012). Anything else names none, without a query.
+ */
+const isDeliveryId = (id: string): boolean => /^dlv_[0-9A-Za-z]{1,40}$/.test(id);
 
 /** Webhooks.listDeliveries: deliveries of an endpoint or of an event, newest first. */
 export async function listDeliveries(
@@ -252,9 +253,9 @@ export async function listDeliveries(
     endpointId: filter.endpointId || null,
     eventId: filter.eventId || null,
     status: filter.status || null,
-    before: filter.cursor ? decode(BY_NUMBER, filter.cursor)[0] : null,
+    after: filter.cursor ? decode(BY_TIME, filter.cursor) : null,
   });
-  return page(rows, limit, toDelivery, BY_NUMBER, (d) => [d.id.slice(4)]);
+  return page(rows, limit, toDelivery, BY_TIME, (d) => [d.createdAt, d.id]);
 }
 
 /** Webhooks.listAttempts: oldest first; undefined when the delivery is not the tenant's. */
@@ -264,11 +265,10 @@ export async function listAttempts(
   input: ListAttemptsInput,
 ): Promise<AttemptRecord[] | undefined> {
   const { tenant, deliveryId } = input;
-  const n = deliveryNumber(deliveryId);
-  if (!n) return undefined;
-  const rows = await selectAttempts(q, internalsOf(w).st.tables, { tenant, deliveryId: n });
+  if (typeof deliveryId !== 'string' || !isDeliveryId(deliveryId)) return undefined;
+  const rows = await selectAttempts(q, internalsOf(w).st.tables, { tenant, deliveryId });
   return rows?.map((r) => ({
-    id: `att_${r.id}`,
+    id: r.id,
     deliveryId,
     attempt: r.attempt,
     startedAt: iso(r.started_at)!,

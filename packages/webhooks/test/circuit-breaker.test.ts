@@ -56,8 +56,8 @@ function worker(options: Partial<DeliveryWorkerOptions> = {}) {
 const deliveries = (endpointId: string) =>
   db.sql
     .query<{ id: string; status: string; attempts: number; next_attempt_at: Date }>(
-      `select id::text, status, attempts, next_attempt_at from "${db.schema}".webhook_deliveries
-        where tenant = $1 and endpoint_id = $2 order by id`,
+      `select id, status, attempts, next_attempt_at from "${db.schema}".webhook_deliveries
+        where tenant = $1 and endpoint_id = $2 order by sequence`,
       [tenant, endpointId],
     )
     .then((r) => r.rows);

@@ -71,8 +71,8 @@ const noCaps = [1000, 1000, 1000, [], [], []];
 const deliveries = (endpointId: string) =>
   db.sql
     .query<{ id: string; status: string; attempts: number; last_error: string | null; event_id: string }>(
-      `select id::text, status, attempts, last_error, event_id from "${db.schema}".webhook_deliveries
-        where tenant = $1 and endpoint_id = $2 order by id`,
+      `select id, status, attempts, last_error, event_id from "${db.schema}".webhook_deliveries
+        where tenant = $1 and endpoint_id = $2 order by sequence`,
       [tenant, endpointId],
     )
     .then((r) => r.rows);
@@ -85,7 +85,7 @@ const attempts = (deliveryId: string) =>
       error_code: string | null;
       response_excerpt: string | null;
     }>(
-      `select attempt, status, error_code, response_excerpt from "${db.schema}".webhook_attempts where delivery_id = $1 order by id`,
+      `select attempt, status, error_code, response_excerpt from "${db.schema}".webhook_attempts where delivery_id = $1 order by started_at, attempt`,
       [deliveryId],
     )
     .then((r) => r.rows);
@@ -373,6 +373,34 @@ describe('ordering, rotation, replay, retention', () => {
     assert.deepEqual(order, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
   });
 
+  test('ordered mode follows the event sequence, not the random delivery ids (one millisecond)', async () => {
+    const rx = await receiver();
+    const { endpoint } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+      ordered: true,
+    });
+    // 16 events in the same millisecond (the clock does not move): their delivery ids share the
+    // time part and differ only in their random part
+    for (let i = 0; i < 16; i++) await publish('order.updated', { i }, 'order:o');
+    const { rows } = await db.sql.query<{ id: string; sequence: string }>(
+      `select d.id, ev.sequence::text from "${db.schema}".webhook_deliveries d
+         join "${db.schema}".webhook_events ev on ev.tenant = d.tenant and ev.id = d.event_id
+        where d.tenant = $1 and d.endpoint_id = $2 order by d.id`,
+      [tenant, endpoint.id],
+    );
+    assert.equal(new Set(rows.map((r) => r.id.slice(0, 12))).size, 1, 'one time part');
+    // ids in sequence order as well has a chance of 1 in 16! (2e13)
+    const bySequence = [...rows].sort((a, b) => Number(a.sequence) - Number(b.sequence));
+    assert.notDeepEqual(bySequence, rows, 'some later event has the lower delivery id');
+    await worker({ concurrency: 8 }).drain();
+    assert.deepEqual(
+      rx.received.map((r) => JSON.parse(r.body).data.i),
+      Array.from({ length: 16 }, (_, i) => i),
+    );
+  });
+
   test('rotation: deliveries carry both signatures during the overlap, only the new one after', async () => {
     const rx = await receiver();
     const { endpoint, secret: old } = await webhooks.createEndpoint(db.sql, {
@@ -630,14 +658,14 @@ describe('claiming', () => {
         [200],
         [null],
         by,
-        ...Array.from({ length: 10 }, () => []),
+        ...Array.from({ length: 11 }, () => []),
       ]);
     assert.equal((await complete('a')).rows[0]!.completed, 0);
     const rows = await deliveries(endpoint.id);
     assert.ok(rows.every((r) => r.status === 'pending'));
     // the listing shows an in-flight row's next attempt as its lease's end, not its past due time
     const listed = await webhooks.listDeliveries(db.sql, { tenant, endpointId: endpoint.id });
-    const row = listed.data.find((d) => d.id === `dlv_${first[0]!.id}`);
+    const row = listed.data.find((d) => d.id === first[0]!.id);
     assert.equal(row?.nextAttemptAt, at(120_000));
     assert.equal((await complete('c')).rows[0]!.completed, 1);
     const lease = await db.sql.query<{ status: string; lease_until: string | null }>(

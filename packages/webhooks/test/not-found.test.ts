@@ -51,6 +51,15 @@ describe('lookups answer undefined for what is not the tenant’s', () => {
     assert.equal((await webhooks.getEvent(db.sql, { tenant, id: eventId }))?.id, eventId);
     assert.equal(await webhooks.getEvent(db.sql, { tenant: 'nf-other', id: eventId }), undefined);
     assert.equal(await webhooks.listAttempts(db.sql, { tenant, deliveryId: 'dlv_999999' }), undefined);
+    const [delivery] = (await webhooks.listDeliveries(db.sql, { tenant, eventId })).data;
+    assert.match(delivery!.id, /^dlv_[0-9A-Za-z]{22}$/);
+    assert.deepEqual(await webhooks.listAttempts(db.sql, { tenant, deliveryId: delivery!.id }), []);
+    assert.equal(
+      await webhooks.listAttempts(db.sql, { tenant: 'nf-other', deliveryId: delivery!.id }),
+      undefined,
+    );
+    for (const deliveryId of ['dlv_', 'dlv_0VcZ9a/', `${delivery!.id}\u0000`, 'we_0000000000000000000000'])
+      assert.equal(await webhooks.listAttempts(db.sql, { tenant, deliveryId }), undefined, deliveryId);
   });
 });
 

@@ -89,7 +89,7 @@ async function deliveryTo(url: string, label: string) {
   const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url, eventTypes: ['*'] });
   await db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type: 'order.created', data: { label } }));
   const { rows } = await db.sql.query<{ id: string }>(
-    `select id::text from ${D()} where tenant = $1 and endpoint_id = $2`,
+    `select id from ${D()} where tenant = $1 and endpoint_id = $2`,
     [tenant, endpoint.id],
   );
   return { tenant, endpointId: endpoint.id, id: rows[0]!.id };
@@ -141,14 +141,14 @@ describe('bytes a receiver sends', () => {
     }
     const [attemptA] = (await webhooks.listAttempts(db.sql, {
       tenant: a.tenant,
-      deliveryId: `dlv_${a.id}`,
+      deliveryId: a.id,
     }))!;
     assert.equal(attemptA!.status, 500);
     assert.equal(attemptA!.errorCode, 'http_500');
     assert.equal(attemptA!.responseExcerpt, 'bad\uFFFDbyte', 'the NUL replaced by U+FFFD');
     const [attemptB] = (await webhooks.listAttempts(db.sql, {
       tenant: b.tenant,
-      deliveryId: `dlv_${b.id}`,
+      deliveryId: b.id,
     }))!;
     assert.equal(
       attemptB!.responseExcerpt,
@@ -191,7 +191,7 @@ describe('a row the database refuses even after sanitising', () => {
     // The test's own rules: the attempt row of one delivery can never be written, and no excerpt
     // may say "forbidden". Both fail the whole statement (SQLSTATE 23514), as a NUL did (22021).
     await db.sql.query(
-      `alter table ${A()} add constraint poison_attempt check (delivery_id <> ${Number(poison.id)})`,
+      `alter table ${A()} add constraint poison_attempt check (delivery_id <> '${poison.id}')`,
     );
     undo.push(`alter table ${A()} drop constraint poison_attempt`);
     await db.sql.query(
@@ -208,7 +208,7 @@ describe('a row the database refuses even after sanitising', () => {
     assert.equal((await delivery(wordy.id)).status, 'delivered');
     const [kept] = (await webhooks.listAttempts(db.sql, {
       tenant: wordy.tenant,
-      deliveryId: `dlv_${wordy.id}`,
+      deliveryId: wordy.id,
     }))!;
     assert.deepEqual([kept!.status, kept!.responseExcerpt], [200, null]);
     // nothing about the attempt could be stored: the delivery is failed with a clear code
@@ -250,7 +250,7 @@ describe('a delivery the database will not let go of', () => {
       end $$`);
     await db.sql.query(
       `create trigger keep_locked before update on ${D()} for each row
-         when (old.id = ${Number(stuck.id)} and new.locked_by is null) execute function ${s}.keep_locked()`,
+         when (old.id = '${stuck.id}' and new.locked_by is null) execute function ${s}.keep_locked()`,
     );
     undo.push(`drop function ${s}.keep_locked() cascade`);
     const { w, seen } = worker();

@@ -31,7 +31,8 @@ export interface Claimed {
 export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
   return {
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
-    // for an ordered endpoint only the head of its queue. The claim sets the lease (lease_until) and
+    // for an ordered endpoint only the head of its queue: its pending row with the lowest sequence
+    // (the event's; webhook_deliveries_endpoint_pending), not the lowest id (random within a ms). The claim sets the lease (lease_until) and
     // counts the attempt, so a crashed worker's rows come back when the lease passes. No index covers
     // lease_until, attempts or locked_by, so the claim is a HOT update where the page has room
     // (fillfactor 80 keeps some): no index entries, where moving next_attempt_at wrote five per row
@@ -46,6 +47,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // gets at most its room and each tenant its room, and the picks go round-robin across tenants
     // (every tenant's first row, then every tenant's second…; within a tenant, across its endpoints),
     // so one tenant's deep backlog or burst never puts another's due rows behind it.
+    // Rows due at the same instant go in sequence order, then a tenant's endpoints in turn (ids are
+    // random within a millisecond).
     // The worker runs it under `claimSettings`: planned for its values every time (one plan per
     // batch), with bitmap scans and sorts off, so the due index is walked in order whatever the
     // statistics say (after a backlog they predate, the planner otherwise reads and sorts every
@@ -79,31 +82,32 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
          union all
          select t.tenant, t.endpoint_id from tokens t where t.n < 1),
        walk as materialized (
-         select d.id, d.tenant, d.endpoint_id, d.next_attempt_at from ${D} d
+         select d.id, d.tenant, d.endpoint_id, d.next_attempt_at, d.sequence from ${D} d
           where d.status = 'pending' and d.next_attempt_at <= $1
             and (d.lease_until is null or d.lease_until <= $1)
             and (d.tenant, d.endpoint_id) not in (select x.tenant, x.endpoint_id from blocked x)
             and d.tenant not in (select t.tenant from tbusy t where t.n >= $7)
-            and (not d.ordered or d.id = (select min(x.id) from ${D} x
-                  where x.tenant = d.tenant and x.endpoint_id = d.endpoint_id and x.status = 'pending'))
+            and (not d.ordered or d.id = (select x.id from ${D} x
+                  where x.tenant = d.tenant and x.endpoint_id = d.endpoint_id and x.status = 'pending'
+                  order by x.sequence, x.id limit 1))
           order by d.next_attempt_at
           limit $5),
        cand as (
-         select w.id, w.tenant, w.next_attempt_at,
+         select w.id, w.tenant, w.endpoint_id, w.next_attempt_at, w.sequence,
                 least($6::int - coalesce(b.n, 0), coalesce(t.n, $6::int)) as room,
-                row_number() over (partition by w.tenant, w.endpoint_id order by w.next_attempt_at, w.id) as n
+                row_number() over (partition by w.tenant, w.endpoint_id order by w.next_attempt_at, w.sequence, w.id) as n
            from walk w
            left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
            left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
        ranked as (
-         select c.id, c.tenant, c.next_attempt_at, $7::int - coalesce(tb.n, 0) as room,
-                row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.id) as n
+         select c.id, c.tenant, c.next_attempt_at, c.sequence, $7::int - coalesce(tb.n, 0) as room,
+                row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.sequence, c.endpoint_id, c.id) as n
            from cand c left join tbusy tb on tb.tenant = c.tenant
           where c.n <= c.room),
        pick as (
-         select r.id, row_number() over (order by r.n, r.next_attempt_at, r.id) as ord
+         select r.id, row_number() over (order by r.n, r.next_attempt_at, r.sequence, r.id) as ord
            from ranked r where r.n <= r.room
-          order by r.n, r.next_attempt_at, r.id
+          order by r.n, r.next_attempt_at, r.sequence, r.id
           limit $2),
        due as (
          select d.id from ${D} d
@@ -133,7 +137,7 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
              or w.counts is distinct from excluded.counts
              or w.lease_until < $1::timestamptz + ($3::timestamptz - $1::timestamptz) / 2
          returning 1)
-       select c.id::text as id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
+       select c.id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
               ev.trace_context, ep.trace_context as endpoint_trace_context,

@@ -1,5 +1,6 @@
 // Batch completion of a worker's outcomes (outcome-writer.ts decides what goes in a batch).
 import type { Queryable } from '@surety/db';
+import { newId } from '../ids.js';
 import type { Names } from './names.js';
 
 export function completeStatements({ D, A, st }: Names) {
@@ -9,7 +10,7 @@ export function completeStatements({ D, A, st }: Names) {
     complete: st(
       'complete',
       `with r as (
-         select * from unnest($2::bigint[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
+         select * from unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
            as r(id, outcome, next_at, http_status, error_code)),
        upd as (
          update ${D} d set
@@ -24,9 +25,9 @@ export function completeStatements({ D, A, st }: Names) {
          returning d.id),
        att as (
          insert into ${A} (delivery_id, tenant, attempt, started_at, duration_ms, status, response_excerpt,
-                           error_code, error_message, endpoint_id)
-         select * from unnest($8::bigint[], $9::text[], $10::int[], $11::timestamptz[], $12::int[], $13::int[],
-                              $14::text[], $15::text[], $16::text[], $17::text[])
+                           error_code, error_message, endpoint_id, id)
+         select * from unnest($8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::int[], $13::int[],
+                              $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
          returning 1)
        select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts`,
     ),
@@ -58,7 +59,8 @@ export interface AttemptRow {
 
 /**
  * Completes the deliveries this worker still holds (fenced by `locked_by = workerId`) and inserts the
- * attempt records, in one statement (graphile-worker's `completeJobs`).
+ * attempt records, in one statement (graphile-worker's `completeJobs`). Each attempt's id (`att_…`)
+ * is made here, from its start time.
  */
 export async function completeDeliveries(
   q: Queryable,
@@ -89,6 +91,7 @@ export async function completeDeliveries(
     a.map((c) => c.errorCode),
     a.map((c) => c.errorMessage),
     a.map((c) => c.endpointId),
+    a.map((c) => newId('att', Date.parse(c.startedAt))),
   ]);
   return rows[0]!;
 }

@@ -28,8 +28,9 @@ export interface AttemptRow {
 }
 
 /**
- * A tenant's deliveries, newest first, of an endpoint and/or an event, optionally in one status,
- * below delivery number `before` when given.
+ * A tenant's deliveries, newest first (created_at, then id), of an endpoint and/or an event,
+ * optionally in one status, from after the (created_at, id) of `after` when given. By time, not by
+ * id alone: ids migrated from the counter (`dlv_60`, migration 000012) sort after the new ones.
  */
 export async function selectDeliveries(
   q: Queryable,
@@ -40,7 +41,7 @@ export async function selectDeliveries(
     endpointId: string | null;
     eventId: string | null;
     status: string | null;
-    before: string | null;
+    after: readonly [at: string, id: string] | null;
   },
 ): Promise<DeliveryRow[]> {
   const params: unknown[] = [input.tenant, input.limit];
@@ -52,33 +53,36 @@ export async function selectDeliveries(
   if (input.endpointId) add('d.endpoint_id = ?', input.endpointId);
   if (input.eventId) add('d.event_id = ?', input.eventId);
   if (input.status) add('d.status = ?', input.status);
-  if (input.before) add('d.id < ?::bigint', input.before);
+  if (input.after) {
+    params.push(...input.after);
+    where += ` and (d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+  }
   // A leased row is not due before its lease ends, whatever next_attempt_at says.
   const { rows } = await q.query<DeliveryRow>(
-    `select d.id::text, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
+    `select d.id, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
             greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
             d.completed_at, d.last_status, d.last_error
        from ${t.D} d left join ${t.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id and ${eventTime('ev', 'd')}
-      where ${where} order by d.id desc limit $2`,
+      where ${where} order by d.created_at desc, d.id desc limit $2`,
     params,
   );
   return rows;
 }
 
-/** The attempts of delivery number `deliveryId`, oldest first; undefined when it is not the tenant's. */
+/** The attempts of delivery `deliveryId` (`dlv_…`), oldest first; undefined when it is not the tenant's. */
 export async function selectAttempts(
   q: Queryable,
   t: Pick<Names, 'D' | 'A'>,
   input: { tenant: string; deliveryId: string },
 ): Promise<AttemptRow[] | undefined> {
-  const owner = await q.query(`select 1 from ${t.D} where tenant = $1 and id = $2::bigint`, [
+  const owner = await q.query(`select 1 from ${t.D} where tenant = $1 and id = $2`, [
     input.tenant,
     input.deliveryId,
   ]);
   if (owner.rows.length === 0) return undefined;
   const { rows } = await q.query<AttemptRow>(
-    `select id::text, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message
-       from ${t.A} where tenant = $1 and delivery_id = $2::bigint order by id`,
+    `select id, attempt, started_at, duration_ms, status, response_excerpt, error_code, error_message
+       from ${t.A} where tenant = $1 and delivery_id = $2 order by started_at, attempt, id`,
     [input.tenant, input.deliveryId],
   );
   return rows;

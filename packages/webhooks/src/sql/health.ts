@@ -81,7 +81,7 @@ export function healthStatements({ D, EP, st }: Names) {
           returning e.tenant, e.id, e.status, e.failing_since, t.gone, t.action),
        cand as (
          select d.id, case when row_number() over (partition by d.tenant, d.endpoint_id
-                                 order by case when d.ordered then d.id end, d.next_attempt_at, d.id) = 1
+                                 order by case when d.ordered then d.sequence end, d.next_attempt_at, d.id) = 1
                            then t.probe_at else t.hold_until end as due,
                 d.next_attempt_at
            from t join ${D} d on d.tenant = t.tenant and d.endpoint_id = t.id and d.status = 'pending'

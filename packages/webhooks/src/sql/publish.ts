@@ -9,6 +9,8 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
     // An id the caller chose ($10) is also written to the event-id table, whose primary key keeps
     // it unique per tenant across the events' partitions (migration 000015).
     // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
+    // Each delivery gets a random time-ordered id (webhook_new_id, migration 000012) and the event's
+    // sequence, which orders an ordered endpoint's queue (ids are random within a millisecond).
     // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
     // commit record to the end of COMMIT, so every publishing transaction would commit one at a
     // time (measured: half the publish rate). Webhooks wakes workers after COMMIT instead.
@@ -20,8 +22,11 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
          returning sequence),
        k as (insert into ${K} (tenant, id, created_at) select $1, $2, $7 where $10::bool returning 1),
        d as (
-         insert into ${D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, event_created_at)
-         select $1, e.id, $2, 'pending', e.ordered, greatest($7, e.circuit_hold_until), $7, $7 from ${EP} e
+         insert into ${D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
+                           event_created_at)
+         select ${s}.webhook_new_id('dlv', $7), $1, e.id, $2, 'pending', e.ordered,
+                greatest($7, e.circuit_hold_until), $7, ev.sequence, $7
+           from ${EP} e cross join ev
           where e.tenant = $1 and e.status = 'enabled'
             and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
          returning 1)

@@ -3,9 +3,13 @@
 import type { Queryable } from '@surety/db';
 import type { Names } from './names.js';
 
-type Tables = Pick<Names, 'EP' | 'EV' | 'D'>;
+type Tables = Pick<Names, 's' | 'EP' | 'EV' | 'D'>;
 
-/** Queues the event again to each subscribed enabled endpoint (or to `endpointId` only); how many. */
+/**
+ * Queues the event again to each subscribed enabled endpoint (or to `endpointId` only); how many.
+ * Each delivery takes a fresh number from the event sequence: on an ordered endpoint a replay
+ * queues behind what is pending (migration 000012).
+ */
 export async function insertReplay(
   q: Queryable,
   t: Tables,
@@ -14,8 +18,11 @@ export async function insertReplay(
   const { rows } = await q.query<{ n: number }>(
     `with ev as (select id, type, created_at from ${t.EV} where tenant = $1 and id = $2),
      d as (
-       insert into ${t.D} (tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, event_created_at)
-       select $1, e.id, ev.id, 'pending', e.ordered, $4, $4, ev.created_at from ${t.EP} e, ev
+       insert into ${t.D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
+                           event_created_at)
+       select ${t.s}.webhook_new_id('dlv', $4), $1, e.id, ev.id, 'pending', e.ordered, $4, $4,
+              nextval('${t.s}.webhook_event_sequence'), ev.created_at
+         from ${t.EP} e, ev
         where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
           and ($3::text is null or e.id = $3)
        returning 1),
