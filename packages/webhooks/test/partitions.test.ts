@@ -118,16 +118,25 @@ describe('partitions and retention', () => {
 
   test('an insert past every window goes to the DEFAULT partition; creating its window moves it there', async () => {
     clock += 100 * DAY;
+    await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/x', eventTypes: ['*'] });
     const ev = await publish();
+    const where = ['tenant = $1 and event_id = $2', [tenant, ev.id]] as const;
     assert.deepEqual(await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, ev.id]), [
       'webhook_events_default',
     ]);
+    assert.deepEqual(await partitionOf('webhook_deliveries', ...where), ['webhook_deliveries_default']);
     const report = await webhooks.maintain({ retentionDays: 365, ahead: 2 });
     assert.ok(report.created.length > 0);
     const [p] = await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, ev.id]);
     assert.match(p!, /^webhook_events_p\d{8}$/);
-    const left = await db.sql.query(`select 1 from "${db.schema}".webhook_events_default`);
-    assert.equal(left.rows.length, 0);
+    assert.deepEqual(await partitionOf('webhook_deliveries', ...where), [p!.replace('events', 'deliveries')]);
+    for (const table of ['webhook_events', 'webhook_deliveries']) {
+      const left = await db.sql.query(`select 1 from "${db.schema}".${table}_default`);
+      assert.equal(left.rows.length, 0, table);
+    }
+    await db.sql.query(`update "${db.schema}".webhook_deliveries set status = 'failed' where tenant = $1`, [
+      tenant,
+    ]);
     assert.equal((await webhooks.getEvent(db.sql, { tenant, id: ev.id }))?.id, ev.id);
   });
 
@@ -306,9 +315,12 @@ describe('migration from the unpartitioned tables', () => {
   test('a database holding data in the old layout: rows kept in p0, indexes reused, service works', async () => {
     const old = await createTestDatabase();
     try {
-      const set = migrations;
-      const before14 = { set: set.set, migrations: set.migrations.filter((m) => m.id < 14) };
-      await migrate(old.sql, { schema: old.schema, sets: [before14] });
+      const upTo = (n: number) => ({
+        set: migrations.set,
+        migrations: migrations.migrations.filter((m) => m.id < n),
+      });
+      // Counter ids first (before 000012), then time-ordered ones (000012 and 000013 applied).
+      await migrate(old.sql, { schema: old.schema, sets: [upTo(12)] });
       const s = `"${old.schema}"`;
       const rx = await startReceiver();
       try {
@@ -316,43 +328,78 @@ describe('migration from the unpartitioned tables', () => {
         clock = Date.now();
         tenant = 'legacy';
         const { endpoint } = await legacy.createEndpoint(old.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+        const events = (from: number, to: number) =>
+          old.sql.query(
+            `insert into ${s}.webhook_events (tenant, id, type, api_version, resource, sequence, data, created_at)
+             select 'legacy', 'evt_old_' || g, 'order.created', '2026-11-01', null, g, '{}', now() - g * interval '1 hour'
+               from generate_series(${from}, ${to}) g`,
+          );
+        const deliveries = (from: number, to: number) =>
+          old.sql.query(
+            `insert into ${s}.webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at, completed_at)
+             select 'legacy', $1, 'evt_old_' || g, case when g % 100 <= 3 then 'pending' else 'delivered' end,
+                    now() - interval '1 minute', now() - g * interval '1 hour', case when g % 100 > 3 then now() end
+               from generate_series(${from}, ${to}) g`,
+            [endpoint.id],
+          );
+        await events(1, 200);
+        await deliveries(1, 200);
         await old.sql.query(
-          `insert into ${s}.webhook_events (tenant, id, type, api_version, resource, sequence, data, created_at)
-           select 'legacy', 'evt_old_' || g, 'order.created', '2026-11-01', null, g, '{}', now() - g * interval '1 hour'
-             from generate_series(1, 200) g`,
+          `insert into ${s}.webhook_attempts (delivery_id, tenant, endpoint_id, attempt, started_at, duration_ms, status)
+           select id, tenant, endpoint_id, 1, created_at, 5, 200 from ${s}.webhook_deliveries where status = 'delivered'`,
         );
-        await old.sql.query(
-          `insert into ${s}.webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at, completed_at)
-           select 'legacy', $1, 'evt_old_' || g, case when g <= 3 then 'pending' else 'delivered' end,
-                  now() - interval '1 minute', now() - g * interval '1 hour', case when g > 3 then now() end
-             from generate_series(1, 200) g`,
-          [endpoint.id],
-        );
-        const indexesBefore = await old.sql.query<{ n: number }>(
-          `select count(*)::int as n from pg_indexes where schemaname = $1 and tablename = 'webhook_events'`,
-          [old.schema],
-        );
+        await migrate(old.sql, { schema: old.schema, sets: [upTo(14)] });
+        await events(201, 205);
+        await deliveries(201, 205);
+        const indexes = (table: string) =>
+          old.sql
+            .query<{ n: number }>(
+              `select count(*)::int as n from pg_indexes where schemaname = $1 and tablename = $2`,
+              [old.schema, table],
+            )
+            .then((r) => r.rows[0]!.n);
+        const before = {
+          events: await indexes('webhook_events'),
+          deliveries: await indexes('webhook_deliveries'),
+          attempts: await indexes('webhook_attempts'),
+        };
         await legacy.migrate();
-        const p = await partitions('webhook_events', old.sql, old.schema);
         assert.deepEqual(
-          p.map((x) => x.name),
+          (await partitions('webhook_events', old.sql, old.schema)).map((x) => x.name),
           ['webhook_events_default', 'webhook_events_p0'],
         );
-        const counts = await old.sql.query<{ n: number; p0: number; keys: number }>(
-          `select (select count(*) from ${s}.webhook_events)::int as n,
-                  (select count(*) from ${s}.webhook_events_p0)::int as p0,
-                  (select count(*) from ${s}.webhook_event_ids)::int as keys`,
+        assert.deepEqual(
+          (await partitions('webhook_deliveries', old.sql, old.schema)).map((x) => x.name),
+          ['webhook_deliveries_default', 'webhook_deliveries_p0', 'webhook_deliveries_p0_legacy'],
         );
-        assert.deepEqual(counts.rows[0], { n: 200, p0: 200, keys: 200 });
-        const indexesAfter = await old.sql.query<{ n: number }>(
-          `select count(*)::int as n from pg_indexes where schemaname = $1 and tablename = 'webhook_events_p0'`,
-          [old.schema],
+        const counts = await old.sql.query(
+          `select (select count(*) from ${s}.webhook_events)::int as events,
+                  (select count(*) from ${s}.webhook_events_p0)::int as events_p0,
+                  (select count(*) from ${s}.webhook_event_ids)::int as keys,
+                  (select count(*) from ${s}.webhook_deliveries_p0_legacy)::int as deliveries_legacy,
+                  (select count(*) from ${s}.webhook_deliveries_p0)::int as deliveries_p0,
+                  (select count(*) from ${s}.webhook_attempts_p0_legacy)::int as attempts_legacy`,
         );
+        assert.deepEqual(counts.rows[0], {
+          events: 205,
+          events_p0: 205,
+          keys: 205,
+          deliveries_legacy: 200,
+          deliveries_p0: 5,
+          attempts_legacy: 192,
+        });
         assert.equal(
-          indexesAfter.rows[0]!.n,
-          indexesBefore.rows[0]!.n,
-          'no index built again on the old rows',
+          await indexes('webhook_events_p0'),
+          before.events,
+          'no index built again on the old events',
         );
+        assert.equal(await indexes('webhook_deliveries_p0_legacy'), before.deliveries, 'nor deliveries');
+        assert.equal(await indexes('webhook_attempts_p0_legacy'), before.attempts, 'nor attempts');
+        const ff = await old.sql.query<{ o: string[] | null }>(
+          `select reloptions as o from pg_class where oid = $1::regclass`,
+          [`${s}.webhook_deliveries_p0`],
+        );
+        assert.deepEqual(ff.rows[0]!.o, ['fillfactor=80']);
         // The old ids stay unique (p0's own key, and the event-id table).
         await assert.rejects(
           old.sql.transaction((tx) =>
@@ -360,9 +407,14 @@ describe('migration from the unpartitioned tables', () => {
           ),
         );
         const page = await legacy.listEvents(old.sql, { tenant, limit: 5 });
-        assert.equal(page.data.length, 5);
         assert.equal(page.data[0]!.id, 'evt_old_1');
-        // The three legacy pending deliveries are sent, with their events.
+        // A counter-era delivery keeps its id and its attempts.
+        const dl = await legacy.listDeliveries(old.sql, { tenant, limit: 300 });
+        assert.equal(dl.data.length, 205);
+        const oldDelivery = dl.data.find((d) => d.id === 'dlv_150')!;
+        assert.equal(oldDelivery.eventType, 'order.created');
+        assert.equal((await legacy.listAttempts(old.sql, { tenant, deliveryId: 'dlv_150' }))?.length, 1);
+        // The pending deliveries of both eras are sent, with their events.
         const w = new DeliveryWorker({
           webhooks: legacy,
           listen: false,
@@ -370,23 +422,21 @@ describe('migration from the unpartitioned tables', () => {
           timeoutMs: 2000,
           guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
         });
-        assert.equal(await w.drain(), 3);
-        assert.deepEqual(rx.received.map((r) => JSON.parse(r.body).id).sort(), [
-          'evt_old_1',
-          'evt_old_2',
-          'evt_old_3',
-        ]);
-        // New windows follow p0, and p0 is dropped whole once it is past retention.
+        const pendingIds = Array.from({ length: 205 }, (_, i) => i + 1)
+          .filter((g) => g % 100 <= 3)
+          .map((g) => `evt_old_${g}`);
+        assert.equal(await w.drain(), pendingIds.length);
+        assert.deepEqual(rx.received.map((r) => JSON.parse(r.body).id).sort(), pendingIds.sort());
+        // New windows follow p0, and p0 is dropped whole (old tables included) once past retention.
         const made = await legacy.maintain({ retentionDays: 30, ahead: 2 });
         assert.ok(made.created.length > 0);
         clock += 40 * DAY;
         const report = await legacy.maintain({ retentionDays: 30, ahead: 2 });
         assert.ok(report.dropped.includes('p0'), JSON.stringify(report));
-        assert.ok(
-          !(await partitions('webhook_events', old.sql, old.schema)).some(
-            (x) => x.name === 'webhook_events_p0',
-          ),
-        );
+        for (const table of ['webhook_events', 'webhook_deliveries', 'webhook_attempts']) {
+          const left = (await partitions(table, old.sql, old.schema)).map((x) => x.name);
+          assert.ok(!left.some((x) => x.includes('_p0')), left.join());
+        }
       } finally {
         await rx.close();
       }

@@ -10,11 +10,16 @@ export interface HistoryTable {
   key: string;
   /** Prefix of a time-ordered id key (`dlv`), or null for a timestamp key. */
   prefix: string | null;
+  /** Storage parameters of each partition (a partition does not inherit its parent's). */
+  storage: string;
 }
 
 /** Events by creation time; deliveries and attempts by their time-ordered ids. */
 export const HISTORY: readonly HistoryTable[] = [
-  { table: 'webhook_events', key: 'created_at', prefix: null },
+  { table: 'webhook_events', key: 'created_at', prefix: null, storage: '' },
+  // fillfactor 80: room for the claim's in-page (HOT) updates (migration 000003).
+  { table: 'webhook_deliveries', key: 'id', prefix: 'dlv', storage: 'with (fillfactor = 80)' },
+  { table: 'webhook_attempts', key: 'id', prefix: 'att', storage: '' },
 ];
 
 /** A window, its bounds in milliseconds (p0 starts at -Infinity). */
@@ -92,7 +97,9 @@ export async function createWindow(
       `with m as (delete from ${t.s}.${h.table}_default where ${h.key} >= ${lo} and ${h.key} < ${hi} returning *)
        insert into ${moved} select * from m`,
     );
-    await q.query(`create table ${part} partition of ${t.s}.${h.table} for values from (${lo}) to (${hi})`);
+    await q.query(
+      `create table ${part} partition of ${t.s}.${h.table} for values from (${lo}) to (${hi}) ${h.storage}`,
+    );
     // The events' (tenant, id) lookups: per partition (a partitioned table cannot hold it unique).
     if (h.table === 'webhook_events') {
       await q.query(`create index ${h.table}_${input.suffix}_key on ${part} (tenant, id)`);
@@ -126,18 +133,31 @@ export async function dropWindow(
   const { rows: still } = await q.query(`select 1 from ${t.P} where suffix = $1`, [input.suffix]);
   if (still.length === 0) return { kind: 'gone' };
   await q.query(`lock table ${t.EV}, ${t.D}, ${t.A} in access exclusive mode`);
-  const parts = new Set(HISTORY.map((h) => h.table));
-  const own = parts.has('webhook_deliveries')
-    ? `(select count(*) from ${t.s}.webhook_deliveries_${input.suffix} where status = 'pending')`
-    : '0';
+  // Each table's partitions of the window: `<table>_<suffix>`, and for p0 the old table of
+  // deliveries and attempts, `<table>_p0_legacy` (migration 000016).
+  const { rows: parts } = await q.query<{ tbl: string; part: string }>(
+    `select h.t as tbl, c.relname as part
+       from unnest($1::text[]) as h(t)
+       join pg_class c on c.relname in (h.t || '_' || $2, h.t || '_' || $2 || '_legacy')
+       join pg_namespace n on n.oid = c.relnamespace and n.nspname = $3`,
+    [HISTORY.map((h) => h.table), input.suffix, t.schema],
+  );
+  // Pending deliveries in the window, or in any window for one of its events: each counted once.
+  const own = parts
+    .filter((p) => p.tbl === 'webhook_deliveries')
+    .map((p) => literal(`${t.schema}.${p.part}`) + '::regclass');
+  const events = parts.filter((p) => p.tbl === 'webhook_events').map((p) => `${t.s}.${p.part}`);
+  const conditions = [
+    ...(own.length > 0 ? [`d.tableoid in (${own.join(', ')})`] : []),
+    ...events.map((e) => `exists (select 1 from ${e} e where e.tenant = d.tenant and e.id = d.event_id)`),
+  ];
   const { rows } = await q.query<{ pending: number }>(
-    `select (${own} + (select count(*) from ${t.D} d where d.status = 'pending'
-               and exists (select 1 from ${t.s}.webhook_events_${input.suffix} e
-                            where e.tenant = d.tenant and e.id = d.event_id)))::int as pending`,
+    `select count(*)::int as pending from ${t.D} d
+      where d.status = 'pending' and (${conditions.length > 0 ? conditions.join(' or ') : 'false'})`,
   );
   const pending = rows[0]!.pending;
   if (pending > 0) return { kind: 'pending', pending };
-  for (const h of HISTORY) await q.query(`drop table ${t.s}.${h.table}_${input.suffix}`);
+  for (const p of parts) await q.query(`drop table ${t.s}.${p.part}`);
   await q.query(`delete from ${t.P} where suffix = $1`, [input.suffix]);
   return { kind: 'dropped' };
 }
