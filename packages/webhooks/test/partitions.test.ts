@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { migrate, type Sql } from '@surety/db';
-import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
+import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { newId } from '../src/ids.js';
 import { DeliveryWorker, migrations, parseAllowList, Webhooks } from '../src/index.js';
 import { eventTime } from '../src/sql/names.js';
@@ -192,6 +192,108 @@ describe('partitions and retention', () => {
     }
   });
 
+  test("a replayed old event: its window waits for the replay's pending delivery in today's window", async () => {
+    let answer = 204;
+    const rx = await startReceiver((_r, _n, res) => void res.writeHead(answer).end());
+    try {
+      await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+      const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+      const ev = await publish();
+      assert.equal(await worker().drain(), 1);
+      const [evWindow] = await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, ev.id]);
+      clock += 40 * DAY;
+      await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+      answer = 500;
+      assert.equal(
+        await webhooks.replayEvent(db.sql, { tenant, eventId: ev.id, endpointId: endpoint.id }),
+        1,
+      );
+      assert.equal(await worker().drain(), 1);
+      const replayed = await partitionOf(
+        'webhook_deliveries',
+        "tenant = $1 and event_id = $2 and status = 'pending'",
+        [tenant, ev.id],
+      );
+      assert.equal(replayed.length, 1);
+      assert.notEqual(replayed[0], evWindow!.replace('events', 'deliveries'), 'queued in a later window');
+      const report = await webhooks.maintain({ retentionDays: 30, ahead: 2 });
+      const suffix = evWindow!.replace('webhook_events_', '');
+      assert.deepEqual(
+        report.held.filter((h) => h.window === suffix).map((h) => [h.reason, h.pending]),
+        [['pending', 1]],
+      );
+      assert.ok((await webhooks.getEvent(db.sql, { tenant, id: ev.id })) !== undefined, 'the event stays');
+      answer = 204;
+      clock += DAY;
+      assert.equal(await worker().drain(), 1);
+      assert.ok((await webhooks.maintain({ retentionDays: 30, ahead: 2 })).dropped.includes(suffix));
+    } finally {
+      await rx.close();
+    }
+  });
+
+  test('a window whose locks stay busy is reported `locked` and dropped at the next run', {
+    skip: needsPostgres,
+  }, async () => {
+    await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+    clock += 40 * DAY;
+    await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+    const due = (await windows()).filter((w) => Date.parse(w.ends_at) <= clock - 30 * DAY);
+    assert.ok(due.length > 0);
+    const other = db.connect(1);
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holder = other.transaction(async (tx) => {
+      await tx.query(`lock table "${db.schema}".webhook_attempts in access share mode`);
+      locked();
+      await released;
+    });
+    try {
+      await isLocked;
+      const report = await webhooks.maintain({ retentionDays: 30, ahead: 2, lockTimeoutMs: 100 });
+      assert.deepEqual(report.dropped, []);
+      assert.ok(
+        report.held.length >= due.length && report.held.every((h) => h.reason === 'locked'),
+        JSON.stringify(report),
+      );
+    } finally {
+      release();
+      await holder;
+      await other.close();
+    }
+    const again = await webhooks.maintain({ retentionDays: 30, ahead: 2 });
+    for (const w of due)
+      assert.ok(
+        again.dropped.includes(w.suffix) ||
+          again.held.some((h) => h.window === w.suffix && h.reason === 'pending'),
+      );
+  });
+
+  test('two processes maintaining at once create each window once', { skip: needsPostgres }, async () => {
+    const other = db.connect(2);
+    try {
+      const second = engine(other, db.schema);
+      clock += 30 * DAY;
+      const [a, b] = await Promise.all([
+        webhooks.maintain({ retentionDays: 365, ahead: 5 }),
+        second.maintain({ retentionDays: 365, ahead: 5 }),
+      ]);
+      const created = [...a.created, ...b.created];
+      assert.equal(new Set(created).size, created.length, 'no window twice');
+      const w = await windows();
+      for (let i = 1; i < w.length; i++) assert.equal(w[i]!.starts_at, w[i - 1]!.ends_at, 'contiguous');
+      assert.ok(Date.parse(w.at(-1)!.ends_at) >= clock + 5 * DAY);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('an event id the publisher chose stays unique across windows, and is forgotten with its window', async () => {
     await webhooks.maintain({ retentionDays: 365, ahead: 3 });
     await publish({ id: 'order-42-created' });
@@ -283,6 +385,38 @@ describe('plans across partitions', () => {
     const scanned = all.filter((n) => n['Node Type'] === 'Index Scan').map((n) => n['Relation Name']);
     const windowsWithRows = (await partitions('webhook_events')).length;
     assert.ok(scanned.length >= 3 && scanned.length <= windowsWithRows, JSON.stringify(scanned));
+  });
+
+  test("an endpoint's delivery list reads each window's index in order, too", async () => {
+    tenant = `dplan${++tenantN}`;
+    await webhooks.maintain({ retentionDays: 365, ahead: 3 });
+    const s = `"${db.schema}"`;
+    const start = Math.floor(clock / DAY) * DAY + 2 * DAY;
+    await db.sql.query(
+      `insert into ${s}.webhook_deliveries (id, tenant, endpoint_id, event_id, status, next_attempt_at, created_at)
+       select ${s}.webhook_new_id('dlv', t), case when g % 10 = 0 then $1 else 'other' end, 'we_' || (g % 7),
+              'evt_' || g, 'delivered', t, t
+         from generate_series(1, 9000) g,
+              lateral (select $2::timestamptz + (g % 3) * interval '1 day' + g * interval '1 ms' as t) x`,
+      [tenant, new Date(start).toISOString()],
+    );
+    await db.sql.query(`analyze ${s}.webhook_deliveries`);
+    const { rows } = await db.sql.query<{ 'QUERY PLAN': unknown }>(
+      `explain (format json) select id from ${s}.webhook_deliveries where tenant = $1 and endpoint_id = $2
+        order by created_at desc, id desc limit 21`,
+      [tenant, 'we_3'],
+    );
+    const plan = (
+      typeof rows[0]!['QUERY PLAN'] === 'string'
+        ? JSON.parse(rows[0]!['QUERY PLAN'] as string)
+        : rows[0]!['QUERY PLAN']
+    ) as { Plan: Record<string, unknown> }[];
+    const all = nodes(plan[0]!.Plan);
+    const types = all.map((n) => n['Node Type']);
+    assert.ok(types.includes('Merge Append'), JSON.stringify(types));
+    assert.ok(!types.includes('Sort') && !types.includes('Seq Scan'), JSON.stringify(types));
+    const windowsRead = all.filter((n) => /^Index (Only )?Scan$/.test(String(n['Node Type']))).length;
+    assert.ok(windowsRead >= 3, JSON.stringify(types));
   });
 
   test("a delivery's event is read in one events partition (run-time pruning on event_created_at)", async () => {
