@@ -120,8 +120,8 @@ export type DropResult = { kind: 'dropped' } | { kind: 'pending'; pending: numbe
 
 /**
  * Drops window `suffix`'s partitions, unless a delivery that is still pending lies in it or
- * belongs to one of its events (then nothing changes). The history tables are locked first, so
- * no delivery can be queued for its events or made pending again between the count and the drop.
+ * belongs to one of its events (then nothing changes). The history tables are locked before the
+ * last count, so no delivery can be queued for its events or made pending again before the drop.
  */
 export async function dropWindow(
   q: Queryable,
@@ -132,7 +132,6 @@ export async function dropWindow(
   await q.query(`select pg_advisory_xact_lock(${maintenanceLock(t.schema)})`);
   const { rows: still } = await q.query(`select 1 from ${t.P} where suffix = $1`, [input.suffix]);
   if (still.length === 0) return { kind: 'gone' };
-  await q.query(`lock table ${t.EV}, ${t.D}, ${t.A} in access exclusive mode`);
   // Each table's partitions of the window: `<table>_<suffix>`, and for p0 the old table of
   // deliveries and attempts, `<table>_p0_legacy` (migration 000016).
   const { rows: parts } = await q.query<{ tbl: string; part: string }>(
@@ -151,11 +150,19 @@ export async function dropWindow(
     ...(own.length > 0 ? [`d.tableoid in (${own.join(', ')})`] : []),
     ...events.map((e) => `exists (select 1 from ${e} e where e.tenant = d.tenant and e.id = d.event_id)`),
   ];
-  const { rows } = await q.query<{ pending: number }>(
-    `select count(*)::int as pending from ${t.D} d
-      where d.status = 'pending' and (${conditions.length > 0 ? conditions.join(' or ') : 'false'})`,
-  );
-  const pending = rows[0]!.pending;
+  const count = async () =>
+    (
+      await q.query<{ pending: number }>(
+        `select count(*)::int as pending from ${t.D} d
+          where d.status = 'pending' and (${conditions.length > 0 ? conditions.join(' or ') : 'false'})`,
+      )
+    ).rows[0]!.pending;
+  // Counted first without the exclusive locks (a held window costs no lock at every run), then
+  // again under them, so that nothing can become pending between the count and the drop.
+  let pending = await count();
+  if (pending > 0) return { kind: 'pending', pending };
+  await q.query(`lock table ${t.EV}, ${t.D}, ${t.A} in access exclusive mode`);
+  pending = await count();
   if (pending > 0) return { kind: 'pending', pending };
   for (const p of parts) await q.query(`drop table ${t.s}.${p.part}`);
   await q.query(`delete from ${t.P} where suffix = $1`, [input.suffix]);
