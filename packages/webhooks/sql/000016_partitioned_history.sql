@@ -1,5 +1,6 @@
 -- Time-partitioned history, step 3 of 3: each table becomes partition p0 of a partitioned table of
--- its name. Catalogue changes only, under ACCESS EXCLUSIVE locks held for milliseconds: the rename;
+-- its name. For the events, catalogue changes only, under ACCESS EXCLUSIVE locks held for
+-- milliseconds (the deliveries and attempts are read once: see their block below): the rename;
 -- the new parent (columns, defaults and checks copied with LIKE); ATTACH, which reads no row since
 -- the validated CHECK (000015) proves the bound; the parent's indexes, each created over p0's
 -- equivalent one (PostgreSQL attaches an existing matching index instead of building one); a
