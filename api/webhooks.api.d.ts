@@ -10,6 +10,7 @@ export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidHe
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
+export type { HeldWindow, MaintainOptions, MaintenanceReport } from "./partitions.js";
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, Page, PageInput, } from "./queries.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
 export type { Backlog } from "./sql/backlog.js";
@@ -289,10 +290,85 @@ export declare function names(schema: string): {
     A: string;
     S: string;
     T: string;
+    K: string;
+    P: string;
     st: (name: string, text: string) => Statement;
 };
 export type Names = ReturnType<typeof names>;
 export declare const iso: (d: Date | string | null) => string | null;
+export declare const eventTime: (ev: string, d: string) => string;
+
+// --- dist/partitions.d.ts
+import type { Webhooks } from "./webhooks.js";
+export interface MaintainOptions {
+    retentionDays: number;
+    partitionDays?: number;
+    ahead?: number;
+    lockTimeoutMs?: number;
+}
+export interface HeldWindow {
+    window: string;
+    endsAt: string;
+    reason: "pending" | "locked";
+    pending: number;
+}
+export interface MaintenanceReport {
+    created: string[];
+    dropped: string[];
+    held: HeldWindow[];
+    createBlocked: boolean;
+    readyUntil: string;
+}
+export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;
+
+// --- dist/webhooks.d.ts
+import { type Queryable, type Tx } from "@surety/db";
+import { type MaintainOptions, type MaintenanceReport } from "./partitions.js";
+import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
+import { type Backlog } from "./sql/backlog.js";
+import type { AllowList } from "./ssrf/index.js";
+import type { CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
+export declare class Webhooks {
+    #private;
+    readonly schema: string;
+    readonly apiVersion: string;
+    readonly allowHttp: boolean;
+    readonly allowList: AllowList;
+    readonly maxEndpointsPerTenant: number;
+    constructor(options: WebhooksOptions);
+    migrate(): Promise<void>;
+    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
+    checkUrl(url: string): string;
+    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
+    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
+    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
+    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
+    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
+    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
+    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
+    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
+    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
+    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
+    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
+    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
+    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
+    purge(options: {
+        olderThanDays: number;
+        batchSize?: number;
+        maxBatches?: number;
+    }): Promise<number>;
+    maintain(options: MaintainOptions): Promise<MaintenanceReport>;
+    backlog(): Promise<Backlog>;
+    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
+}
 
 // --- dist/queries.d.ts
 import { type Queryable } from "@surety/db";
@@ -650,53 +726,6 @@ export type UrlValidation = {
 export declare function validateWebhookUrl(input: string | URL, options?: UrlValidationOptions): UrlValidation;
 export declare function classifyLiteralHost(hostname: string): AddressClassification | undefined;
 
-// --- dist/webhooks.d.ts
-import { type Queryable, type Tx } from "@surety/db";
-import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
-import { type Backlog } from "./sql/backlog.js";
-import type { AllowList } from "./ssrf/index.js";
-import type { CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
-export declare class Webhooks {
-    #private;
-    readonly schema: string;
-    readonly apiVersion: string;
-    readonly allowHttp: boolean;
-    readonly allowList: AllowList;
-    readonly maxEndpointsPerTenant: number;
-    constructor(options: WebhooksOptions);
-    migrate(): Promise<void>;
-    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
-    checkUrl(url: string): string;
-    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
-    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
-    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
-    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
-    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
-    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
-    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
-    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
-    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
-    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
-    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
-    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
-    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
-    purge(options: {
-        olderThanDays: number;
-        batchSize?: number;
-        maxBatches?: number;
-    }): Promise<number>;
-    backlog(): Promise<Backlog>;
-    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
-}
-
 // --- dist/sql/backlog.d.ts
 import type { Queryable } from "@surety/db";
 import type { Names } from "./names.js";
@@ -1034,11 +1063,16 @@ export declare function statements(schema: string): {
         A: string;
         S: string;
         T: string;
+        K: string;
+        P: string;
+        s: string;
+        schema: string;
     };
 };
 export type Statements = ReturnType<typeof statements>;
 
 // (dist/webhooks.d.ts: above)
+// (dist/partitions.d.ts: above)
 // (dist/queries.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/ssrf/index.d.ts: above)

@@ -31,6 +31,10 @@ export interface Config {
   worker: boolean;
   /** Days events and attempts are kept (SURETY_RETENTION_DAYS). @default 30 */
   retentionDays: number;
+  /** Width of a history partition, days (SURETY_WEBHOOK_PARTITION_DAYS). @default 1 */
+  webhookPartitionDays: number;
+  /** History partitions kept ready ahead (SURETY_WEBHOOK_PARTITIONS_AHEAD). @default 7 */
+  webhookPartitionsAhead: number;
   /**
    * Most webhook attempts in flight for one endpoint, across every worker
    * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). @default 32
@@ -203,6 +207,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSchedule,
     worker: !/^(0|false|no|off)$/i.test(env.SURETY_WORKER ?? ''),
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
+    webhookPartitionDays: integer(env, 'SURETY_WEBHOOK_PARTITION_DAYS', 1, 1, 31),
+    webhookPartitionsAhead: integer(env, 'SURETY_WEBHOOK_PARTITIONS_AHEAD', 7, 1, 366),
     webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
     webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
     webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),

@@ -1,4 +1,4 @@
-import type { DeliveryWorker } from '@surety/webhooks';
+import type { DeliveryWorker, MaintenanceReport } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -72,6 +72,31 @@ export class Metrics {
     help: 'Deliveries moved behind a circuit breaker probe (rows rewritten when a breaker opens or a probe fails)',
     registers: [this.registry],
   });
+
+  readonly partitionsHeld = new Gauge({
+    name: 'surety_webhook_partitions_held',
+    help: 'History windows past retention that the last maintenance run could not drop, by reason: pending (deliveries still pending in them or for their events), locked (locks not granted in time)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly partitionsReadyUntil = new Gauge({
+    name: 'surety_webhook_partitions_ready_until_seconds',
+    help: 'Unix time the last history partition ends at: rows after it land in the DEFAULT partition (alert when it comes within a day of now)',
+    registers: [this.registry],
+  });
+  readonly partitionMaintenanceFailures = new Counter({
+    name: 'surety_webhook_partition_maintenance_failures_total',
+    help: 'Partition maintenance runs that failed (logged with the error)',
+    registers: [this.registry],
+  });
+
+  /** Records a partition maintenance run's report. */
+  observeMaintenance(report: MaintenanceReport): void {
+    for (const reason of ['pending', 'locked'] as const) {
+      this.partitionsHeld.set({ reason }, report.held.filter((h) => h.reason === reason).length);
+    }
+    this.partitionsReadyUntil.set(Date.parse(report.readyUntil) / 1000);
+  }
 
   constructor(options: { defaults?: boolean } = {}) {
     if (options.defaults ?? true)

@@ -50,7 +50,7 @@ export async function startServer(config: Config): Promise<Running> {
       .catch((error: unknown) => app.log.warn({ err: error }, 'portal session purge failed'));
   }, 10 * 60_000);
   purge.unref();
-  const delivery = config.worker ? startWorker(app.webhooks, config, app.log) : undefined;
+  const delivery = config.worker ? startWorker(app.webhooks, config, app.log, metrics) : undefined;
   if (delivery) metrics.observeWorker(delivery.worker);
   // Shutdown is the app's own lifecycle: no purge starts once closing begins; after the last
   // in-flight request, the worker finishes its attempts, then the database closes.
@@ -88,9 +88,10 @@ export interface ServiceWorker {
 
 /**
  * A delivery worker with the service's settings, logging what operators need, and the webhook
- * retention job beside it (not yet started: call `worker.start()`).
+ * partition maintenance beside it (run once now, then hourly; the worker is not yet started: call
+ * `worker.start()`).
  */
-export function startWorker(webhooks: Webhooks, config: Config, log: Log): ServiceWorker {
+export function startWorker(webhooks: Webhooks, config: Config, log: Log, metrics?: Metrics): ServiceWorker {
   const worker = new DeliveryWorker({
     webhooks,
     schedule: config.webhookSchedule,
@@ -100,17 +101,42 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log): Servi
   });
   worker.on('worker:error', (err) => log.warn({ err }, 'delivery worker error'));
   worker.on('endpoint:disabled', (e) => log.warn(e, 'webhook endpoint disabled'));
-  const retention = setInterval(() => {
+  // Partition maintenance (docs/operations.md, "Partitions and retention"): windows created ahead
+  // and expired ones dropped whole, at start and then hourly.
+  let running: Promise<void> | undefined;
+  const maintain = () => {
+    running ??= run().finally(() => {
+      running = undefined;
+    });
+  };
+  const run = () =>
     webhooks
-      .purge({ olderThanDays: config.retentionDays })
-      .then((n) => n > 0 && log.info({ purged: n }, 'purged old webhook events'))
-      .catch((err: unknown) => log.warn({ err }, 'webhook retention purge failed'));
-  }, 60 * 60_000);
+      .maintain({
+        retentionDays: config.retentionDays,
+        partitionDays: config.webhookPartitionDays,
+        ahead: config.webhookPartitionsAhead,
+      })
+      .then((r) => {
+        metrics?.observeMaintenance(r);
+        if (r.created.length > 0 || r.dropped.length > 0) {
+          log.info({ created: r.created, dropped: r.dropped }, 'webhook history partitions maintained');
+        }
+        if (r.held.length > 0) log.warn({ held: r.held }, 'webhook history partitions past retention kept');
+        if (r.createBlocked)
+          log.warn({ readyUntil: r.readyUntil }, 'webhook partition creation waited too long for its locks');
+      })
+      .catch((err: unknown) => {
+        metrics?.partitionMaintenanceFailures.inc();
+        log.warn({ err }, 'webhook partition maintenance failed');
+      });
+  maintain();
+  const retention = setInterval(maintain, 60 * 60_000);
   retention.unref();
   return {
     worker,
     async stop() {
       clearInterval(retention);
+      await running;
       await worker.stop();
     },
   };

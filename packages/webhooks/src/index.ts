@@ -35,6 +35,7 @@ export {
 } from './headers.js';
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
+export type { HeldWindow, MaintainOptions, MaintenanceReport } from './partitions.js';
 export type {
   AttemptRecord,
   DeliveryRecord,

@@ -18,13 +18,14 @@ import {
   rotateSecretFor,
   updateEndpointFor,
 } from './endpoint-writes.js';
-import { InvalidEventError, WebhookError } from './errors.js';
+import { InvalidEventError, InvalidInputError, WebhookError } from './errors.js';
 import { checkHeaders } from './headers.js';
 import { newId } from './ids.js';
 import { assertStorable, assertTimestamp } from './input.js';
 import { setInternals, type WebhooksInternals } from './internals.js';
 import { migrations } from './migrations.js';
 import { CommitNotifier } from './notify.js';
+import { type MaintainOptions, type MaintenanceReport, maintainPartitions } from './partitions.js';
 import {
   type AttemptRecord,
   type DeliveryRecord,
@@ -156,6 +157,7 @@ export class Webhooks {
       endpointId: input.endpointId ?? null,
       traceContext: publishingContext(),
       applicationId,
+      chosenId: input.id !== undefined,
     });
     const deliveries = written.deliveries;
     if (deliveries > 0) {
@@ -348,8 +350,9 @@ export class Webhooks {
   }
 
   /**
-   * Retention: deletes events older than `olderThanDays` with their deliveries and attempts, in
-   * batches of `batchSize` events. Pending deliveries keep their event.
+   * Retention by DELETE: deletes events older than `olderThanDays` with their deliveries and
+   * attempts, in batches of `batchSize` events. Pending deliveries keep their event. `maintain`
+   * drops whole partitions instead, at no cost per row; this stays for a schedule of its own.
    */
   async purge(options: { olderThanDays: number; batchSize?: number; maxBatches?: number }): Promise<number> {
     const cutoff = new Date(this.#i.now() - options.olderThanDays * 86_400_000).toISOString();
@@ -361,6 +364,27 @@ export class Webhooks {
       if (n < batch) break;
     }
     return total;
+  }
+
+  /**
+   * Partition maintenance, for a job every hour or so (the service's runs beside its worker):
+   * creates the history's partition windows `ahead` windows past now, and drops every window that
+   * ended more than `retentionDays` ago, whole (DROP TABLE, no DELETE), except a window that still
+   * holds a pending delivery or an event a pending delivery belongs to: it is reported in `held`
+   * and dropped at a later run once they are delivered or failed. Safe to run from several
+   * processes at once (one at a time per schema).
+   */
+  async maintain(options: MaintainOptions): Promise<MaintenanceReport> {
+    const int = (name: string, v: number | undefined, min: number, max: number) => {
+      if (v !== undefined && !(Number.isInteger(v) && v >= min && v <= max)) {
+        throw new InvalidInputError(`${name} must be an integer from ${min} to ${max}`);
+      }
+    };
+    int('retentionDays', options.retentionDays, 1, 36_500);
+    int('partitionDays', options.partitionDays, 1, 366);
+    int('ahead', options.ahead, 1, 366);
+    int('lockTimeoutMs', options.lockTimeoutMs, 1, 600_000);
+    return maintainPartitions(this, options);
   }
 
   /** The delivery backlog and open breakers, read at once (`/metrics` reads it per scrape). */

@@ -2,7 +2,7 @@
 // and rate limits, and the worker's slot counts (docs/decisions.md, issue 15).
 import type { Queryable, Sql } from '@surety/db';
 import type { SecretEntry } from '../types.js';
-import { lockId, type Names } from './names.js';
+import { eventTime, lockId, type Names } from './names.js';
 
 /** A claimed delivery with its event and endpoint (null when they were deleted meanwhile). */
 export interface Claimed {
@@ -119,7 +119,7 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
        claimed as (
          update ${D} d set lease_until = $3, attempts = d.attempts + 1, locked_by = $4
           where d.id = any (array(select id from due))
-         returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts),
+         returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts, d.event_created_at, d.created_at),
        counts as (
          select k.tenant, k.endpoint_id, sum(k.n)::int as n from (
            select m.tenant, m.endpoint_id, m.n from mine m where m.n > 0
@@ -148,7 +148,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
                     union select x.tenant from ranked x where x.n > x.room) as held
          from (select 1) one
          left join (claimed c join pick p on p.id = c.id) on true
-         left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id limit 1) ev on true
+         left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id
+                              and ${eventTime('e', 'c')} limit 1) ev on true
          left join lateral (select * from ${EP} e where e.tenant = c.tenant and e.id = c.endpoint_id limit 1) ep on true
         order by p.ord`,
     ),

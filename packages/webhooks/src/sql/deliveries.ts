@@ -1,7 +1,7 @@
 // Delivery and attempt reads (listDeliveries, listAttempts).
 import type { Queryable } from '@surety/db';
 import { applicationIdOf } from './applications.js';
-import type { Names } from './names.js';
+import { eventTime, type Names } from './names.js';
 
 export interface DeliveryRow {
   id: string;
@@ -72,7 +72,7 @@ export async function selectDeliveries(
     `select d.id, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
             greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
             d.completed_at, d.last_status, d.last_error
-       from ${t.D} d left join ${t.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id
+       from ${t.D} d left join ${t.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id and ${eventTime('ev', 'd')}
       where ${where} order by d.created_at desc, d.id desc limit $2`,
     params,
   );

@@ -10,7 +10,19 @@ import { publishStatements } from './publish.js';
 export function statements(schema: string) {
   const n = names(schema);
   return {
-    tables: { s: n.s, EP: n.EP, EV: n.EV, D: n.D, A: n.A, S: n.S, T: n.T, AP: n.AP },
+    tables: {
+      EP: n.EP,
+      EV: n.EV,
+      D: n.D,
+      A: n.A,
+      S: n.S,
+      T: n.T,
+      AP: n.AP,
+      K: n.K,
+      P: n.P,
+      s: n.s,
+      schema: n.schema,
+    },
     ...publishStatements(n),
     ...claimStatements(n),
     ...completeStatements(n),

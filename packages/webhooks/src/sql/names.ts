@@ -22,6 +22,10 @@ export function names(schema: string) {
     S: `${s}.webhook_worker_slots`,
     T: `${s}.webhook_tenants`,
     AP: `${s}.webhook_applications`,
+    /** Event ids chosen by publishers (unique per tenant across the events' partitions). */
+    K: `${s}.webhook_event_ids`,
+    /** The partition windows (src/partitions.ts). */
+    P: `${s}.webhook_partitions`,
     st: (name: string, text: string): Statement => ({ name: n(name), text }),
   };
 }
@@ -30,3 +34,11 @@ export type Names = ReturnType<typeof names>;
 
 /** Timestamps as the API spells them (ISO 8601, UTC); null stays null. */
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+/**
+ * Narrows a delivery's event (`ev`) to its creation time, so that a lookup by (tenant, id) reads
+ * one partition of the events (run-time pruning): the time recorded with the delivery, or for a
+ * delivery written before migration 000014 (none recorded), no later than the delivery itself.
+ */
+export const eventTime = (ev: string, d: string) =>
+  `${ev}.created_at >= coalesce(${d}.event_created_at, '-infinity') and ${ev}.created_at <= coalesce(${d}.event_created_at, ${d}.created_at)`;

@@ -20,12 +20,15 @@ const AUDIENCE: Record<Audience, { endpoints: string; application: (EP: string) 
   },
 };
 
-export function publishStatements({ s, EV, D, EP, st }: Names) {
+export function publishStatements({ s, EV, D, EP, K, st }: Names) {
   // The outbox write: the event and one delivery per subscribed enabled endpoint, or to the one
   // endpoint named ($8, test events: named, so subscribed or not). One round trip.
+  // An id the caller chose ($11) is also written to the event-id table, whose primary key keeps
+  // it unique per tenant across the events' partitions (migration 000015).
   // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
   // Each delivery gets a random time-ordered id (webhook_new_id, migration 000012) and the event's
-  // sequence, which orders an ordered endpoint's queue (ids are random within a millisecond).
+  // sequence, which orders an ordered endpoint's queue (ids are random within a millisecond), and
+  // the event's created_at, which names the events partition its event is read from.
   // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
   // commit record to the end of COMMIT, so every publishing transaction would commit one at a
   // time (measured: half the publish rate). Webhooks wakes workers after COMMIT instead.
@@ -38,10 +41,12 @@ export function publishStatements({ s, EV, D, EP, st }: Names) {
          values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::jsonb,
                 ${AUDIENCE[audience].application(EP)})
          returning sequence, application_id),
+       k as (insert into ${K} (tenant, id, created_at) select $1, $2, $7 where $11::bool returning 1),
        d as (
-         insert into ${D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence)
+         insert into ${D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
+                           event_created_at)
          select ${s}.webhook_new_id('dlv', $7), $1, e.id, $2, 'pending', e.ordered,
-                greatest($7, e.circuit_hold_until), $7, ev.sequence
+                greatest($7, e.circuit_hold_until), $7, ev.sequence, $7
            from ${EP} e cross join ev
           where e.tenant = $1 and e.status = 'enabled' and ${AUDIENCE[audience].endpoints}
             and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
@@ -75,6 +80,8 @@ export async function insertEvent(
     traceContext: string | null;
     /** The application's id (resolved by the caller), or null for the tenant's own event. */
     applicationId: string | null;
+    /** The caller chose the id (kept unique in the event-id table); false for a generated one. */
+    chosenId: boolean;
   },
 ): Promise<{ sequence: string; deliveries: number; applicationId: string | null }> {
   const audience: Audience =
@@ -92,6 +99,7 @@ export async function insertEvent(
       input.endpointId,
       input.traceContext,
       input.applicationId,
+      input.chosenId,
     ],
   );
   const r = rows[0]!;

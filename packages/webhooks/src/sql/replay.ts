@@ -18,11 +18,12 @@ export async function insertReplay(
   input: { tenant: string; eventId: string; endpointId: string | null; nowIso: string; channel: string },
 ): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
-    `with ev as (select id, type, application_id from ${t.EV} where tenant = $1 and id = $2),
+    `with ev as (select id, type, application_id, created_at from ${t.EV} where tenant = $1 and id = $2),
      d as (
-       insert into ${t.D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence)
+       insert into ${t.D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
+                           event_created_at)
        select ${t.s}.webhook_new_id('dlv', $4), $1, e.id, ev.id, 'pending', e.ordered, $4, $4,
-              nextval('${t.s}.webhook_event_sequence')
+              nextval('${t.s}.webhook_event_sequence'), ev.created_at
          from ${t.EP} e, ev
         where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
           and e.application_id is not distinct from ev.application_id

@@ -1,0 +1,75 @@
+// The service's partition maintenance (issue 22): the worker's companion job creates the history's
+// windows ahead at once, drops expired ones, logs and counts what it kept. The app's clock moves;
+// nothing sleeps.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { Metrics } from '../src/metrics.js';
+import { startWorker } from '../src/server.js';
+import { API_KEYS, createTestApp, type TestApp } from './helpers.js';
+
+const DAY = 86_400_000;
+let t: TestApp;
+
+before(async () => {
+  t = await createTestApp();
+});
+after(() => t.close());
+
+function recorder() {
+  const lines: { level: string; o: object; msg: string }[] = [];
+  return {
+    lines,
+    info: (o: object, msg: string) => void lines.push({ level: 'info', o, msg }),
+    warn: (o: object, msg: string) => void lines.push({ level: 'warn', o, msg }),
+  };
+}
+
+const windowEnds = async () =>
+  (
+    await t.db.sql.query<{ suffix: string; ends: string }>(
+      `select suffix, ends_at::text as ends from "${t.db.schema}".webhook_partitions order by ends_at`,
+    )
+  ).rows;
+
+test('the worker job creates windows ahead at start, drops expired ones, and reports them', async () => {
+  const config = loadConfig({ SURETY_API_KEYS: API_KEYS, SURETY_WEBHOOK_PARTITIONS_AHEAD: '3' });
+  assert.equal(config.webhookPartitionDays, 1);
+  assert.equal(config.webhookPartitionsAhead, 3);
+  const metrics = new Metrics({ defaults: false });
+  const log = recorder();
+  const first = startWorker(t.app.webhooks, config, log, metrics);
+  await first.stop(); // waits for the run it started
+  const ends = await windowEnds();
+  assert.ok(Date.parse(ends.at(-1)!.ends) >= t.clock.now + 3 * DAY, JSON.stringify(ends));
+  const ready = await metrics.registry.getSingleMetricAsString(
+    'surety_webhook_partitions_ready_until_seconds',
+  );
+  assert.match(
+    ready,
+    new RegExp(`surety_webhook_partitions_ready_until_seconds ${Date.parse(ends.at(-1)!.ends) / 1000}`),
+  );
+  assert.ok(log.lines.some((l) => l.msg === 'webhook history partitions maintained'));
+
+  // 40 days later (retention 30): p0 and the first windows go, logged; nothing is held.
+  t.clock.now += 40 * DAY;
+  const later = recorder();
+  const second = startWorker(t.app.webhooks, config, later, metrics);
+  await second.stop();
+  const done = later.lines.find((l) => l.msg === 'webhook history partitions maintained');
+  assert.ok(done, JSON.stringify(later.lines));
+  assert.ok((done.o as { dropped: string[] }).dropped.includes('p0'));
+  assert.ok(!(await windowEnds()).some((w) => w.suffix === 'p0'));
+  const held = await metrics.registry.getSingleMetricAsString('surety_webhook_partitions_held');
+  assert.match(held, /surety_webhook_partitions_held\{reason="pending"\} 0/);
+  assert.ok(!later.lines.some((l) => l.level === 'warn'), JSON.stringify(later.lines));
+});
+
+test('SURETY_WEBHOOK_PARTITION_DAYS and _AHEAD out of range refuse to start', () => {
+  assert.throws(() => loadConfig({ SURETY_API_KEYS: API_KEYS, SURETY_WEBHOOK_PARTITION_DAYS: '0' }), {
+    code: 'SURETY_CONFIG',
+  });
+  assert.throws(() => loadConfig({ SURETY_API_KEYS: API_KEYS, SURETY_WEBHOOK_PARTITIONS_AHEAD: '400' }), {
+    code: 'SURETY_CONFIG',
+  });
+});

@@ -1,0 +1,118 @@
+// Webhooks.maintain: the history's partition windows created ahead, and retention by dropping whole
+// windows (docs/operations.md, "Partitions and retention"; docs/decisions.md, issue 22). Every step
+// is one short transaction under `lockTimeoutMs`: a step that cannot take its locks in time is
+// reported and retried at the next run, never left waiting in front of the service's statements.
+import type { Sql } from '@surety/db';
+import { internalsOf } from './internals.js';
+import {
+  createWindow,
+  dropWindow,
+  expiredWindows,
+  forgetEventIds,
+  isLockConflict,
+  lastWindow,
+} from './sql/partitions.js';
+import type { Webhooks } from './webhooks.js';
+
+const DAY = 86_400_000;
+/** Windows one run creates at most (a clock moved years ahead must not run for hours). */
+const MAX_CREATED = 400;
+
+export interface MaintainOptions {
+  /** History older than this many days is dropped, a whole window at a time. */
+  retentionDays: number;
+  /** Width of a window in days (1: daily partitions, 7: weekly). @default 1 */
+  partitionDays?: number;
+  /** Windows kept ready ahead of now. @default 7 */
+  ahead?: number;
+  /** How long a step waits for a lock before it gives up until the next run. @default 2000 */
+  lockTimeoutMs?: number;
+}
+
+/** A window retention could not drop yet, and why (it is tried again at every run). */
+export interface HeldWindow {
+  window: string;
+  /** The window's end: it became due for retention `retentionDays` after this. */
+  endsAt: string;
+  /** `pending`: deliveries still pending in it or for its events; `locked`: its locks were busy. */
+  reason: 'pending' | 'locked';
+  /** How many deliveries are still pending (0 for `locked`). */
+  pending: number;
+}
+
+export interface MaintenanceReport {
+  /** Windows created, by partition suffix (`p20261201`). */
+  created: string[];
+  /** Windows dropped. */
+  dropped: string[];
+  held: HeldWindow[];
+  /** Window creation that could not take its locks in time (tried again at the next run). */
+  createBlocked: boolean;
+  /** The end of the last window: rows up to here land in a window, later ones in DEFAULT. */
+  readyUntil: string;
+}
+
+/** `p` and the window's first day, UTC: `p20261201`. */
+const suffixOf = (ms: number) => `p${new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')}`;
+
+/** Webhooks.maintain, after the option checks. */
+export async function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport> {
+  const i = internalsOf(w);
+  const t = i.st.tables;
+  const nowMs = i.now();
+  const width = (options.partitionDays ?? 1) * DAY;
+  const lockTimeoutMs = options.lockTimeoutMs ?? 2000;
+  const report: MaintenanceReport = {
+    created: [],
+    dropped: [],
+    held: [],
+    createBlocked: false,
+    readyUntil: '',
+  };
+  const target = nowMs + (options.ahead ?? 7) * width;
+  for (let n = 0; n < MAX_CREATED; n++) {
+    const last = await lastWindow(i.sql, t);
+    if (last.endsMs >= target) break;
+    // Windows start at UTC midnight. After a long stop, one window covers the whole gap up to today.
+    const today = Math.floor(nowMs / DAY) * DAY;
+    const endsMs = Math.max(last.endsMs + width, today);
+    const suffix = suffixOf(last.endsMs);
+    const created = await step(i.sql, (tx) =>
+      createWindow(tx, t, { suffix, startsMs: last.endsMs, endsMs, lockTimeoutMs }),
+    );
+    if (created === 'locked') {
+      report.createBlocked = true;
+      break;
+    }
+    if (created) report.created.push(suffix);
+  }
+  const cutoffMs = nowMs - options.retentionDays * DAY;
+  for (const win of await expiredWindows(i.sql, t, cutoffMs)) {
+    const endsAt = new Date(win.endsMs).toISOString();
+    const result = await step(i.sql, (tx) => dropWindow(tx, t, { suffix: win.suffix, lockTimeoutMs }));
+    if (result === 'locked') report.held.push({ window: win.suffix, endsAt, reason: 'locked', pending: 0 });
+    else if (result.kind === 'pending') {
+      report.held.push({ window: win.suffix, endsAt, reason: 'pending', pending: result.pending });
+    } else if (result.kind === 'dropped') {
+      report.dropped.push(win.suffix);
+      await forgetEventIds(i.sql, t, {
+        startsMs: win.startsMs,
+        endsMs: win.endsMs,
+        batch: 5000,
+        maxBatches: 1000,
+      });
+    }
+  }
+  report.readyUntil = new Date((await lastWindow(i.sql, t)).endsMs).toISOString();
+  return report;
+}
+
+/** One maintenance transaction; 'locked' when its locks were not granted in time. */
+async function step<T>(sql: Sql, fn: (tx: Parameters<Parameters<Sql['transaction']>[0]>[0]) => Promise<T>) {
+  try {
+    return await sql.transaction((tx) => fn(tx));
+  } catch (error) {
+    if (isLockConflict(error)) return 'locked' as const;
+    throw error;
+  }
+}
