@@ -2,11 +2,12 @@
 
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
+export type { ListApplicationsInput } from "./applications.js";
 export type { AttemptErrorCode, NotSentCode } from "./classify.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
 export type { WebhookErrorCode } from "./errors.js";
-export { EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidHeadersError, InvalidInputError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
+export { ApplicationNotFoundError, ApplicationUidTakenError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
@@ -16,362 +17,32 @@ export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./s
 export type { Backlog } from "./sql/backlog.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
 export type { AllowList } from "./ssrf/classify.js";
-export type { CircuitState, CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
+export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
 export { Webhooks } from "./webhooks.js";
 export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
 
-// --- dist/classify.d.ts
-import type { DeliveryErrorCode } from "./ssrf/errors.js";
-export type NotSentCode = "endpoint_deleted" | "endpoint_disabled" | "event_deleted";
-export type AttemptErrorCode = NotSentCode | "redirect_not_followed" | `http_${number}` | DeliveryErrorCode | "attempt_failed" | (string & {});
-export type AttemptResult = {
-    kind: "not_sent";
-    code: NotSentCode;
-} | {
-    kind: "response";
-    status: number;
-    retryAfter: string | string[] | undefined;
-} | {
-    kind: "error";
-    code: AttemptErrorCode;
-};
-export type Classification = {
-    kind: "delivered";
-    status: number;
-    errorCode: null;
-    gone: false;
-} | {
-    kind: "failed";
-    status: number | null;
-    errorCode: AttemptErrorCode;
-    gone: boolean;
-} | {
-    kind: "retry";
-    status: number | null;
-    errorCode: AttemptErrorCode;
-    delayMs: number;
-    nextAtMs: number;
-};
-export interface ClassifyInput {
-    result: AttemptResult;
-    attempts: number;
-    schedule: readonly number[];
-    nowMs: number;
-    random: () => number;
-    maxRetryAfterSeconds: number;
-}
-export declare function statusCode(status: number): AttemptErrorCode | null;
-export declare function healthEffect(outcome: "delivered" | "retry" | "failed", code: AttemptErrorCode | null): "ignored" | "no_send" | "success" | "failure";
-export declare function classify(input: ClassifyInput): Classification;
-
-// --- dist/ssrf/errors.d.ts
-export type DeliveryErrorCode = "invalid_url" | "ssrf_blocked" | "dns_failed" | "connect_timeout" | "timeout" | "tls_error" | "connection_error";
-export declare class DeliveryError extends Error {
-    readonly code: DeliveryErrorCode;
-    constructor(code: DeliveryErrorCode, message: string, options?: {
-        cause?: unknown;
-    });
-}
-export interface BlockedAddress {
-    readonly address: string;
-    readonly category: string;
-}
-export declare class SsrfBlockedError extends DeliveryError {
-    readonly code: "ssrf_blocked";
-    readonly hostname: string;
-    readonly blocked: readonly BlockedAddress[];
-    readonly addresses: readonly string[];
-    constructor(hostname: string, blocked: readonly BlockedAddress[], addresses?: readonly string[]);
-}
-export declare class DnsError extends DeliveryError {
-    readonly code: "dns_failed";
-    readonly hostname: string;
-    constructor(hostname: string, message: string, options?: {
-        cause?: unknown;
-    });
-}
-export declare class WebhookUrlError extends DeliveryError {
-    readonly code: "invalid_url";
-    readonly reason: string;
-    constructor(reason: string, message: string);
-}
-export declare class AllowListError extends Error {
-    readonly code = "invalid_allow_list";
-    constructor(message: string);
-}
-export declare function isDeliveryError(error: unknown): error is DeliveryError;
-export declare function isSsrfBlockedError(error: unknown): error is SsrfBlockedError;
-
-// --- dist/envelope.d.ts
-export type { Envelope } from "@surety/core";
-export declare function envelopeJson(e: {
-    id: string;
-    type: string;
-    apiVersion: string;
-    createdAt: Date | string;
-    sequence: string | number;
-    data: string;
-}): string;
-
-// --- dist/errors.d.ts
-export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_OUTCOME_UNSTORABLE";
-export declare class WebhookError extends Error {
-    readonly code: WebhookErrorCode;
-    constructor(code: WebhookErrorCode, message: string, options?: {
-        cause?: unknown;
-    });
-}
-export declare class InvalidEventError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_EVENT";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
-export declare class InvalidInputError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_INPUT";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
-export declare class InvalidHeadersError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_HEADERS";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
-export declare class EndpointNotFoundError extends WebhookError {
-    readonly code: "SURETY_ENDPOINT_NOT_FOUND";
-    constructor();
-}
-export declare class EndpointLimitError extends WebhookError {
-    readonly limit: number;
-    readonly code: "SURETY_ENDPOINT_LIMIT";
-    constructor(limit: number);
-}
-export declare const isWebhookError: (value: unknown) => value is WebhookError;
-export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
-export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
-export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
-export declare const isEndpointNotFoundError: (value: unknown) => value is EndpointNotFoundError;
-export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
-
-// --- dist/headers.d.ts
-export declare const MAX_HEADERS = 20;
-export declare const MAX_HEADER_NAME = 100;
-export declare const MAX_HEADER_VALUE = 1000;
-export declare const MAX_HEADERS_SIZE = 4096;
-export declare const RESERVED_HEADERS: ReadonlySet<string>;
-export declare const RESERVED_HEADER_PREFIXES: readonly string[];
-export declare function checkHeaders(headers: unknown): asserts headers is Record<string, string>;
-
-// --- dist/migrations.d.ts
-export declare const migrations: import("@surety/db").MigrationSet;
-
-// --- dist/outcome-writer.d.ts
-import { type Queryable } from "@surety/db";
-import { type completeStatements } from "./sql/complete.js";
-export interface Completion {
-    id: string;
-    tenant: string;
-    endpointId: string;
-    outcome: "delivered" | "retry" | "failed" | "defer";
-    nextAt: string | null;
-    status: number | null;
-    errorCode: string | null;
-    errorMessage: string | null;
-    excerpt: string | null;
-    attempt: number;
-    startedAt: string;
-    durationMs: number;
-    gone: boolean;
-}
-export type UnstorableHandling = "replaced" | "text_dropped" | "attempt_dropped" | "lost";
-export interface UnstorableOutcome {
-    deliveryId: string;
-    tenant: string;
-    endpointId: string;
-    attempt: number;
-    handled: UnstorableHandling;
-}
-export interface OutcomeWriterOptions {
-    sql: Queryable;
-    st: ReturnType<typeof completeStatements>;
-    workerId: string;
-    now: () => number;
-    batchSize: number;
-    flushIntervalMs: number;
-    stopping: () => boolean;
-    written: (batch: Completion[], now: string) => Promise<void>;
-    on: {
-        error(error: Error): void;
-        unstorable(outcome: UnstorableOutcome): void;
-        blocked(info: {
-            buffered: number;
-            error: Error;
-        }): void;
-        resumed(info: {
-            buffered: number;
-            blockedMs: number;
-        }): void;
-        settled(): void;
-    };
-}
-export declare const EXCERPT_LENGTH = 1024;
-export declare class OutcomeWriter {
-    #private;
-    constructor(options: OutcomeWriterOptions);
-    get size(): number;
-    get blocked(): boolean;
-    add(c: Completion): void;
-    flush(): Promise<void>;
-}
-
-// --- dist/sql/complete.d.ts
-import type { Queryable } from "@surety/db";
-import type { Names } from "./names.js";
-export declare function completeStatements({ D, A, st }: Names): {
-    complete: import("@surety/db").Statement;
-};
-export interface DeliveryOutcome {
-    id: string;
-    outcome: "delivered" | "retry" | "failed" | "defer";
-    nextAt: string | null;
-    status: number | null;
-    errorCode: string | null;
-}
-export interface AttemptRow {
-    deliveryId: string;
-    tenant: string;
-    attempt: number;
-    startedAt: string;
-    durationMs: number;
-    status: number | null;
-    excerpt: string | null;
-    errorCode: string | null;
-    errorMessage: string | null;
-    endpointId: string;
-}
-export declare function completeDeliveries(q: Queryable, st: ReturnType<typeof completeStatements>, input: {
-    nowIso: string;
-    workerId: string;
-    outcomes: readonly DeliveryOutcome[];
-    attempts: readonly AttemptRow[];
-}): Promise<{
-    completed: number;
-    attempts: number;
-}>;
-
-// --- dist/sql/names.d.ts
-import { type Statement } from "@surety/db";
-export declare const lockId: (name: string) => string;
-export declare const notifyChannel: (schema: string) => string;
-export declare function names(schema: string): {
-    schema: string;
-    s: string;
-    EP: string;
-    EV: string;
-    D: string;
-    A: string;
-    S: string;
-    T: string;
-    K: string;
-    P: string;
-    st: (name: string, text: string) => Statement;
-};
-export type Names = ReturnType<typeof names>;
-export declare const iso: (d: Date | string | null) => string | null;
-export declare const eventTime: (ev: string, d: string) => string;
-
-// --- dist/partitions.d.ts
-import type { Webhooks } from "./webhooks.js";
-export interface MaintainOptions {
-    retentionDays: number;
-    partitionDays?: number;
-    ahead?: number;
-    lockTimeoutMs?: number;
-}
-export interface HeldWindow {
-    window: string;
-    endsAt: string;
-    reason: "pending" | "locked";
-    pending: number;
-}
-export interface MaintenanceReport {
-    created: string[];
-    dropped: string[];
-    held: HeldWindow[];
-    createBlocked: boolean;
-    readyUntil: string;
-}
-export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;
-
-// --- dist/webhooks.d.ts
+// --- dist/applications.d.ts
 import { type Queryable, type Tx } from "@surety/db";
-import { type MaintainOptions, type MaintenanceReport } from "./partitions.js";
-import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
-import { type Backlog } from "./sql/backlog.js";
-import type { AllowList } from "./ssrf/index.js";
-import type { CreateEndpointInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
-export declare class Webhooks {
-    #private;
-    readonly schema: string;
-    readonly apiVersion: string;
-    readonly allowHttp: boolean;
-    readonly allowList: AllowList;
-    readonly maxEndpointsPerTenant: number;
-    constructor(options: WebhooksOptions);
-    migrate(): Promise<void>;
-    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
-    checkUrl(url: string): string;
-    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
-    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
-    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
-    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
-    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
-    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
-    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
-    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
-    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
-    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
-    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
-    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
-    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
-    purge(options: {
-        olderThanDays: number;
-        batchSize?: number;
-        maxBatches?: number;
-    }): Promise<number>;
-    maintain(options: MaintainOptions): Promise<MaintenanceReport>;
-    backlog(): Promise<Backlog>;
-    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
+import { type Page, type PageInput } from "./queries.js";
+import type { Application, ApplicationRef, CreateApplicationInput, DeleteApplicationInput, UpdateApplicationInput } from "./types.js";
+import type { Webhooks } from "./webhooks.js";
+export interface ListApplicationsInput extends PageInput {
+    tenant: string;
 }
+export declare function createApplicationFor(w: Webhooks, q: Queryable, input: CreateApplicationInput): Promise<Application>;
+export declare function findApplication(w: Webhooks, q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
+export declare function resolveApplication(w: Webhooks, q: Queryable, input: {
+    tenant: string;
+    ref: string;
+    field: "applicationId" | "application";
+}): Promise<string>;
+export declare function listApplicationsFor(w: Webhooks, q: Queryable, input: ListApplicationsInput): Promise<Page<Application>>;
+export declare function updateApplicationFor(w: Webhooks, q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
+export declare function deleteApplicationFor(w: Webhooks, tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
 
 // --- dist/queries.d.ts
-import { type Queryable } from "@surety/db";
+import { type CursorPart, type CursorValues, type KeysetCursor, type Queryable } from "@surety/db";
 import type { Endpoint } from "./types.js";
 import type { Webhooks } from "./webhooks.js";
 export interface Page<T> {
@@ -387,6 +58,7 @@ export interface EventRecord {
     sequence: number;
     resource: string | null;
     data: unknown;
+    applicationId: string | null;
 }
 export interface DeliveryRecord {
     id: string;
@@ -420,18 +92,26 @@ export interface EndpointHealth {
     successRate24h: number | null;
     pendingDeliveries: number;
 }
+export declare const BY_TIME: KeysetCursor<readonly [
+    "timestamp",
+    "text"
+]>;
+export declare function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P>;
+export declare function page<T, R, P extends readonly CursorPart[]>(rows: R[], limit: number, map: (r: R) => T, codec: KeysetCursor<P>, key: (t: T) => CursorValues<P>): Page<T>;
 export interface PageInput {
     limit?: number;
     cursor?: string;
 }
 export interface ListEndpointsInput extends PageInput {
     tenant: string;
+    applicationId?: string;
 }
 export interface ListEventsInput extends PageInput {
     tenant: string;
     type?: string;
     since?: Date;
     resource?: string;
+    applicationId?: string;
 }
 export interface EventRef {
     tenant: string;
@@ -442,10 +122,12 @@ export interface ListDeliveriesInput extends PageInput {
     endpointId?: string;
     eventId?: string;
     status?: string;
+    applicationId?: string;
 }
 export interface ListAttemptsInput {
     tenant: string;
     deliveryId: string;
+    applicationId?: string;
 }
 export declare function listEndpoints(w: Webhooks, q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
 export declare function endpointHealth(w: Webhooks, q: Queryable, input: {
@@ -477,12 +159,14 @@ export interface PublishInput {
     resource?: string;
     id?: string;
     endpointId?: string;
+    application?: string;
 }
 export interface PublishedEvent {
     id: string;
     sequence: number;
     createdAt: string;
     deliveries: number;
+    applicationId: string | null;
 }
 export interface SecretEntry {
     secret: string;
@@ -490,6 +174,7 @@ export interface SecretEntry {
 }
 export interface Endpoint {
     id: string;
+    applicationId: string | null;
     url: string;
     description: string;
     eventTypes: string[];
@@ -526,6 +211,7 @@ export interface CreateEndpointInput {
     rateLimit?: number | null;
     ordered?: boolean;
     traceContext?: boolean;
+    applicationId?: string;
     headers?: Record<string, string>;
 }
 export interface EndpointRef {
@@ -555,6 +241,33 @@ export interface RecoverEndpointInput {
     tenant: string;
     endpointId: string;
     since: Date;
+}
+export interface Application {
+    id: string;
+    uid: string | null;
+    name: string;
+    metadata: Record<string, string>;
+    version: number;
+    createdAt: string;
+    updatedAt: string;
+}
+export interface CreateApplicationInput {
+    tenant: string;
+    uid?: string | null;
+    name: string;
+    metadata?: Record<string, string>;
+}
+export interface ApplicationRef {
+    tenant: string;
+    id: string;
+}
+export type ApplicationPatch = Partial<Pick<CreateApplicationInput, "uid" | "name" | "metadata">>;
+export interface UpdateApplicationInput extends ApplicationRef {
+    ifVersion: number;
+    patch: ApplicationPatch;
+}
+export interface DeleteApplicationInput extends ApplicationRef {
+    ifVersion?: number;
 }
 
 // --- dist/ssrf/index.d.ts
@@ -682,6 +395,44 @@ export declare function resolveTarget(hostname: string, options?: ResolveTargetO
     family: 4 | 6;
 }>;
 
+// --- dist/ssrf/errors.d.ts
+export type DeliveryErrorCode = "invalid_url" | "ssrf_blocked" | "dns_failed" | "connect_timeout" | "timeout" | "tls_error" | "connection_error";
+export declare class DeliveryError extends Error {
+    readonly code: DeliveryErrorCode;
+    constructor(code: DeliveryErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export interface BlockedAddress {
+    readonly address: string;
+    readonly category: string;
+}
+export declare class SsrfBlockedError extends DeliveryError {
+    readonly code: "ssrf_blocked";
+    readonly hostname: string;
+    readonly blocked: readonly BlockedAddress[];
+    readonly addresses: readonly string[];
+    constructor(hostname: string, blocked: readonly BlockedAddress[], addresses?: readonly string[]);
+}
+export declare class DnsError extends DeliveryError {
+    readonly code: "dns_failed";
+    readonly hostname: string;
+    constructor(hostname: string, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class WebhookUrlError extends DeliveryError {
+    readonly code: "invalid_url";
+    readonly reason: string;
+    constructor(reason: string, message: string);
+}
+export declare class AllowListError extends Error {
+    readonly code = "invalid_allow_list";
+    constructor(message: string);
+}
+export declare function isDeliveryError(error: unknown): error is DeliveryError;
+export declare function isSsrfBlockedError(error: unknown): error is SsrfBlockedError;
+
 // --- dist/ssrf/post.d.ts
 import type { IncomingHttpHeaders } from "node:http";
 import type { GuardedDispatcher } from "./dispatcher.js";
@@ -726,6 +477,84 @@ export type UrlValidation = {
 export declare function validateWebhookUrl(input: string | URL, options?: UrlValidationOptions): UrlValidation;
 export declare function classifyLiteralHost(hostname: string): AddressClassification | undefined;
 
+// --- dist/webhooks.d.ts
+import { type Queryable, type Tx } from "@surety/db";
+import { type ListApplicationsInput } from "./applications.js";
+import { type MaintainOptions, type MaintenanceReport } from "./partitions.js";
+import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
+import { type Backlog } from "./sql/backlog.js";
+import type { AllowList } from "./ssrf/index.js";
+import type { Application, ApplicationRef, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
+export declare class Webhooks {
+    #private;
+    readonly schema: string;
+    readonly apiVersion: string;
+    readonly allowHttp: boolean;
+    readonly allowList: AllowList;
+    readonly maxEndpointsPerTenant: number;
+    constructor(options: WebhooksOptions);
+    migrate(): Promise<void>;
+    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
+    checkUrl(url: string): string;
+    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
+    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
+    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
+    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
+    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
+    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
+    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
+    createApplication(q: Queryable, input: CreateApplicationInput): Promise<Application>;
+    getApplication(q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
+    listApplications(q: Queryable, input: ListApplicationsInput): Promise<Page<Application>>;
+    updateApplication(q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
+    deleteApplication(tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
+    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
+    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
+    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
+    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
+    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
+    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
+    purge(options: {
+        olderThanDays: number;
+        batchSize?: number;
+        maxBatches?: number;
+    }): Promise<number>;
+    maintain(options: MaintainOptions): Promise<MaintenanceReport>;
+    backlog(): Promise<Backlog>;
+    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
+}
+
+// --- dist/partitions.d.ts
+import type { Webhooks } from "./webhooks.js";
+export interface MaintainOptions {
+    retentionDays: number;
+    partitionDays?: number;
+    ahead?: number;
+    lockTimeoutMs?: number;
+}
+export interface HeldWindow {
+    window: string;
+    endsAt: string;
+    reason: "pending" | "locked";
+    pending: number;
+}
+export interface MaintenanceReport {
+    created: string[];
+    dropped: string[];
+    held: HeldWindow[];
+    createBlocked: boolean;
+    readyUntil: string;
+}
+export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;
+
 // --- dist/sql/backlog.d.ts
 import type { Queryable } from "@surety/db";
 import type { Names } from "./names.js";
@@ -740,6 +569,258 @@ export interface Backlog {
     };
 }
 export declare function readBacklog(q: Queryable, t: Pick<Names, "D" | "EP">): Promise<Backlog>;
+
+// --- dist/sql/names.d.ts
+import { type Statement } from "@surety/db";
+export declare const lockId: (name: string) => string;
+export declare const notifyChannel: (schema: string) => string;
+export declare function names(schema: string): {
+    schema: string;
+    s: string;
+    EP: string;
+    EV: string;
+    D: string;
+    A: string;
+    S: string;
+    T: string;
+    AP: string;
+    K: string;
+    P: string;
+    st: (name: string, text: string) => Statement;
+};
+export type Names = ReturnType<typeof names>;
+export declare const iso: (d: Date | string | null) => string | null;
+export declare const eventTime: (ev: string, d: string) => string;
+
+// --- dist/classify.d.ts
+import type { DeliveryErrorCode } from "./ssrf/errors.js";
+export type NotSentCode = "endpoint_deleted" | "endpoint_disabled" | "event_deleted";
+export type AttemptErrorCode = NotSentCode | "redirect_not_followed" | `http_${number}` | DeliveryErrorCode | "attempt_failed" | (string & {});
+export type AttemptResult = {
+    kind: "not_sent";
+    code: NotSentCode;
+} | {
+    kind: "response";
+    status: number;
+    retryAfter: string | string[] | undefined;
+} | {
+    kind: "error";
+    code: AttemptErrorCode;
+};
+export type Classification = {
+    kind: "delivered";
+    status: number;
+    errorCode: null;
+    gone: false;
+} | {
+    kind: "failed";
+    status: number | null;
+    errorCode: AttemptErrorCode;
+    gone: boolean;
+} | {
+    kind: "retry";
+    status: number | null;
+    errorCode: AttemptErrorCode;
+    delayMs: number;
+    nextAtMs: number;
+};
+export interface ClassifyInput {
+    result: AttemptResult;
+    attempts: number;
+    schedule: readonly number[];
+    nowMs: number;
+    random: () => number;
+    maxRetryAfterSeconds: number;
+}
+export declare function statusCode(status: number): AttemptErrorCode | null;
+export declare function healthEffect(outcome: "delivered" | "retry" | "failed", code: AttemptErrorCode | null): "ignored" | "no_send" | "success" | "failure";
+export declare function classify(input: ClassifyInput): Classification;
+
+// --- dist/envelope.d.ts
+export type { Envelope } from "@surety/core";
+export declare function envelopeJson(e: {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: Date | string;
+    sequence: string | number;
+    data: string;
+}): string;
+
+// --- dist/errors.d.ts
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE";
+export declare class WebhookError extends Error {
+    readonly code: WebhookErrorCode;
+    constructor(code: WebhookErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class InvalidEventError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_EVENT";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class InvalidInputError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_INPUT";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class InvalidHeadersError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_HEADERS";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class EndpointNotFoundError extends WebhookError {
+    readonly code: "SURETY_ENDPOINT_NOT_FOUND";
+    constructor();
+}
+export declare class EndpointLimitError extends WebhookError {
+    readonly limit: number;
+    readonly code: "SURETY_ENDPOINT_LIMIT";
+    constructor(limit: number);
+}
+export declare class ApplicationNotFoundError extends WebhookError {
+    readonly field?: "applicationId" | "application" | undefined;
+    readonly code: "SURETY_APPLICATION_NOT_FOUND";
+    constructor(field?: "applicationId" | "application" | undefined);
+}
+export declare class ApplicationUidTakenError extends WebhookError {
+    readonly uid: string;
+    readonly code: "SURETY_APPLICATION_UID_TAKEN";
+    constructor(uid: string);
+}
+export declare const isWebhookError: (value: unknown) => value is WebhookError;
+export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
+export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
+export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
+export declare const isEndpointNotFoundError: (value: unknown) => value is EndpointNotFoundError;
+export declare const isApplicationNotFoundError: (value: unknown) => value is ApplicationNotFoundError;
+export declare const isApplicationUidTakenError: (value: unknown) => value is ApplicationUidTakenError;
+export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
+
+// --- dist/headers.d.ts
+export declare const MAX_HEADERS = 20;
+export declare const MAX_HEADER_NAME = 100;
+export declare const MAX_HEADER_VALUE = 1000;
+export declare const MAX_HEADERS_SIZE = 4096;
+export declare const RESERVED_HEADERS: ReadonlySet<string>;
+export declare const RESERVED_HEADER_PREFIXES: readonly string[];
+export declare function checkHeaders(headers: unknown): asserts headers is Record<string, string>;
+
+// --- dist/migrations.d.ts
+export declare const migrations: import("@surety/db").MigrationSet;
+
+// --- dist/outcome-writer.d.ts
+import { type Queryable } from "@surety/db";
+import { type completeStatements } from "./sql/complete.js";
+export interface Completion {
+    id: string;
+    tenant: string;
+    endpointId: string;
+    outcome: "delivered" | "retry" | "failed" | "defer";
+    nextAt: string | null;
+    status: number | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    excerpt: string | null;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    gone: boolean;
+}
+export type UnstorableHandling = "replaced" | "text_dropped" | "attempt_dropped" | "lost";
+export interface UnstorableOutcome {
+    deliveryId: string;
+    tenant: string;
+    endpointId: string;
+    attempt: number;
+    handled: UnstorableHandling;
+}
+export interface OutcomeWriterOptions {
+    sql: Queryable;
+    st: ReturnType<typeof completeStatements>;
+    workerId: string;
+    now: () => number;
+    batchSize: number;
+    flushIntervalMs: number;
+    stopping: () => boolean;
+    written: (batch: Completion[], now: string) => Promise<void>;
+    on: {
+        error(error: Error): void;
+        unstorable(outcome: UnstorableOutcome): void;
+        blocked(info: {
+            buffered: number;
+            error: Error;
+        }): void;
+        resumed(info: {
+            buffered: number;
+            blockedMs: number;
+        }): void;
+        settled(): void;
+    };
+}
+export declare const EXCERPT_LENGTH = 1024;
+export declare class OutcomeWriter {
+    #private;
+    constructor(options: OutcomeWriterOptions);
+    get size(): number;
+    get blocked(): boolean;
+    add(c: Completion): void;
+    flush(): Promise<void>;
+}
+
+// --- dist/sql/complete.d.ts
+import type { Queryable } from "@surety/db";
+import type { Names } from "./names.js";
+export declare function completeStatements({ D, A, st }: Names): {
+    complete: import("@surety/db").Statement;
+};
+export interface DeliveryOutcome {
+    id: string;
+    outcome: "delivered" | "retry" | "failed" | "defer";
+    nextAt: string | null;
+    status: number | null;
+    errorCode: string | null;
+}
+export interface AttemptRow {
+    deliveryId: string;
+    tenant: string;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    excerpt: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    endpointId: string;
+}
+export declare function completeDeliveries(q: Queryable, st: ReturnType<typeof completeStatements>, input: {
+    nowIso: string;
+    workerId: string;
+    outcomes: readonly DeliveryOutcome[];
+    attempts: readonly AttemptRow[];
+}): Promise<{
+    completed: number;
+    attempts: number;
+}>;
 
 // --- dist/schedule.d.ts
 export declare const DEFAULT_SCHEDULE: readonly number[];
@@ -1054,15 +1135,19 @@ export declare function statements(schema: string): {
     claimSettings: string;
     releaseSlots: import("@surety/db").Statement;
     takeTokens: import("@surety/db").Statement;
-    publish: import("@surety/db").Statement;
+    publish: {
+        tenant: import("@surety/db").Statement;
+        application: import("@surety/db").Statement;
+        endpoint: import("@surety/db").Statement;
+    };
     tables: {
-        s: string;
         EP: string;
         EV: string;
         D: string;
         A: string;
         S: string;
         T: string;
+        AP: string;
         K: string;
         P: string;
         s: string;
@@ -1072,7 +1157,7 @@ export declare function statements(schema: string): {
 export type Statements = ReturnType<typeof statements>;
 
 // (dist/webhooks.d.ts: above)
-// (dist/partitions.d.ts: above)
+// (dist/applications.d.ts: above)
 // (dist/queries.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
@@ -1084,5 +1169,6 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/ssrf/errors.d.ts: above)
 // (dist/ssrf/post.d.ts: above)
 // (dist/ssrf/validate-url.d.ts: above)
+// (dist/partitions.d.ts: above)
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)
