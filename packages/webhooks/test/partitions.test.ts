@@ -4,6 +4,7 @@
 // migration from the unpartitioned tables on a database holding data. An injected clock moves
 // forward; nothing sleeps.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { migrate, type Sql } from '@surety/db';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
@@ -461,7 +462,18 @@ describe('migration from the unpartitioned tables', () => {
         const legacy = engine(old.sql, old.schema);
         clock = Date.now();
         tenant = 'legacy';
-        const { endpoint } = await legacy.createEndpoint(old.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+        // Written as the layout of that time holds it: today's createEndpoint writes later columns (headers).
+        const endpoint = { id: 'we_legacy' };
+        await old.sql.query(
+          `insert into ${s}.webhook_endpoints (tenant, id, url, event_types, secrets, created_at, updated_at)
+           values ($1, $2, $3, '{*}', $4::jsonb, now(), now())`,
+          [
+            tenant,
+            endpoint.id,
+            rx.url,
+            JSON.stringify([{ secret: `whsec_${randomBytes(32).toString('base64')}`, expiresAt: null }]),
+          ],
+        );
         const events = (from: number, to: number) =>
           old.sql.query(
             `insert into ${s}.webhook_events (tenant, id, type, api_version, resource, sequence, data, created_at)
