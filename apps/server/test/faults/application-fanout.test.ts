@@ -127,13 +127,21 @@ describe('fan-out by application, two worker processes', { skip: needsPostgres }
     // Nothing is queued or left for a wrong endpoint either: every delivery's endpoint is of its
     // event's audience, and each event has exactly one delivery.
     const s = `"${db.schema}"`;
-    const { rows } = await db.sql.query<{ wrong: number; deliveries: number; pending: number }>(
-      `select count(*) filter (where ep.application_id is distinct from ev.application_id)::int as wrong,
+    // A receiver has a request before its worker records the outcome (a batch written every few
+    // milliseconds): wait, bounded, until the last outcomes are written.
+    const count = () =>
+      db.sql.query<{ wrong: number; deliveries: number; pending: number }>(
+        `select count(*) filter (where ep.application_id is distinct from ev.application_id)::int as wrong,
               count(*)::int as deliveries, count(*) filter (where d.status = 'pending')::int as pending
          from ${s}.webhook_deliveries d
          join ${s}.webhook_events ev on ev.tenant = d.tenant and ev.id = d.event_id
          join ${s}.webhook_endpoints ep on ep.tenant = d.tenant and ep.id = d.endpoint_id`,
-    );
+      );
+    let { rows } = await count();
+    for (let i = 0; i < 100 && rows[0]!.pending > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ({ rows } = await count());
+    }
     assert.deepEqual(rows[0], { wrong: 0, deliveries: 3 * n, pending: 0 });
     assert.equal(rx.theirs.received.length, 0, "another tenant's application of the same uid heard nothing");
   });
