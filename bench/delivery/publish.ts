@@ -48,6 +48,7 @@ const variants: Record<string, (tx: Tx, i: number) => Promise<unknown>> = {
         null,
         null,
         null,
+        false, // a generated id: no row in the chosen-id table
       ],
     );
     await tx.query(`select pg_notify($1, '')`, [webhooksInternals(webhooks).channel]);

@@ -8,17 +8,17 @@
 // origin and refused by another. Screenshots go to .tmp/portal/; UPDATE_SCREENSHOTS=1 also refreshes
 // the ones in docs/.
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createRegistry } from '@surety/events';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import { startReceiver } from '@surety/webhooks/testing';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, chromiumSkip as skip } from './browser.js';
 import { auth, createTestApp, newKey, type TestApp } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../../', import.meta.url);
 const SHOTS = new URL('.tmp/portal/', ROOT);
 const WAIT = 30_000;
@@ -30,12 +30,7 @@ const XSS = {
   response: '<script>window.__xss=1;alert(5)</script><img src=x onerror=alert(6)>',
 };
 
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is not installed (apt-get install chromium): the browser test is skipped`;
-
 type Json = Record<string, unknown>;
-const NO_CATALOGUE = 'GET /v1/event-types is not in this build (merge the event-types branch): skipped';
 /** A site of the tenant's: its origin, and `frame(link)` sets the portal link it frames (its URL). */
 type Parent = { origin: string; frame: (link: string) => string };
 
@@ -99,8 +94,6 @@ describe('portal in headless Chromium', { skip }, () => {
    * Whether this build serves the event-type catalogue (GET /v1/event-types, the event-types branch
    * of issue 19): the portal's catalogue and its add form's type checkboxes read it.
    */
-  const catalogueServed = () => t.app.hasRoute({ method: 'GET', url: '/v1/event-types' });
-
   /** A page that records dialogs (none may open: nothing shown is ever parsed as markup). */
   async function newPage(ctx: BrowserContext = context) {
     const page = await ctx.newPage();
@@ -194,34 +187,7 @@ describe('portal in headless Chromium', { skip }, () => {
     const settings = await call('PUT', '/v1/portal-settings', { frameAncestors: [allowed.origin] });
     assert.equal(settings.statusCode, 200, settings.body);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-      timeout: WAIT,
-    });
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 }, colorScheme: 'light' });
-    context.setDefaultTimeout(WAIT);
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.hostname === '127.0.0.1') return route.continue();
-      offsite.push(url.href);
-      return route.abort();
-    });
-    context.on('page', (page) => {
-      page.on('pageerror', (e) => pageErrors.push(e.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text()))
-          pageErrors.push(m.text());
-      });
-    });
+    ({ browser, context } = await launchBrowser({ width: 1200, waitMs: WAIT, offsite, pageErrors }));
     mkdirSync(SHOTS, { recursive: true });
   });
 
@@ -319,8 +285,7 @@ describe('portal in headless Chromium', { skip }, () => {
     await form.getByText('New endpoint').click();
     await form.getByLabel('URL').fill('http://169.254.169.254/latest');
     // The catalogue's types as checkboxes; a build without the catalogue has the dashboard's field.
-    if (catalogueServed()) await form.getByRole('checkbox', { name: 'order.shipped' }).check();
-    else await form.getByLabel('Event types').fill('order.shipped');
+    await form.getByRole('checkbox', { name: 'order.shipped' }).check();
     await form.getByLabel('Description (optional)').fill('Fulfilment');
     await form.getByRole('button', { name: 'Add endpoint' }).click();
     await form
@@ -370,8 +335,7 @@ describe('portal in headless Chromium', { skip }, () => {
     await page.close();
   });
 
-  test('the catalogue: each type’s name, description, schema and example', async (ctx) => {
-    if (!catalogueServed()) return ctx.skip(NO_CATALOGUE);
+  test('the catalogue: each type’s name, description, schema and example', async () => {
     const s = await portalSession(appA);
     const page = await newPage();
     await page.goto(s.link);
