@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { isEventType } from '@surety/core';
 import { keysetCursor } from '@surety/db';
@@ -38,18 +39,6 @@ interface Editable {
   compatibility?: Compatibility;
   deprecated?: boolean;
 }
-
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-const canonical = (v: unknown): unknown =>
-  Array.isArray(v)
-    ? v.map(canonical)
-    : typeof v === 'object' && v !== null
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-        )
-      : v;
 
 const current = (row: EventTypeRow) => ({ exists: true, etag: versionETag(row.version) });
 
@@ -254,7 +243,7 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
         compatibility: body.compatibility ?? row.compatibility,
         deprecated: body.deprecated ?? row.deprecated,
       };
-      const schemaChanged = body.schema !== undefined && !sameJson(body.schema, row.schema);
+      const schemaChanged = body.schema !== undefined && !isDeepStrictEqual(body.schema, row.schema);
       // A new mode starts from the schema in force now: what was published before it was set is
       // judged by the mode it was published under.
       const modeChanged = fields.compatibility !== row.compatibility;

@@ -1,62 +1,18 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { txOf } from '@surety/idempotency/fastify';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { PortalData, PortalSettingsRow } from '../data/portal.js';
+import type { PortalData } from '../data/portal.js';
 import { checkOrigins, MAX_FRAME_ANCESTORS } from '../portal/origins.js';
 import { issueToken, SESSION_ID } from '../portal/token.js';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
+import { APPLICATION_REF } from './application-schemas.js';
+import { presentSettings, sessionSchema, settingsSchema } from './portal-schemas.js';
 import { idParam } from './schemas.js';
 
 /** The longest a portal session may last (a day), and the default (an hour). */
 export const MAX_SESSION_SECONDS = 86_400;
 export const DEFAULT_SESSION_SECONDS = 3600;
-
-const APPLICATION_REF = '^[\\x21-\\x7e]{1,255}$';
-
-const sessionSchema = {
-  type: 'object',
-  required: ['object', 'id', 'applicationId', 'url', 'token', 'readOnly', 'expiresAt', 'createdAt'],
-  properties: {
-    object: { type: 'string', const: 'portal_session' },
-    id: { type: 'string', description: 'The session id (`ps_…`), for DELETE /v1/portal-sessions/{id}.' },
-    applicationId: { type: 'string' },
-    url: {
-      type: 'string',
-      description:
-        'The page to give your customer: `<base>/portal/<id>#token=<token>`. The token is in the fragment, ' +
-        'which browsers never send, so it is in no request line, log or Referer.',
-    },
-    token: {
-      type: 'string',
-      description:
-        'The bearer token (`ps_<id>.<secret>`), in this answer only: the service keeps only its SHA-256.',
-    },
-    readOnly: { type: 'boolean' },
-    expiresAt: { type: 'string', format: 'date-time' },
-    createdAt: { type: 'string', format: 'date-time' },
-  },
-} as const;
-
-const settingsSchema = {
-  type: 'object',
-  required: ['object', 'frameAncestors', 'updatedAt'],
-  properties: {
-    object: { type: 'string', const: 'portal_settings' },
-    frameAncestors: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'The origins that may frame the portal (CSP frame-ancestors); empty: none may.',
-    },
-    updatedAt: { type: ['string', 'null'], format: 'date-time' },
-  },
-} as const;
-
-const presentSettings = (row: PortalSettingsRow | undefined) => ({
-  object: 'portal_settings' as const,
-  frameAncestors: row?.frame_ancestors ?? [],
-  updatedAt: row ? new Date(row.updated_at).toISOString() : null,
-});
 
 export interface PortalRoutesOptions {
   data: PortalData;
