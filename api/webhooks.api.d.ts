@@ -11,8 +11,9 @@ export { ApplicationNotFoundError, ApplicationUidTakenError, EndpointLimitError,
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
+export type { Page, PageInput } from "./pages.js";
 export type { HeldWindow, MaintainOptions, MaintenanceReport } from "./partitions.js";
-export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, Page, PageInput, } from "./queries.js";
+export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, } from "./queries.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
 export type { Backlog } from "./sql/backlog.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
@@ -24,7 +25,7 @@ export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
 
 // --- dist/applications.d.ts
 import { type Queryable, type Tx } from "@surety/db";
-import { type Page, type PageInput } from "./queries.js";
+import { type Page, type PageInput } from "./pages.js";
 import type { Application, ApplicationRef, CreateApplicationInput, DeleteApplicationInput, UpdateApplicationInput } from "./types.js";
 import type { Webhooks } from "./webhooks.js";
 export interface ListApplicationsInput extends PageInput {
@@ -41,56 +42,12 @@ export declare function listApplicationsFor(w: Webhooks, q: Queryable, input: Li
 export declare function updateApplicationFor(w: Webhooks, q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
 export declare function deleteApplicationFor(w: Webhooks, tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
 
-// --- dist/queries.d.ts
-import { type CursorPart, type CursorValues, type KeysetCursor, type Queryable } from "@surety/db";
-import type { Endpoint } from "./types.js";
-import type { Webhooks } from "./webhooks.js";
+// --- dist/pages.d.ts
+import { type CursorPart, type CursorValues, type KeysetCursor } from "@surety/db";
 export interface Page<T> {
     data: T[];
     hasMore: boolean;
     nextCursor: string | null;
-}
-export interface EventRecord {
-    id: string;
-    type: string;
-    apiVersion: string;
-    createdAt: string;
-    sequence: number;
-    resource: string | null;
-    data: unknown;
-    applicationId: string | null;
-}
-export interface DeliveryRecord {
-    id: string;
-    eventId: string;
-    eventType: string | null;
-    endpointId: string;
-    status: "pending" | "delivered" | "failed";
-    attempts: number;
-    nextAttemptAt: string | null;
-    createdAt: string;
-    completedAt: string | null;
-    lastStatus: number | null;
-    lastError: string | null;
-}
-export interface AttemptRecord {
-    id: string;
-    deliveryId: string;
-    attempt: number;
-    startedAt: string;
-    durationMs: number;
-    status: number | null;
-    responseExcerpt: string | null;
-    errorCode: string | null;
-    errorMessage: string | null;
-}
-export interface EndpointHealth {
-    lastSuccessAt: string | null;
-    lastFailureAt: string | null;
-    failingSince: string | null;
-    attempts24h: number;
-    successRate24h: number | null;
-    pendingDeliveries: number;
 }
 export declare const BY_TIME: KeysetCursor<readonly [
     "timestamp",
@@ -102,42 +59,6 @@ export interface PageInput {
     limit?: number;
     cursor?: string;
 }
-export interface ListEndpointsInput extends PageInput {
-    tenant: string;
-    applicationId?: string;
-}
-export interface ListEventsInput extends PageInput {
-    tenant: string;
-    type?: string;
-    since?: Date;
-    resource?: string;
-    applicationId?: string;
-}
-export interface EventRef {
-    tenant: string;
-    id: string;
-}
-export interface ListDeliveriesInput extends PageInput {
-    tenant: string;
-    endpointId?: string;
-    eventId?: string;
-    status?: string;
-    applicationId?: string;
-}
-export interface ListAttemptsInput {
-    tenant: string;
-    deliveryId: string;
-    applicationId?: string;
-}
-export declare function listEndpoints(w: Webhooks, q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
-export declare function endpointHealth(w: Webhooks, q: Queryable, input: {
-    tenant: string;
-    id: string;
-}): Promise<EndpointHealth | undefined>;
-export declare function listEvents(w: Webhooks, q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
-export declare function getEvent(w: Webhooks, q: Queryable, input: EventRef): Promise<EventRecord | undefined>;
-export declare function listDeliveries(w: Webhooks, q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
-export declare function listAttempts(w: Webhooks, q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
 
 // --- dist/types.d.ts
 import type { Sql } from "@surety/db";
@@ -480,8 +401,9 @@ export declare function classifyLiteralHost(hostname: string): AddressClassifica
 // --- dist/webhooks.d.ts
 import { type Queryable, type Tx } from "@surety/db";
 import { type ListApplicationsInput } from "./applications.js";
+import type { Page } from "./pages.js";
 import { type MaintainOptions, type MaintenanceReport } from "./partitions.js";
-import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput, type Page } from "./queries.js";
+import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput } from "./queries.js";
 import { type Backlog } from "./sql/backlog.js";
 import type { AllowList } from "./ssrf/index.js";
 import type { Application, ApplicationRef, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
@@ -554,6 +476,90 @@ export interface MaintenanceReport {
     readyUntil: string;
 }
 export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;
+
+// --- dist/queries.d.ts
+import type { Queryable } from "@surety/db";
+import { type Page, type PageInput } from "./pages.js";
+import type { Endpoint } from "./types.js";
+import type { Webhooks } from "./webhooks.js";
+export interface EventRecord {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: string;
+    sequence: number;
+    resource: string | null;
+    data: unknown;
+    applicationId: string | null;
+}
+export interface DeliveryRecord {
+    id: string;
+    eventId: string;
+    eventType: string | null;
+    endpointId: string;
+    status: "pending" | "delivered" | "failed";
+    attempts: number;
+    nextAttemptAt: string | null;
+    createdAt: string;
+    completedAt: string | null;
+    lastStatus: number | null;
+    lastError: string | null;
+}
+export interface AttemptRecord {
+    id: string;
+    deliveryId: string;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    responseExcerpt: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+}
+export interface EndpointHealth {
+    lastSuccessAt: string | null;
+    lastFailureAt: string | null;
+    failingSince: string | null;
+    attempts24h: number;
+    successRate24h: number | null;
+    pendingDeliveries: number;
+}
+export interface ListEndpointsInput extends PageInput {
+    tenant: string;
+    applicationId?: string;
+}
+export interface ListEventsInput extends PageInput {
+    tenant: string;
+    type?: string;
+    since?: Date;
+    resource?: string;
+    applicationId?: string;
+}
+export interface EventRef {
+    tenant: string;
+    id: string;
+}
+export interface ListDeliveriesInput extends PageInput {
+    tenant: string;
+    endpointId?: string;
+    eventId?: string;
+    status?: string;
+    applicationId?: string;
+}
+export interface ListAttemptsInput {
+    tenant: string;
+    deliveryId: string;
+    applicationId?: string;
+}
+export declare function listEndpoints(w: Webhooks, q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
+export declare function endpointHealth(w: Webhooks, q: Queryable, input: {
+    tenant: string;
+    id: string;
+}): Promise<EndpointHealth | undefined>;
+export declare function listEvents(w: Webhooks, q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
+export declare function getEvent(w: Webhooks, q: Queryable, input: EventRef): Promise<EventRecord | undefined>;
+export declare function listDeliveries(w: Webhooks, q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
+export declare function listAttempts(w: Webhooks, q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
 
 // --- dist/sql/backlog.d.ts
 import type { Queryable } from "@surety/db";
@@ -1158,7 +1164,7 @@ export type Statements = ReturnType<typeof statements>;
 
 // (dist/webhooks.d.ts: above)
 // (dist/applications.d.ts: above)
-// (dist/queries.d.ts: above)
+// (dist/pages.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)
@@ -1170,5 +1176,6 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/ssrf/post.d.ts: above)
 // (dist/ssrf/validate-url.d.ts: above)
 // (dist/partitions.d.ts: above)
+// (dist/queries.d.ts: above)
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)

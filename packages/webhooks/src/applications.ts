@@ -5,7 +5,7 @@ import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { ApplicationNotFoundError, ApplicationUidTakenError, InvalidInputError } from './errors.js';
 import { newId } from './ids.js';
 import { internalsOf } from './internals.js';
-import { BY_TIME, decode, type Page, type PageInput, page } from './queries.js';
+import { BY_TIME, decode, type Page, type PageInput, page } from './pages.js';
 import {
   type ApplicationRow,
   deleteApplicationEndpoints,

@@ -35,6 +35,7 @@ export {
 } from './headers.js';
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
+export type { Page, PageInput } from './pages.js';
 export type { HeldWindow, MaintainOptions, MaintenanceReport } from './partitions.js';
 export type {
   AttemptRecord,
@@ -46,8 +47,6 @@ export type {
   ListDeliveriesInput,
   ListEndpointsInput,
   ListEventsInput,
-  Page,
-  PageInput,
 } from './queries.js';
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
 export type { Backlog } from './sql/backlog.js';

@@ -1,13 +1,7 @@
-import {
-  type CursorPart,
-  type CursorValues,
-  type KeysetCursor,
-  keysetCursor,
-  type Queryable,
-} from '@surety/db';
-import { WebhookError } from './errors.js';
+import type { Queryable } from '@surety/db';
 import { assertStorable, assertTimestamp } from './input.js';
 import { internalsOf } from './internals.js';
+import { BY_TIME, decode, type Page, type PageInput, page } from './pages.js';
 import { type DeliveryRow, selectAttempts, selectDeliveries } from './sql/deliveries.js';
 import { selectEndpointHealth } from './sql/endpoint-health.js';
 import { toEndpoint } from './sql/endpoint-row.js';
@@ -16,13 +10,6 @@ import { type EventRow, selectEvent, selectEvents } from './sql/events.js';
 import { iso } from './sql/names.js';
 import type { Endpoint } from './types.js';
 import type { Webhooks } from './webhooks.js';
-
-/** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
-export interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 export interface EventRecord {
   id: string;
@@ -70,42 +57,6 @@ export interface EndpointHealth {
   attempts24h: number;
   successRate24h: number | null;
   pendingDeliveries: number;
-}
-
-// Cursors are @surety/db's keyset codec; every list is by (time, id). A forged one is a WebhookError
-// SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
-export const BY_TIME = keysetCursor('timestamp', 'text');
-
-export function decode<P extends readonly CursorPart[]>(
-  codec: KeysetCursor<P>,
-  cursor: string,
-): CursorValues<P> {
-  try {
-    return codec.decode(cursor);
-  } catch (error) {
-    throw new WebhookError('SURETY_INVALID_CURSOR', 'the cursor is not one this API returned', {
-      cause: error,
-    });
-  }
-}
-
-export function page<T, R, P extends readonly CursorPart[]>(
-  rows: R[],
-  limit: number,
-  map: (r: R) => T,
-  codec: KeysetCursor<P>,
-  key: (t: T) => CursorValues<P>,
-): Page<T> {
-  const hasMore = rows.length > limit;
-  const data = rows.slice(0, limit).map(map);
-  const last = data.at(-1);
-  return { data, hasMore, nextCursor: hasMore && last ? codec.encode(key(last)) : null };
-}
-
-/** A page of a list: at most `limit` items (default 20) after `cursor` (a `nextCursor`). */
-export interface PageInput {
-  limit?: number;
-  cursor?: string;
 }
 
 export interface ListEndpointsInput extends PageInput {

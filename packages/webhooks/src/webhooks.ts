@@ -25,6 +25,7 @@ import { assertStorable, assertTimestamp } from './input.js';
 import { setInternals, type WebhooksInternals } from './internals.js';
 import { migrations } from './migrations.js';
 import { CommitNotifier } from './notify.js';
+import type { Page } from './pages.js';
 import { type MaintainOptions, type MaintenanceReport, maintainPartitions } from './partitions.js';
 import {
   type AttemptRecord,
@@ -42,7 +43,6 @@ import {
   listDeliveries,
   listEndpoints,
   listEvents,
-  type Page,
 } from './queries.js';
 import { recoverEndpointFor, replayEventFor } from './requeue.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';

@@ -1,0 +1,46 @@
+// Keyset pages shared by every list of the package (endpoints, events, deliveries, applications).
+import { type CursorPart, type CursorValues, type KeysetCursor, keysetCursor } from '@surety/db';
+import { WebhookError } from './errors.js';
+
+/** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+// Cursors are @surety/db's keyset codec; every list is by (time, id). A forged one is a WebhookError
+// SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
+export const BY_TIME = keysetCursor('timestamp', 'text');
+
+export function decode<P extends readonly CursorPart[]>(
+  codec: KeysetCursor<P>,
+  cursor: string,
+): CursorValues<P> {
+  try {
+    return codec.decode(cursor);
+  } catch (error) {
+    throw new WebhookError('SURETY_INVALID_CURSOR', 'the cursor is not one this API returned', {
+      cause: error,
+    });
+  }
+}
+
+export function page<T, R, P extends readonly CursorPart[]>(
+  rows: R[],
+  limit: number,
+  map: (r: R) => T,
+  codec: KeysetCursor<P>,
+  key: (t: T) => CursorValues<P>,
+): Page<T> {
+  const hasMore = rows.length > limit;
+  const data = rows.slice(0, limit).map(map);
+  const last = data.at(-1);
+  return { data, hasMore, nextCursor: hasMore && last ? codec.encode(key(last)) : null };
+}
+
+/** A page of a list: at most `limit` items (default 20) after `cursor` (a `nextCursor`). */
+export interface PageInput {
+  limit?: number;
+  cursor?: string;
+}
