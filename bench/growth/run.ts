@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { createPgSql } from '@surety/db';
 import { createIdempotency, type Idempotency } from '@surety/idempotency';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
-import { webhooksInternals } from '@surety/webhooks/testing';
+import { claimOnce, pickParams, webhooksInternals } from '@surety/webhooks/testing';
 import pg from 'pg';
 import { emitResult } from '../lib/result.js';
 import { args, percentile, requireDatabaseUrl } from '../lib/stats.js';
@@ -212,7 +212,7 @@ for (const [size, n] of [
 const claimRounds = a.quick ? 2 : 3;
 // The claim's fairness parameters (window of 100, no caps: one tenant's backlog), as a worker with
 // batches of 50 and the caps opened up runs it: this measures what the claim costs as the table grows.
-const NO_CAPS = [100, 1_000_000, 1_000_000, [], [], []];
+const NO_CAPS = [100, 1_000_000, 1_000_000, [], [], []] as const;
 for (let round = 0; round < claimRounds; round++) {
   for (const size of sizesInRound(round)) {
     const wh = whs[size]!;
@@ -225,13 +225,7 @@ for (let round = 0; round < claimRounds; round++) {
       const t = performance.now();
       const { rows } = await sql.transaction(
         (tx) =>
-          tx.query<{ id: string | null }>(webhooksInternals(wh).st.claim, [
-            new Date().toISOString(),
-            50,
-            lease,
-            `bench-${run}`,
-            ...NO_CAPS,
-          ]),
+          claimOnce(tx, wh, [new Date().toISOString(), 50, lease, `bench-${run}`, ...NO_CAPS]),
         { first: webhooksInternals(wh).st.claimSettings },
       );
       lat.push(performance.now() - t);
@@ -314,7 +308,7 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
     [
       'delivery claim (batch of 50, 1 M pending)',
       webhooksInternals(wh).st.claim,
-      [now, 50, new Date(Date.now() + 60_000).toISOString(), 'explain', ...NO_CAPS],
+      pickParams([now, 50, new Date(Date.now() + 60_000).toISOString(), 'explain', ...NO_CAPS]),
       webhooksInternals(wh).st.claimSettings,
     ],
   ];

@@ -4,7 +4,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { Queryable } from '@surety/db';
 import { internalsOf, type WebhooksInternals } from './internals.js';
+import { type ClaimParams, claimIn } from './sql/claim.js';
 import type { Webhooks } from './webhooks.js';
 
 export interface Received {
@@ -128,3 +130,14 @@ export const webhooksInternals = (webhooks: Webhooks): WebhooksInternals => inte
 
 /** The LISTEN/NOTIFY channel an engine on `schema` wakes its workers on (benchmarks that notify by hand). */
 export { notifyChannel } from './sql/names.js';
+
+/** The pick's parameters from a claim's (`claimOnce`'s) values: for plans of the pick alone. */
+export { pickParams } from './sql/claim.js';
+
+/**
+ * One claim as the worker runs it (the pick, then the take), in a transaction the caller began with
+ * `webhooksInternals(w).st.claimSettings`: for tests of the claim's caps and leases, and benchmarks.
+ * Not part of the API, like `webhooksInternals`.
+ */
+export const claimOnce = (tx: Queryable, webhooks: Webhooks, params: ClaimParams) =>
+  claimIn(tx, internalsOf(webhooks).st, params);

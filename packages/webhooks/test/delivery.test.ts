@@ -6,7 +6,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { verifySync } from '@surety/webhook-verify';
 import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
-import { startReceiver, webhooksInternals } from '../src/testing.js';
+import { claimOnce, startReceiver, webhooksInternals } from '../src/testing.js';
 
 let db: TestDatabase;
 let clock = Date.parse('2026-06-01T00:00:00Z');
@@ -66,7 +66,7 @@ const publish = (type: string, data: unknown, resource?: string) =>
 
 // The claim's fairness parameters (window, caps per endpoint and tenant, this worker's counts), set
 // so that they hold nothing back: the tests that call the claim directly check leases and HOT updates.
-const noCaps = [1000, 1000, 1000, [], [], []];
+const noCaps = [1000, 1000, 1000, [], [], []] as const;
 
 const deliveries = (endpointId: string) =>
   db.sql
@@ -605,10 +605,10 @@ describe('claiming', () => {
     const plan = await db.sql.transaction(
       async (tx) => {
         await tx.query(
-          `prepare claim_plan(timestamptz, int, timestamptz, text, int, int, int, text[], text[], int[]) as ${webhooksInternals(webhooks).st.claim.text}`,
+          `prepare claim_plan(timestamptz, int, text, int, int, int, text[], text[], int[]) as ${webhooksInternals(webhooks).st.claim.text}`,
         );
         const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
-          `explain execute claim_plan('${new Date(clock).toISOString()}', 100, '${new Date(clock + 60_000).toISOString()}', 'w', 200, 32, 48, '{}', '{}', '{}')`,
+          `explain execute claim_plan('${new Date(clock).toISOString()}', 100, 'w', 200, 32, 48, '{}', '{}', '{}')`,
         );
         await tx.query('deallocate claim_plan');
         return rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -646,14 +646,8 @@ describe('claiming', () => {
       db.sql.transaction(
         async (tx) =>
           (
-            await tx.query<{ id: string | null; attempts: number }>(webhooksInternals(webhooks).st.claim, [
-              at(nowMs),
-              limit,
-              at(nowMs + leaseMs),
-              by,
-              ...noCaps,
-            ])
-          ).rows.filter((r) => r.id !== null),
+            await claimOnce(tx, webhooks, [at(nowMs), limit, at(nowMs + leaseMs), by, ...noCaps])
+          ).rows,
         { first: webhooksInternals(webhooks).st.claimSettings },
       );
     const first = await claim(0, 60_000, 'a', 1);
@@ -733,7 +727,7 @@ describe('claiming', () => {
             ).rows[0]!;
           const before = await read();
           // 5 rows: their new versions (~1 KB) fit in the 20% a page keeps free
-          const { rows } = await tx.query<{ id: string | null }>(webhooksInternals(own).st.claim, [
+          const { rows } = await claimOnce(tx, own, [
             new Date(clock).toISOString(),
             5,
             new Date(clock + 60_000).toISOString(),

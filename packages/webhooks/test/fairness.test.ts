@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
-import { startReceiver, webhooksInternals } from '../src/testing.js';
+import { claimOnce, startReceiver, webhooksInternals } from '../src/testing.js';
 
 let db: TestDatabase;
 let webhooks: Webhooks;
@@ -135,7 +135,7 @@ describe('claims across tenants', () => {
         async (tx) => {
           const counts = new Map<string, number>();
           for (const r of o.mine ?? []) counts.set(r.endpoint_id, (counts.get(r.endpoint_id) ?? 0) + 1);
-          const { rows } = await tx.query<Row>(webhooksInternals(webhooks).st.claim, [
+          const { rows } = await claimOnce(tx, webhooks, [
             new Date(now).toISOString(),
             8,
             new Date(now + 60_000).toISOString(),
@@ -147,7 +147,7 @@ describe('claims across tenants', () => {
             [...counts.keys()],
             [...counts.values()],
           ]);
-          return rows.filter((r) => r.id !== null);
+          return rows;
         },
         { first: webhooksInternals(webhooks).st.claimSettings },
       );

@@ -51,26 +51,30 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // so one tenant's deep backlog or burst never puts another's due rows behind it.
     // Rows due at the same instant go in sequence order, then a tenant's endpoints in turn (ids are
     // random within a millisecond).
-    // The worker runs it under `claimSettings`: planned for its values every time (one plan per
-    // batch), with bitmap scans and sorts off, so the due index is walked in order whatever the
-    // statistics say (after a backlog they predate, the planner otherwise reads and sorts every
-    // pending row); the only sorts left are of the window's rows. The claimed rows are updated by
-    // primary key (`= any (array(…))`), and the event and endpoint fetched per row (LATERAL … LIMIT
-    // 1): a generic plan merge-joined the whole primary key for the first (460 ms at a million
-    // pending) and hash-joined every event for the second. Always one row at least: `held` names the
-    // tenants a cap held rows back for (the worker claims again when one of its attempts for such a
-    // tenant ends, not at the next poll); a row with a null id carries it alone when nothing was claimed.
+    // Two statements (issue 22): this pick, then the take below, in one transaction under
+    // `claimSettings`. The pick reads every partition of the deliveries (pending rows may sit in any
+    // window), so it runs on a generic plan: planned once per connection, where a plan for its values
+    // re-planned every partition at every claim (2.4 ms at 9 windows, 8.5 ms at 42, growing with the
+    // retention). Its plan cannot depend on the statistics: sorts and bitmap scans are off, so the
+    // due index is walked in order and the ordered endpoint's head read from its index, whatever the
+    // planner's row counts (a generic plan made on empty tables, with no ANALYZE since, as on PGlite,
+    // is the same plan); the only sorts left are of the window's rows. The lookups by id are in the
+    // take, which is planned for its ids: a generic plan of those chose a sequential scan of a
+    // window that was empty when it was planned and large when it ran (49 ms at 20 k rows).
+    // One row always: the picked ids in pick order, the range of their events' times (so the take
+    // reads only the events' windows that hold them), and `held`, the tenants a cap held rows back
+    // for (the worker claims again when one of its attempts for such a tenant ends, not at the next poll).
     claim: st(
       'claim',
       `with mine as (
-         select * from unnest($8::text[], $9::text[], $10::int[]) as m(tenant, endpoint_id, n)),
+         select * from unnest($7::text[], $8::text[], $9::int[]) as m(tenant, endpoint_id, n)),
        busy as (
          select b.tenant, b.endpoint_id, sum(b.n)::int as n from (
            select m.tenant, m.endpoint_id, m.n from mine m
            union all
            select o.tenant, o.endpoint_id, o.n
              from ${S} w cross join lateral unnest(w.tenants, w.endpoint_ids, w.counts) as o(tenant, endpoint_id, n)
-            where w.worker <> $4 and w.lease_until > $1) b
+            where w.worker <> $3 and w.lease_until > $1) b
           group by b.tenant, b.endpoint_id),
        tbusy as (select b.tenant, sum(b.n)::int as n from busy b group by b.tenant),
        tokens as (
@@ -80,45 +84,62 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
                     * e.rate_limit))::int as n
            from ${EP} e where e.rate_limit is not null),
        blocked as (
-         select b.tenant, b.endpoint_id from busy b where b.n >= $6
+         select b.tenant, b.endpoint_id from busy b where b.n >= $5
          union all
          select t.tenant, t.endpoint_id from tokens t where t.n < 1),
        walk as materialized (
-         select d.id, d.tenant, d.endpoint_id, d.next_attempt_at, d.sequence from ${D} d
+         select d.id, d.tenant, d.endpoint_id, d.next_attempt_at, d.sequence, d.event_created_at, d.created_at
+           from ${D} d
           where d.status = 'pending' and d.next_attempt_at <= $1
             and (d.lease_until is null or d.lease_until <= $1)
             and (d.tenant, d.endpoint_id) not in (select x.tenant, x.endpoint_id from blocked x)
-            and d.tenant not in (select t.tenant from tbusy t where t.n >= $7)
+            and d.tenant not in (select t.tenant from tbusy t where t.n >= $6)
             and (not d.ordered or d.id = (select x.id from ${D} x
                   where x.tenant = d.tenant and x.endpoint_id = d.endpoint_id and x.status = 'pending'
                   order by x.sequence, x.id limit 1))
           order by d.next_attempt_at
-          limit $5),
+          limit $4),
        cand as (
          select w.id, w.tenant, w.endpoint_id, w.next_attempt_at, w.sequence,
-                least($6::int - coalesce(b.n, 0), coalesce(t.n, $6::int)) as room,
+                least($5::int - coalesce(b.n, 0), coalesce(t.n, $5::int)) as room,
                 row_number() over (partition by w.tenant, w.endpoint_id order by w.next_attempt_at, w.sequence, w.id) as n
            from walk w
            left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
            left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
        ranked as (
-         select c.id, c.tenant, c.next_attempt_at, c.sequence, $7::int - coalesce(tb.n, 0) as room,
+         select c.id, c.tenant, c.next_attempt_at, c.sequence, $6::int - coalesce(tb.n, 0) as room,
                 row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.sequence, c.endpoint_id, c.id) as n
            from cand c left join tbusy tb on tb.tenant = c.tenant
           where c.n <= c.room),
-       pick as (
+       pick as materialized (
          select r.id, row_number() over (order by r.n, r.next_attempt_at, r.sequence, r.id) as ord
            from ranked r where r.n <= r.room
           order by r.n, r.next_attempt_at, r.sequence, r.id
-          limit $2),
+          limit $2)
+       select array(select p.id from pick p order by p.ord) as ids,
+              (select min(coalesce(w.event_created_at, '-infinity')) from walk w join pick p on p.id = w.id) as events_from,
+              (select max(coalesce(w.event_created_at, w.created_at)) from walk w join pick p on p.id = w.id) as events_to,
+              array(select b.tenant from busy b where b.n >= $5 union select t.tenant from tbusy t where t.n >= $6
+                    union select x.tenant from cand x where x.n > x.room
+                    union select x.tenant from ranked x where x.n > x.room) as held`,
+    ),
+    // The take (the claim's second statement): the picked rows locked (SKIP LOCKED: a row another
+    // transaction holds is left for the next claim), their leases set and attempts counted, this
+    // worker's slot counts rewritten, and each row returned with its event and endpoint. Planned for
+    // its values (`claimTakeSettings`): `id = any($1)` and the events' time range are constants then,
+    // so the planner prunes both tables to the windows that hold these rows before planning them.
+    claimTake: st(
+      'claim_take',
+      `with mine as (
+         select * from unnest($7::text[], $8::text[], $9::int[]) as m(tenant, endpoint_id, n)),
        due as (
          select d.id from ${D} d
-          where d.id = any (array(select p.id from pick p)) and d.status = 'pending'
-            and (d.lease_until is null or d.lease_until <= $1)
+          where d.id = any ($1::text[]) and d.status = 'pending'
+            and (d.lease_until is null or d.lease_until <= $2)
           for update skip locked),
        claimed as (
          update ${D} d set lease_until = $3, attempts = d.attempts + 1, locked_by = $4
-          where d.id = any (array(select id from due))
+          where d.id = any ($1::text[]) and d.id = any (array(select id from due))
          returning d.id, d.tenant, d.endpoint_id, d.event_id, d.attempts, d.event_created_at, d.created_at),
        counts as (
          select k.tenant, k.endpoint_id, sum(k.n)::int as n from (
@@ -137,21 +158,19 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
           -- unchanged counts are not rewritten until half the lease has passed
           where w.tenants is distinct from excluded.tenants or w.endpoint_ids is distinct from excluded.endpoint_ids
              or w.counts is distinct from excluded.counts
-             or w.lease_until < $1::timestamptz + ($3::timestamptz - $1::timestamptz) / 2
+             or w.lease_until < $2::timestamptz + ($3::timestamptz - $2::timestamptz) / 2
          returning 1)
        select c.id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
-              ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers,
-              array(select b.tenant from busy b where b.n >= $6 union select t.tenant from tbusy t where t.n >= $7
-                    union select x.tenant from cand x where x.n > x.room
-                    union select x.tenant from ranked x where x.n > x.room) as held
-         from (select 1) one
-         left join (claimed c join pick p on p.id = c.id) on true
+              ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers
+         from claimed c
          left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id
-                              and ${eventTime('e', 'c')} limit 1) ev on true
+                              and ${eventTime('e', 'c')}
+                              and e.created_at >= $5::timestamptz and e.created_at <= $6::timestamptz
+                            limit 1) ev on true
          left join lateral (select * from ${EP} e where e.tenant = c.tenant and e.id = c.endpoint_id limit 1) ep on true
-        order by p.ord`,
+        order by array_position($1::text[], c.id)`,
     ),
     // Session settings the claim runs under (SET LOCAL, in the claim's transaction), and the lock
     // that serialises claims of this schema: each claim's snapshot then holds every earlier claim
@@ -159,7 +178,9 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // A claim holds it for its own few milliseconds; completions and publishes never take it. JIT off:
     // the window's sorts carry enable_sort's penalty cost (1e10), far past jit_above_cost, and
     // compiling the claim took ~5 s (measured on PostgreSQL 15) for a statement that runs in ~2 ms.
-    claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_custom_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
+    // The pick runs on a generic plan and the take on a plan for its values (`claimTakeSettings`).
+    claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_generic_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
+    claimTakeSettings: 'set local plan_cache_mode = force_custom_plan',
     // A stopped worker's counts (its claims are all handed back or recorded).
     releaseSlots: st('release_slots', `delete from ${S} where worker = $1`),
     // Token bucket per endpoint, in the endpoint row: enforced across every worker. Rows are locked
@@ -219,7 +240,7 @@ export async function claimDeliveries(
   const { nowMs, mine } = input;
   return sql.transaction(
     async (tx) => {
-      const { rows: all } = await tx.query<Claimed & { held: string[] }>(st.claim, [
+      const { rows, held } = await claimIn(tx, st, [
         new Date(nowMs).toISOString(),
         input.limit,
         new Date(nowMs + input.leaseMs).toISOString(),
@@ -231,11 +252,63 @@ export async function claimDeliveries(
         mine.map((m) => m.endpointId),
         mine.map((m) => m.n),
       ]);
-      const rows = all.filter((r) => r.id !== null);
-      return { rows, allowed: await grantRateLimited(tx, st, { rows, nowMs }), held: all[0]?.held ?? [] };
+      return { rows, allowed: await grantRateLimited(tx, st, { rows, nowMs }), held };
     },
     { first: st.claimSettings },
   );
+}
+
+/**
+ * The claim's values, in the pick's parameter order: now, how many rows at most, the lease's end,
+ * the worker's id, the window (rows read at most), the caps per endpoint and per tenant, and this
+ * worker's counts (tenants, endpoint ids, counts).
+ */
+export type ClaimParams = readonly [
+  now: string,
+  limit: number,
+  leaseUntil: string,
+  workerId: string,
+  claimWindow: number,
+  maxInFlightPerEndpoint: number,
+  maxInFlightPerTenant: number,
+  mineTenants: readonly string[],
+  mineEndpointIds: readonly string[],
+  mineCounts: readonly number[],
+];
+
+/** The pick's parameters: the claim's values but the lease's end, which only the take sets. */
+export const pickParams = ([now, limit, , ...rest]: ClaimParams) => [now, limit, ...rest];
+
+/**
+ * One claim in the caller's transaction, which began with `claimSettings`: the pick, then the take
+ * (a plan for its values). `held`: the tenants a cap held rows back for.
+ */
+export async function claimIn(
+  tx: Queryable,
+  st: ClaimStatements,
+  params: ClaimParams,
+): Promise<{ rows: Claimed[]; held: string[] }> {
+  const { rows: picked } = await tx.query<{
+    ids: string[];
+    events_from: Date | null;
+    events_to: Date | null;
+    held: string[];
+  }>(st.claim, pickParams(params));
+  const pick = picked[0]!;
+  await tx.query(st.claimTakeSettings);
+  const [now, , leaseUntil, workerId, , , , tenants, endpointIds, counts] = params;
+  const { rows } = await tx.query<Claimed>(st.claimTake, [
+    pick.ids,
+    now,
+    leaseUntil,
+    workerId,
+    pick.events_from,
+    pick.events_to,
+    tenants,
+    endpointIds,
+    counts,
+  ]);
+  return { rows, held: pick.held };
 }
 
 /**

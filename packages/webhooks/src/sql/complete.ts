@@ -7,6 +7,9 @@ export function completeStatements({ D, A, st }: Names) {
   return {
     // Batch completion: one statement for a whole batch of outcomes (unnest), fenced by locked_by,
     // plus the attempt records. Per-delivery statements are not affordable at thousands a second.
+    // `d.id = any ($2)` (the join's ids again) lets the planner prune the deliveries to the windows
+    // these ids fall in (issue 22): the join alone is pruned only while it runs, after every
+    // window was planned.
     complete: st(
       'complete',
       `with r as (
@@ -21,7 +24,7 @@ export function completeStatements({ D, A, st }: Names) {
            last_status = case when r.outcome = 'defer' then d.last_status else r.http_status end,
            last_error = case when r.outcome = 'defer' then d.last_error else r.error_code end,
            locked_by = null, lease_until = null
-         from r where d.id = r.id and d.locked_by = $7
+         from r where d.id = r.id and d.id = any ($2::text[]) and d.locked_by = $7
          returning d.id),
        att as (
          insert into ${A} (delivery_id, tenant, attempt, started_at, duration_ms, status, response_excerpt,
