@@ -224,8 +224,7 @@ for (let round = 0; round < claimRounds; round++) {
       // as the worker runs it: in a transaction with the claim's settings (timed)
       const t = performance.now();
       const { rows } = await sql.transaction(
-        (tx) =>
-          claimOnce(tx, wh, [new Date().toISOString(), 50, lease, `bench-${run}`, ...NO_CAPS]),
+        (tx) => claimOnce(tx, wh, [new Date().toISOString(), 50, lease, `bench-${run}`, ...NO_CAPS]),
         { first: webhooksInternals(wh).st.claimSettings },
       );
       lat.push(performance.now() - t);

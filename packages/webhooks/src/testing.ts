@@ -128,11 +128,10 @@ export const stopProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
  */
 export const webhooksInternals = (webhooks: Webhooks): WebhooksInternals => internalsOf(webhooks);
 
-/** The LISTEN/NOTIFY channel an engine on `schema` wakes its workers on (benchmarks that notify by hand). */
-export { notifyChannel } from './sql/names.js';
-
 /** The pick's parameters from a claim's (`claimOnce`'s) values: for plans of the pick alone. */
 export { pickParams } from './sql/claim.js';
+/** The LISTEN/NOTIFY channel an engine on `schema` wakes its workers on (benchmarks that notify by hand). */
+export { notifyChannel } from './sql/names.js';
 
 /**
  * One claim as the worker runs it (the pick, then the take), in a transaction the caller began with

@@ -645,9 +645,7 @@ describe('claiming', () => {
     const claim = (nowMs: number, leaseMs: number, by: string, limit = 10) =>
       db.sql.transaction(
         async (tx) =>
-          (
-            await claimOnce(tx, webhooks, [at(nowMs), limit, at(nowMs + leaseMs), by, ...noCaps])
-          ).rows,
+          (await claimOnce(tx, webhooks, [at(nowMs), limit, at(nowMs + leaseMs), by, ...noCaps])).rows,
         { first: webhooksInternals(webhooks).st.claimSettings },
       );
     const first = await claim(0, 60_000, 'a', 1);

@@ -11,7 +11,7 @@ import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db
 import { newId } from '../src/ids.js';
 import { DeliveryWorker, migrations, parseAllowList, Webhooks } from '../src/index.js';
 import { eventTime } from '../src/sql/names.js';
-import { startReceiver } from '../src/testing.js';
+import { claimOnce, pickParams, startReceiver, webhooksInternals } from '../src/testing.js';
 
 const DAY = 86_400_000;
 let db: TestDatabase;
@@ -443,6 +443,127 @@ describe('plans across partitions', () => {
       (n) => String(n['Relation Name'] ?? '').startsWith('webhook_events') && Number(n['Actual Loops']) > 0,
     );
     assert.equal(read.length, 1, JSON.stringify(read.map((n) => n['Relation Name'])));
+  });
+});
+
+describe('the claim across partitions', () => {
+  /** The JSON plan of `explain (format json) …`, as PostgreSQL and PGlite answer it. */
+  const planOf = (rows: { 'QUERY PLAN': unknown }[]) =>
+    (typeof rows[0]!['QUERY PLAN'] === 'string'
+      ? JSON.parse(rows[0]!['QUERY PLAN'] as string)
+      : rows[0]!['QUERY PLAN']) as { Plan: Record<string, unknown> }[];
+  const pickTypes = 'timestamptz, int, text, int, int, int, text[], text[], int[]';
+  const noCaps = [1000, 1000, 1000, [], [], []] as const;
+
+  test('the take is planned for its ids: only the windows that hold them are in its plan, of the deliveries and of the events', async () => {
+    tenant = `take${++tenantN}`;
+    await webhooks.maintain({ retentionDays: 365, ahead: 5 });
+    await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/x', eventTypes: ['*'] });
+    for (let i = 0; i < 3; i++) await publish();
+    const st = webhooksInternals(webhooks).st;
+    const at = new Date(clock + 1000).toISOString();
+    const lease = new Date(clock + 61_000).toISOString();
+    const plan = await db.sql.transaction(
+      async (tx) => {
+        const pick = (
+          await tx.query<{ ids: string[]; events_from: Date; events_to: Date }>(
+            st.claim,
+            pickParams([at, 3, lease, 'take-plan', ...noCaps]),
+          )
+        ).rows[0]!;
+        assert.equal(pick.ids.length, 3);
+        await tx.query(st.claimTakeSettings);
+        const q = (v: string) => `'${v.replaceAll("'", "''")}'`;
+        await tx.query(
+          `prepare take_plan(text[], timestamptz, timestamptz, text, timestamptz, timestamptz, text[], text[], int[]) as ${st.claimTake.text}`,
+        );
+        const { rows } = await tx.query<{ 'QUERY PLAN': unknown }>(
+          `explain (format json) execute take_plan(${q(`{${pick.ids.join(',')}}`)}, ${q(at)}, ${q(lease)}, 'take-plan',
+             ${q(new Date(pick.events_from).toISOString())}, ${q(new Date(pick.events_to).toISOString())}, '{}', '{}', '{}')`,
+        );
+        await tx.query('deallocate take_plan');
+        return planOf(rows);
+      },
+      { first: st.claimSettings },
+    );
+    const relations = nodes(plan[0]!.Plan)
+      .map((n) => String(n['Relation Name'] ?? ''))
+      // partitions only: the parent is the UPDATE's target name
+      .filter((r) => /^webhook_(deliveries|events)_/.test(r));
+    const holding = new Set([
+      ...(await partitionOf('webhook_deliveries', 'tenant = $1', [tenant])),
+      ...(await partitionOf('webhook_events', 'tenant = $1', [tenant])),
+    ]);
+    assert.ok(relations.length > 0, 'the take reads the deliveries and their events');
+    assert.deepEqual(
+      relations.filter((r) => !holding.has(r)),
+      [],
+      `only ${[...holding].join(', ')} (of ${(await partitions('webhook_deliveries')).length} windows)`,
+    );
+  });
+
+  test('the pick on a generic plan made while the tables were empty still walks the due index once they fill, with no ANALYZE', async () => {
+    // Its own schema: empty windows, never analyzed (as on PGlite, which has no autovacuum).
+    const schema = `${db.schema}_pick`;
+    const own = engine(db.sql, schema);
+    await own.migrate();
+    try {
+      await own.maintain({ retentionDays: 365, ahead: 2 });
+      const { endpoint } = await own.createEndpoint(db.sql, {
+        tenant,
+        url: 'http://127.0.0.1:9/x',
+        eventTypes: ['*'],
+      });
+      const st = webhooksInternals(own).st;
+      const at = new Date(clock + 1000).toISOString();
+      const explain = async (tx: { query: Sql['query'] }) =>
+        planOf(
+          (
+            await tx.query<{ 'QUERY PLAN': unknown }>(
+              `explain (format json) execute pick_plan('${at}', 50, 'w', 100, 1000, 1000, '{}', '{}', '{}')`,
+            )
+          ).rows,
+        );
+      const result = await db.sql.transaction(
+        async (tx) => {
+          await tx.query(`prepare pick_plan(${pickTypes}) as ${st.claim.text}`);
+          const empty = await explain(tx);
+          // 3,000 pending deliveries in today's window, written after the plan was made
+          await tx.query(
+            `insert into "${schema}".webhook_deliveries (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at)
+             select "${schema}".webhook_new_id('dlv', $3::timestamptz), $1, $2, 'evt_fill_' || g, 'pending', false,
+                    $3::timestamptz - g * interval '1 ms', $3
+               from generate_series(1, 3000) g`,
+            [tenant, endpoint.id, new Date(clock).toISOString()],
+          );
+          const full = await explain(tx);
+          const { rows } = await claimOnce(tx, own, [
+            at,
+            50,
+            new Date(clock + 61_000).toISOString(),
+            'w',
+            ...noCaps,
+          ]);
+          await tx.query('deallocate pick_plan');
+          return { empty, full, claimed: rows.length };
+        },
+        { first: st.claimSettings },
+      );
+      for (const plan of [result.empty, result.full]) {
+        const all = nodes(plan[0]!.Plan);
+        const scans = all
+          .filter((n) => String(n['Relation Name'] ?? '').startsWith('webhook_deliveries'))
+          .map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`);
+        assert.ok(
+          scans.some((x) => /^Index Scan .*next_attempt_at_idx$/.test(x)),
+          JSON.stringify(scans),
+        );
+        assert.ok(!scans.some((x) => /Seq Scan|Bitmap/.test(x)), JSON.stringify(scans));
+      }
+      assert.equal(result.claimed, 50);
+    } finally {
+      await db.sql.query(`drop schema "${schema}" cascade`);
+    }
   });
 });
 
