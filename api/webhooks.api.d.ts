@@ -595,6 +595,7 @@ export declare function names(schema: string): {
     st: (name: string, text: string) => Statement;
 };
 export type Names = ReturnType<typeof names>;
+export declare const RANDOM_ID_TAIL = "translate(left(encode(uuid_send(gen_random_uuid()), 'base64'), 8) || left(encode(uuid_send(gen_random_uuid()), 'base64'), 6), '+/', 'Ab')";
 export declare const iso: (d: Date | string | null) => string | null;
 export declare const eventTime: (ev: string, d: string) => string;
 
@@ -1032,7 +1033,9 @@ export interface Claimed {
 }
 export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claim: import("@surety/db").Statement;
+    claimTake: import("@surety/db").Statement;
     claimSettings: string;
+    claimTakeSettings: string;
     releaseSlots: import("@surety/db").Statement;
     takeTokens: import("@surety/db").Statement;
 };
@@ -1054,6 +1057,23 @@ export declare function claimDeliveries(sql: Sql, st: ClaimStatements, input: {
 }): Promise<{
     rows: Claimed[];
     allowed: Set<string>;
+    held: string[];
+}>;
+export type ClaimParams = readonly [
+    now: string,
+    limit: number,
+    leaseUntil: string,
+    workerId: string,
+    claimWindow: number,
+    maxInFlightPerEndpoint: number,
+    maxInFlightPerTenant: number,
+    mineTenants: readonly string[],
+    mineEndpointIds: readonly string[],
+    mineCounts: readonly number[]
+];
+export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly string[] | readonly number[])[];
+export declare function claimIn(tx: Queryable, st: ClaimStatements, params: ClaimParams): Promise<{
+    rows: Claimed[];
     held: string[];
 }>;
 export declare function takeTokens(q: Queryable, st: ClaimStatements, input: {
@@ -1088,12 +1108,15 @@ export * from "./ssrf/index.js";
 // ===== ./ids → ./dist/ids.d.ts
 // --- dist/ids.d.ts
 export declare function newId(prefix: string, now?: number): string;
+export declare function idTimePrefix(prefix: string, now: number): string;
 
 // ===== ./testing → ./dist/testing.d.ts
 // --- dist/testing.d.ts
 import { type ChildProcess } from "node:child_process";
 import { type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { Queryable } from "@surety/db";
 import { type WebhooksInternals } from "./internals.js";
+import { type ClaimParams } from "./sql/claim.js";
 import type { Webhooks } from "./webhooks.js";
 export interface Received {
     headers: IncomingHttpHeaders;
@@ -1117,7 +1140,13 @@ export declare function spawnWorkerProcess(options: {
 }): Promise<ChildProcess>;
 export declare const stopProcess: (child: ChildProcess, signal?: NodeJS.Signals) => Promise<void>;
 export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksInternals;
+export { idTimePrefix } from "./ids.js";
+export { pickParams } from "./sql/claim.js";
 export { notifyChannel } from "./sql/names.js";
+export declare const claimOnce: (tx: Queryable, webhooks: Webhooks, params: ClaimParams) => Promise<{
+    rows: import("./sql/claim.js").Claimed[];
+    held: string[];
+}>;
 
 // --- dist/internals.d.ts
 import type { Sql } from "@surety/db";
@@ -1138,7 +1167,9 @@ export declare function statements(schema: string): {
     disable: import("@surety/db").Statement;
     complete: import("@surety/db").Statement;
     claim: import("@surety/db").Statement;
+    claimTake: import("@surety/db").Statement;
     claimSettings: string;
+    claimTakeSettings: string;
     releaseSlots: import("@surety/db").Statement;
     takeTokens: import("@surety/db").Statement;
     publish: {
@@ -1179,3 +1210,5 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/queries.d.ts: above)
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)
+// (dist/sql/claim.d.ts: above)
+// (dist/ids.d.ts: above)
