@@ -82,7 +82,10 @@ describe('a rate-limited backlog', () => {
     await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'], rateLimit: 10 });
     await backlog(tenant, 300);
     const before = await updates();
-    const w = worker({ pollIntervalMs: 100 });
+    // Attempts get 30 s: on a loaded machine the in-process receiver can miss a 2 s timeout ten times
+    // in a row, and the circuit breaker that opens then moves the whole backlog twice (600 updates:
+    // the breaker's cost, not the rate limit's; seen under load on PGlite).
+    const w = worker({ pollIntervalMs: 100, timeoutMs: 30_000 });
     const started = Date.now();
     await w.start();
     // At 10/s: a full bucket of 10, then 10 a second, out of 300 queued. Run until 30 are sent (about
@@ -101,9 +104,14 @@ describe('a rate-limited backlog', () => {
     // back once more. Claiming the whole backlog and putting it back every ~100 ms made this ~150.
     const perDelivery = written / sent;
     t.diagnostic(`${written} row updates for ${sent} deliveries`);
+    const attempts = await db.sql.query<{ status: number | null; error_code: string | null; n: number }>(
+      `select status, error_code, count(*)::int as n from "${db.schema}".webhook_attempts
+        where tenant = $1 group by 1, 2 order by 3 desc`,
+      [tenant],
+    );
     assert.ok(
       perDelivery < 4,
-      `${written} row updates for ${sent} deliveries (${perDelivery.toFixed(1)} each)`,
+      `${written} row updates for ${sent} deliveries (${perDelivery.toFixed(1)} each); attempts: ${JSON.stringify(attempts.rows)}`,
     );
   });
 });
