@@ -21,9 +21,13 @@ export function spawnServer(options: {
   timeoutMs?: number;
   /** The entry to run: src/cli.ts, or src/entry.ts (the command's own, which starts tracing first). @default 'cli' */
   entry?: 'cli' | 'entry';
+  /** Modules the child preloads (node --import) after tsx, before the entry: test faults. */
+  imports?: string[];
 }): Promise<ServerProcess> {
   const script = options.entry === 'entry' ? entry : cli;
-  const child = spawn(process.execPath, ['--conditions=@surety/source', '--import', 'tsx', script, 'serve'], {
+  const preload = (options.imports ?? []).flatMap((m) => ['--import', m]);
+  const args = ['--conditions=@surety/source', '--import', 'tsx', ...preload, script, 'serve'];
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       PORT: '0',
