@@ -54,19 +54,26 @@ function banner(key: string): void {
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
+/** Signals closer together than this are one: npm forwards the SIGINT of a Ctrl-C it also got. */
+const SAME_SIGNAL_MS = 1000;
+
 /**
  * Shuts down on SIGTERM or SIGINT: once `starting` has resolved, `cleanup` with what it gave, then
  * the telemetry flush, then exit 0 (1 if the cleanup failed; a failed start-up is main()'s to
  * report). Called before start-up begins: the server listens before its delivery worker has started,
  * and a SIGTERM in between must drain the requests already in flight, not meet Node's default action
  * (which ends the process at once). A signal during start-up waits for it, then shuts down the same
- * way. A second signal exits 1 at once.
+ * way. A further signal a second or more after the first exits 1 at once; one sooner is the same
+ * signal again (a Ctrl-C reaches `npm start`'s process group, and npm forwards it too).
  */
 function shutdownOnSignal<T>(starting: Promise<T>, cleanup: (started: T) => Promise<void>): void {
-  let stopping = false;
+  let first: number | undefined;
   const stop = () => {
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (first !== undefined) {
+      if (Date.now() - first >= SAME_SIGNAL_MS) process.exit(1);
+      return;
+    }
+    first = Date.now();
     starting.then(
       (started) =>
         cleanup(started)
