@@ -1,5 +1,6 @@
 // Several real server processes on one PostgreSQL: the same key sent to two at once, a SIGKILL in
-// the middle of a payment's transaction, and a SIGTERM drain. PostgreSQL only (PGlite is in-process).
+// the middle of a payment's transaction, and the SIGTERM / SIGINT drains (also during start-up, and
+// `surety worker`'s). PostgreSQL only (PGlite is in-process).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
@@ -8,6 +9,8 @@ import { API_KEYS, auth, newKey, PAYMENT, waitForLockWait } from './helpers.js';
 import { type ServerProcess, spawnServer } from './spawn.js';
 
 let db: TestDatabase;
+/** Preloaded into a child: holds the delivery worker's start (slow-worker-start.ts). */
+const slowWorkerStart = new URL('./slow-worker-start.ts', import.meta.url).href;
 const servers: ServerProcess[] = [];
 
 const post = (base: string, key: string, body: unknown = PAYMENT) =>
@@ -157,7 +160,7 @@ describe('server processes on one PostgreSQL', { skip: needsPostgres }, () => {
     const server = await spawnServer({
       schema: db.schema,
       apiKeys: API_KEYS,
-      imports: [new URL('./slow-worker-start.ts', import.meta.url).href],
+      imports: [slowWorkerStart],
       env: { SLOW_WORKER_START_MS: '3000' },
     });
     servers.push(server);
@@ -170,6 +173,23 @@ describe('server processes on one PostgreSQL', { skip: needsPostgres }, () => {
         );
       },
     });
+  });
+
+  // `surety worker` had the same gap: its handler came after the worker's start (a SIGTERM then
+  // ended it by the signal, not with exit 0 after closing its pool).
+  test('surety worker: a SIGTERM while the worker is starting waits for the start, then exits 0', async () => {
+    const worker = await spawnServer({
+      schema: db.schema,
+      apiKeys: API_KEYS,
+      command: 'worker',
+      imports: [slowWorkerStart],
+      env: { SLOW_WORKER_START_MS: '1000' },
+      ready: /test: worker start held/,
+    });
+    servers.push(worker);
+    worker.process.kill('SIGTERM');
+    assert.equal(await worker.exited, 0, worker.output());
+    assert.match(worker.output(), /delivery worker started[^]*finishing attempts in flight, then exiting/);
   });
 
   // Ctrl-C on `npm start` reaches the whole process group, and npm forwards the SIGINT it got to
