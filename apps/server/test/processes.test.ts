@@ -189,7 +189,7 @@ describe('server processes on one PostgreSQL', { skip: needsPostgres }, () => {
     servers.push(worker);
     worker.process.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.output());
-    assert.match(worker.output(), /delivery worker started[^]*finishing attempts in flight, then exiting/);
+    assert.match(worker.output(), /delivery worker started[\s\S]*finishing attempts in flight, then exiting/);
   });
 
   // Ctrl-C on `npm start` reaches the whole process group, and npm forwards the SIGINT it got to
