@@ -10,6 +10,7 @@ import { clientErrorHandler } from './client-error.js';
 import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
 import { portalData } from './data/portal.js';
+import { flushAnswersOnClose } from './drain.js';
 import { TenantTypes } from './event-types/tenant-types.js';
 import { takeVouch } from './event-types/vouched.js';
 import { registerInputCheck, registerJsonParsers } from './input.js';
@@ -189,6 +190,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // …and answers already ended but still leaving are not cut off by the server's close (drain.ts).
+  flushAnswersOnClose(app);
 
   const now = options.now ?? Date.now;
   const portal = portalData(config.schema);

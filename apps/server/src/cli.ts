@@ -8,7 +8,7 @@ import { Webhooks } from '@surety/webhooks';
 import pino from 'pino';
 import { eventValidator } from './app.js';
 import { CliError, clientOptions, listen, trigger } from './cli-client.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { traceFields } from './log-trace.js';
 import { runMigrations, startServer, startWorker } from './server.js';
 import { shutdownTelemetry } from './telemetry.js';
@@ -54,21 +54,40 @@ function banner(key: string): void {
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-function waitForSignal(cleanup: () => Promise<void>): void {
-  let stopping = false;
+/** Signals closer together than this are one: npm forwards the SIGINT of a Ctrl-C it also got. */
+const SAME_SIGNAL_MS = 1000;
+
+/**
+ * Shuts down on SIGTERM or SIGINT: once `starting` has resolved, `cleanup` with what it gave, then
+ * the telemetry flush, then exit 0 (1 if the cleanup failed; a failed start-up is main()'s to
+ * report). Called before start-up begins: the server listens before its delivery worker has started,
+ * and a SIGTERM in between must drain the requests already in flight, not meet Node's default action
+ * (which ends the process at once). A signal during start-up waits for it, then shuts down the same
+ * way. A further signal a second or more after the first exits 1 at once; one sooner is the same
+ * signal again (a Ctrl-C reaches `npm start`'s process group, and npm forwards it too).
+ */
+function shutdownOnSignal<T>(starting: Promise<T>, cleanup: (started: T) => Promise<void>): void {
+  let first: number | undefined;
   const stop = () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    // The spans of the drain are flushed too (telemetry.ts; a no-op when tracing is off).
-    cleanup()
-      .then(shutdownTelemetry)
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          process.stderr.write(`surety: ${(error as Error).message}\n`);
-          process.exit(1);
-        },
-      );
+    if (first !== undefined) {
+      if (Date.now() - first >= SAME_SIGNAL_MS) process.exit(1);
+      return;
+    }
+    first = Date.now();
+    starting.then(
+      (started) =>
+        cleanup(started)
+          // The spans of the drain are flushed too (telemetry.ts; a no-op when tracing is off).
+          .then(shutdownTelemetry)
+          .then(
+            () => process.exit(0),
+            (error: unknown) => {
+              process.stderr.write(`surety: ${(error as Error).message}\n`);
+              process.exit(1);
+            },
+          ),
+      () => {}, // start-up failed: main() reports it and exits 1
+    );
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -132,7 +151,7 @@ async function main(argv: string[]): Promise<number> {
           throw new CliError(`--forward-to is not a URL: ${values['forward-to']}`);
         }
       }
-      const listener = await listen(
+      const listening = listen(
         clientOptions(values),
         {
           forwardTo: values['forward-to'],
@@ -145,7 +164,9 @@ async function main(argv: string[]): Promise<number> {
         },
         out,
       );
-      waitForSignal(() => listener.close());
+      // The temporary endpoint is removed on a signal even while it is being registered.
+      shutdownOnSignal(listening, (listener) => listener.close());
+      await listening;
       return -1;
     }
 
@@ -166,11 +187,12 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
   switch (command) {
     case 'serve': {
       if (config.devMode && config.devKey) banner(config.devKey);
-      const running = await startServer(config);
-      waitForSignal(async () => {
+      const starting = startServer(config);
+      shutdownOnSignal(starting, async (running) => {
         running.app.log.info({}, 'draining in-flight requests, then exiting');
         await running.stop();
       });
+      await starting;
       return -1;
     }
     case 'worker': {
@@ -180,30 +202,13 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
             'or use `surety serve`, which runs a worker in-process',
         );
       }
-      const sql = await openSql({ databaseUrl: config.databaseUrl, applicationName: 'surety-worker' });
-      await runMigrations(sql, config.schema);
-      const log = pino({ level: config.logLevel, mixin: traceFields });
-      const webhooks = new Webhooks({
-        sql,
-        schema: config.schema,
-        allowHttp: config.webhookAllowHttp,
-        allowList: config.webhookAllowList,
-        validate: eventValidator(createRegistry()),
-      });
-      if (config.devMode) {
-        log.warn(
-          {},
-          'DEV MODE: SURETY_API_KEYS is not set; webhook URLs may use http:// and reach 127.0.0.1',
-        );
-      }
-      const { worker, stop } = startWorker(webhooks, config, log);
-      await worker.start();
-      log.info({ worker: worker.id }, 'delivery worker started');
-      waitForSignal(async () => {
+      const starting = startDeliveryWorker(config, config.databaseUrl);
+      shutdownOnSignal(starting, async ({ log, stop, sql }) => {
         log.info({}, 'finishing attempts in flight, then exiting');
         await stop();
         await sql.close();
       });
+      await starting;
       return -1;
     }
     case 'migrate': {
@@ -217,6 +222,27 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
       return 0;
     }
   }
+}
+
+/** `surety worker`'s start-up: the database, migrations, then the worker and its maintenance. */
+async function startDeliveryWorker(config: Config, databaseUrl: string) {
+  const sql = await openSql({ databaseUrl, applicationName: 'surety-worker' });
+  await runMigrations(sql, config.schema);
+  const log = pino({ level: config.logLevel, mixin: traceFields });
+  const webhooks = new Webhooks({
+    sql,
+    schema: config.schema,
+    allowHttp: config.webhookAllowHttp,
+    allowList: config.webhookAllowList,
+    validate: eventValidator(createRegistry()),
+  });
+  if (config.devMode) {
+    log.warn({}, 'DEV MODE: SURETY_API_KEYS is not set; webhook URLs may use http:// and reach 127.0.0.1');
+  }
+  const { worker, stop } = startWorker(webhooks, config, log);
+  await worker.start();
+  log.info({ worker: worker.id }, 'delivery worker started');
+  return { sql, log, stop };
 }
 
 main(process.argv.slice(2)).then(

@@ -13,7 +13,10 @@ export interface ServerProcess {
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const entry = fileURLToPath(new URL('../src/entry.ts', import.meta.url));
 
-/** Starts `surety serve` in a child process on 127.0.0.1, port 0, and waits for its address. */
+/**
+ * Starts `surety serve` in a child process on 127.0.0.1, port 0, and waits for its address (or runs
+ * `command` and waits for `ready` in its output; `url` is then the pattern's first group or '').
+ */
 export function spawnServer(options: {
   schema: string;
   apiKeys: string;
@@ -21,9 +24,24 @@ export function spawnServer(options: {
   timeoutMs?: number;
   /** The entry to run: src/cli.ts, or src/entry.ts (the command's own, which starts tracing first). @default 'cli' */
   entry?: 'cli' | 'entry';
+  /** Modules the child preloads (node --import) after tsx, before the entry: test faults. */
+  imports?: string[];
+  /** @default 'serve' */
+  command?: 'serve' | 'worker';
+  /** @default the line Fastify logs once listening, its address the first group */
+  ready?: RegExp;
 }): Promise<ServerProcess> {
   const script = options.entry === 'entry' ? entry : cli;
-  const child = spawn(process.execPath, ['--conditions=@surety/source', '--import', 'tsx', script, 'serve'], {
+  const preload = (options.imports ?? []).flatMap((m) => ['--import', m]);
+  const args = [
+    '--conditions=@surety/source',
+    '--import',
+    'tsx',
+    ...preload,
+    script,
+    options.command ?? 'serve',
+  ];
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       PORT: '0',
@@ -44,11 +62,11 @@ export function spawnServer(options: {
     }, options.timeoutMs ?? 90_000); // only a hang: start-up took up to 7 s with test files running side by side
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const match = (options.ready ?? /Server listening at (http:\/\/127\.0\.0\.1:\d+)/).exec(out);
       if (match) {
         clearTimeout(timer);
         resolve({
-          url: match[1]!,
+          url: match[1] ?? '',
           process: child,
           exited,
           output: () => out,
