@@ -89,11 +89,12 @@ export const TARGETS: readonly Target[] = [
     op: '<=',
     target: 1.5,
     detail: [
-      { label: 'new key, 10 k', metric: 'keys.small.p50' },
-      { label: '10 M', metric: 'keys.large.p50' },
-      { label: 'stored key, 10 k', metric: 'replay.small.p50' },
-      { label: '10 M', metric: 'replay.large.p50' },
-      { label: 'blocks read per stored-key lookup at 10 M', metric: 'replay.large.blocks_read' },
+      // The large table has 10 M keys, 1 M in a --quick run.
+      { label: 'new key, 10 k keys', metric: 'keys.small.p50' },
+      { label: 'large table', metric: 'keys.large.p50' },
+      { label: 'stored key, 10 k keys', metric: 'replay.small.p50' },
+      { label: 'large table', metric: 'replay.large.p50' },
+      { label: 'blocks read per stored-key lookup, large table', metric: 'replay.large.blocks_read' },
     ],
   },
   {
