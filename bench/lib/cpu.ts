@@ -8,6 +8,9 @@
 // cluster on the same host, e.g. the one other tests use while the benchmark runs on its own, is left
 // out). A backend that exits between the snapshots (a pool closing a connection) is not lost: the
 // postmaster has reaped it, so its CPU is in the postmaster's children's time (cutime + cstime).
+// Everything that server does counts: on an existing server named by DATABASE_URL, other databases'
+// clients too (their closed backends cannot be told apart in the reaped time); the benchmark's own
+// cluster serves nothing else.
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** What `Classify` answers: a group's name, or a group whose reaped children's CPU counts too. */
