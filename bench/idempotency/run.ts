@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { cpuDelta, cpuSnapshot, postgresProcess, usPerOperation } from '../lib/cpu.js';
+import { cpuDelta, cpuSnapshot, postgresServer, usPerOperation } from '../lib/cpu.js';
 import { profileArgs } from '../lib/profile.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
@@ -19,6 +19,8 @@ const rounds = a.num('rounds', 1);
 const duration = a.num('seconds', a.quick ? 3 : 8);
 const connections = Number(process.env.CONNECTIONS ?? 16);
 const url = requireDatabaseUrl('the benchmark creates and drops schemas bench_idem and bench_idem_express');
+// This server's processes only, not another cluster's on the host (bench/lib/cpu.ts).
+const postgres = await postgresServer(url);
 
 type Name = 'surety-off' | 'surety-on' | 'express-off' | 'express-on';
 interface Sample {
@@ -80,8 +82,8 @@ async function round(name: Name): Promise<Sample> {
     ],
   };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pool, prepared statements
-  const groups = (cmdline: string, pid: number) =>
-    pid === child.pid ? 'server' : pid === process.pid ? 'autocannon' : postgresProcess(cmdline);
+  const groups = (cmdline: string, pid: number, ppid: number) =>
+    pid === child.pid ? 'server' : pid === process.pid ? 'autocannon' : postgres(cmdline, pid, ppid);
   const before = cpuSnapshot(groups);
   const r = await autocannon({ ...options, duration });
   const cpu = usPerOperation(cpuDelta(before, cpuSnapshot(groups)), r.requests.total);
@@ -150,6 +152,10 @@ const metrics = order.flatMap((name) => [
   { name: `${name}.rps`, value: of(name, 'rps'), unit: 'req/s' },
   { name: `${name}.p50`, value: of(name, 'p50'), unit: 'ms' },
   { name: `${name}.p99`, value: of(name, 'p99'), unit: 'ms' },
+  // CPU µs per request by process (median over the rounds): the measured reason beside the ratio.
+  ...['server', 'postgres', 'autocannon']
+    .filter((group) => cpuOf(name, group) !== '–')
+    .map((group) => ({ name: `cpu.${name}.${group}`, value: Number(cpuOf(name, group)), unit: 'µs' })),
 ]);
 emitResult({
   bench: 'idempotency',

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface BenchReceiver {
   port: number;
+  /** The receiver's process, for CPU per request (bench/lib/cpu.ts). */
+  pid: number;
   /** Requests received since the last reset. */
   count(): Promise<number>;
   /** Publish→arrival latencies (ms) since the last reset. */
@@ -31,6 +33,7 @@ export async function startReceiver(delayMs = 0): Promise<BenchReceiver> {
   const count = async () => (await ask<{ count: number }>('count')).count;
   return {
     port,
+    pid: child.pid!,
     count,
     latencies: async () => (await ask<{ latencies: number[] }>('stats')).latencies,
     reset: async () => {

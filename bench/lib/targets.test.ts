@@ -1,0 +1,75 @@
+// Issue 22's targets table: a verdict that cannot pass by accident, pg-boss's best setting by CPU,
+// and the measured reason printed beside each ratio.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cheapest, cpuSum, detailOf, meets, TARGETS, verdictOf } from './targets.js';
+
+test('a ≤ target is missed above it and met at or below it; ≥ the other way round', () => {
+  assert.equal(verdictOf([2.1], '<=', 2), 'MISS');
+  assert.equal(verdictOf([2], '<=', 2), 'PASS');
+  assert.equal(verdictOf([0.84], '>=', 0.85), 'MISS');
+  assert.equal(verdictOf([0.85], '>=', 0.85), 'PASS');
+});
+
+test('a row of two ratios is met only when both are; NaN or a missing ratio is a miss', () => {
+  assert.equal(verdictOf([1.2, 1.6], '<=', 1.5), 'MISS');
+  assert.equal(verdictOf([1.2, 1.4], '<=', 1.5), 'PASS');
+  assert.equal(verdictOf([Number.NaN], '<=', 2), 'MISS');
+  assert.equal(verdictOf([Number.NaN], '>=', 0), 'MISS');
+  assert.equal(verdictOf([1, undefined], '<=', 2), 'MISS');
+  assert.equal(verdictOf([undefined], '<=', 2), 'not run');
+  assert.equal(verdictOf([], '<=', 2), 'not run');
+  assert.equal(meets(Number.POSITIVE_INFINITY, '>=', 1), false);
+});
+
+test("issue 22's seven measures with its targets", () => {
+  assert.deepEqual(
+    TARGETS.map((t) => [t.ratios.join(' and '), t.op, t.target]),
+    [
+      ['growth.purge', '<=', 1.1],
+      ['delivery.cpu_vs_ceiling', '<=', 2],
+      ['delivery.worker_cpu_vs_client', '<=', 1.5],
+      ['delivery.cpu_vs_pgboss', '<=', 0.5],
+      ['idempotency.surety', '>=', 0.85],
+      ['growth.keys and growth.replay', '<=', 1.5],
+      ['scale.slow.2', '>=', 1.8],
+    ],
+  );
+});
+
+test("pg-boss's best setting is the one with the lowest CPU per job in all its processes", () => {
+  const byBatch = {
+    '2000': { 'pg-boss': 60, postgres: 50, receiver: 40 }, // 150
+    '32': { 'pg-boss': 30, postgres: 200, receiver: 40 }, // 270, though its own process is cheaper
+    none: undefined,
+  };
+  assert.equal(cheapest(byBatch), '2000');
+  assert.equal(cheapest({}), undefined);
+  assert.equal(cpuSum(byBatch['2000'], ['pg-boss', 'receiver']), 100);
+  assert.ok(Number.isNaN(cpuSum(undefined)));
+});
+
+test('the measured reason lists the CPU by process, largest first, with the sum', () => {
+  const metrics: Record<string, { median: number; unit: string }> = {
+    'cpu.surety.worker': { median: 168, unit: 'µs' },
+    'cpu.surety.postgres': { median: 173, unit: 'µs' },
+    'cpu.surety.receiver': { median: 48, unit: 'µs' },
+    'cpu.ceiling.client': { median: 41, unit: 'µs' },
+    'cpu.ceiling.receiver': { median: 33, unit: 'µs' },
+    'cpu.surety_other.worker': { median: 1, unit: 'µs' },
+  };
+  const row = TARGETS.find((t) => t.ratios[0] === 'delivery.cpu_vs_ceiling')!;
+  assert.equal(
+    detailOf(row, Object.keys(metrics), (n) => metrics[n], String),
+    'Surety: postgres 173 + worker 168 + receiver 48 = 389 µs; ceiling: client 41 + receiver 33 = 74 µs',
+  );
+  const worker = TARGETS.find((t) => t.ratios[0] === 'delivery.worker_cpu_vs_client')!;
+  assert.equal(
+    detailOf(worker, Object.keys(metrics), (n) => metrics[n], String),
+    'worker 168 µs; undici client 41 µs',
+  );
+  assert.equal(
+    detailOf(worker, [], () => undefined, String),
+    '',
+  );
+});
