@@ -1035,7 +1035,6 @@ export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claim: import("@surety/db").Statement;
     claimTake: import("@surety/db").Statement;
     claimSettings: string;
-    claimTakeSettings: string;
     releaseSlots: import("@surety/db").Statement;
     takeTokens: import("@surety/db").Statement;
 };
@@ -1169,7 +1168,6 @@ export declare function statements(schema: string): {
     claim: import("@surety/db").Statement;
     claimTake: import("@surety/db").Statement;
     claimSettings: string;
-    claimTakeSettings: string;
     releaseSlots: import("@surety/db").Statement;
     takeTokens: import("@surety/db").Statement;
     publish: {

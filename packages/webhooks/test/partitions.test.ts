@@ -498,7 +498,7 @@ describe('the claim across partitions', () => {
           )
         ).rows[0]!;
         assert.equal(pick.ids.length, 3);
-        await tx.query(st.claimTakeSettings);
+        // no SET here: the pick itself switched the transaction to plans for their values
         const q = (v: string) => `'${v.replaceAll("'", "''")}'`;
         await tx.query(
           `prepare take_plan(text[], timestamptz, timestamptz, text, timestamptz, timestamptz, text[], text[], int[]) as ${st.claimTake.text}`,

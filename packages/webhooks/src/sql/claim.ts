@@ -121,12 +121,14 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
               (select max(coalesce(w.event_created_at, w.created_at)) from walk w join pick p on p.id = w.id) as events_to,
               array(select b.tenant from busy b where b.n >= $5 union select t.tenant from tbusy t where t.n >= $6
                     union select x.tenant from cand x where x.n > x.room
-                    union select x.tenant from ranked x where x.n > x.room) as held`,
+                    union select x.tenant from ranked x where x.n > x.room) as held,
+              -- the take, next in this transaction, is planned for its values (no round trip of its own)
+              set_config('plan_cache_mode', 'force_custom_plan', true) as take_plans`,
     ),
     // The take (the claim's second statement): the picked rows locked (SKIP LOCKED: a row another
     // transaction holds is left for the next claim), their leases set and attempts counted, this
     // worker's slot counts rewritten, and each row returned with its event and endpoint. Planned for
-    // its values (`claimTakeSettings`): `id = any($1)` and the events' time range are constants then,
+    // its values (the pick's set_config): `id = any($1)` and the events' time range are constants then,
     // so the planner prunes both tables to the windows that hold these rows before planning them.
     claimTake: st(
       'claim_take',
@@ -178,9 +180,9 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // A claim holds it for its own few milliseconds; completions and publishes never take it. JIT off:
     // the window's sorts carry enable_sort's penalty cost (1e10), far past jit_above_cost, and
     // compiling the claim took ~5 s (measured on PostgreSQL 15) for a statement that runs in ~2 ms.
-    // The pick runs on a generic plan and the take on a plan for its values (`claimTakeSettings`).
+    // The pick runs on a generic plan; the pick itself then switches the transaction to plans for
+    // their values, for the take (set_config in its result: no round trip of its own under the lock).
     claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_generic_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
-    claimTakeSettings: 'set local plan_cache_mode = force_custom_plan',
     // A stopped worker's counts (its claims are all handed back or recorded).
     releaseSlots: st('release_slots', `delete from ${S} where worker = $1`),
     // Token bucket per endpoint, in the endpoint row: enforced across every worker. Rows are locked
@@ -295,7 +297,6 @@ export async function claimIn(
     held: string[];
   }>(st.claim, pickParams(params));
   const pick = picked[0]!;
-  await tx.query(st.claimTakeSettings);
   const [now, , leaseUntil, workerId, , , , tenants, endpointIds, counts] = params;
   const { rows } = await tx.query<Claimed>(st.claimTake, [
     pick.ids,
