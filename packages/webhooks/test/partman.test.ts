@@ -300,7 +300,8 @@ describe('pg_partman manages the history partitions (docs/operations.md)', { ski
       for (const table of TABLES) {
         await db.sql.query(`select ${pm}.create_partition_time($1, array[$2::timestamptz])`, [
           `${db.schema}.${table}`,
-          new Date(old).toISOString(),
+          // its UTC midnight: create_partition_time starts a window at the very time it is given
+          new Date(Math.floor(old / DAY) * DAY).toISOString(),
         ]);
       }
       clock = old;
@@ -362,7 +363,8 @@ describe('pg_partman manages the history partitions (docs/operations.md)', { ski
       for (const table of TABLES) {
         await db.sql.query(`select ${pm}.create_partition_time($1, array[$2::timestamptz])`, [
           `${db.schema}.${table}`,
-          new Date(old).toISOString(),
+          // its UTC midnight: create_partition_time starts a window at the very time it is given
+          new Date(Math.floor(old / DAY) * DAY).toISOString(),
         ]);
       }
       clock = old;
