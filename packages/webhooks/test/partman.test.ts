@@ -139,6 +139,21 @@ async function partitionOf(table: string, where: string, params: unknown[]) {
   return rows.map((r) => r.p.replace(/^.*\./, ''));
 }
 
+/**
+ * A window of the three tables for the UTC day of `ms`, by pg_partman's create_partition_time (which
+ * starts a window at the very time it is given, and names it in the session's time zone).
+ */
+const oldWindow = (ms: number) =>
+  db.sql.transaction(async (tx) => {
+    await tx.query(`set local timezone = 'UTC'`);
+    for (const table of TABLES) {
+      await tx.query(`select ${pm}.create_partition_time($1, array[$2::timestamptz])`, [
+        `${db.schema}.${table}`,
+        new Date(Math.floor(ms / DAY) * DAY).toISOString(),
+      ]);
+    }
+  });
+
 const suffixOf = (ms: number) => `p${new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')}`;
 
 /** The docs' maintenance call: the retention it used, in days. */
@@ -297,13 +312,7 @@ describe('pg_partman manages the history partitions (docs/operations.md)', { ski
       // 40 days ago: windows made with pg_partman's own function, one event delivered, one pending
       // (its receiver answers 500 and it waits for a retry).
       const old = Date.now() - 40 * DAY;
-      for (const table of TABLES) {
-        await db.sql.query(`select ${pm}.create_partition_time($1, array[$2::timestamptz])`, [
-          `${db.schema}.${table}`,
-          // its UTC midnight: create_partition_time starts a window at the very time it is given
-          new Date(Math.floor(old / DAY) * DAY).toISOString(),
-        ]);
-      }
+      await oldWindow(old);
       clock = old;
       const sent = await publish('order-old');
       assert.equal(await worker().drain(), 1);
@@ -360,13 +369,7 @@ describe('pg_partman manages the history partitions (docs/operations.md)', { ski
       const tenant = 'tr';
       const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
       const old = Date.now() - 35 * DAY;
-      for (const table of TABLES) {
-        await db.sql.query(`select ${pm}.create_partition_time($1, array[$2::timestamptz])`, [
-          `${db.schema}.${table}`,
-          // its UTC midnight: create_partition_time starts a window at the very time it is given
-          new Date(Math.floor(old / DAY) * DAY).toISOString(),
-        ]);
-      }
+      await oldWindow(old);
       clock = old;
       const ev = await db.sql.transaction((tx) =>
         webhooks.publish(tx, { tenant, type: 'order.created', data: {} }),
