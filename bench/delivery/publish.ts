@@ -8,7 +8,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/publish.ts [--quick]
 import { createPgSql, type Tx } from '@surety/db';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
-import { webhooksInternals } from '@surety/webhooks/testing';
+import { idTimePrefix, webhooksInternals } from '@surety/webhooks/testing';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
 
@@ -49,6 +49,7 @@ const variants: Record<string, (tx: Tx, i: number) => Promise<unknown>> = {
         null,
         null,
         false, // a generated id: no row in the chosen-id table
+        idTimePrefix('dlv', Date.now()),
       ],
     );
     await tx.query(`select pg_notify($1, '')`, [webhooksInternals(webhooks).channel]);

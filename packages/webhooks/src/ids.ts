@@ -20,10 +20,6 @@ let poolAt = pool.length;
  * The id reveals when it was made, as Stripe's and Svix's do.
  */
 export function newId(prefix: string, now: number = Date.now()): string {
-  let time = '';
-  for (let t = Math.floor(now), i = 0; i < TIME_CHARS; i++, t = Math.floor(t / 62)) {
-    time = ALPHABET[t % 62]! + time;
-  }
   let random = '';
   while (random.length < RANDOM_CHARS) {
     if (poolAt === pool.length) {
@@ -33,5 +29,17 @@ export function newId(prefix: string, now: number = Date.now()): string {
     const b = pool[poolAt++]!;
     if (b < UNBIASED) random += ALPHABET[b % 62];
   }
-  return `${prefix}_${time}${random}`;
+  return `${idTimePrefix(prefix, now)}${random}`;
+}
+
+/**
+ * The part of an id made at `now` that its time decides: `prefix_` and the 8 characters of time.
+ * The publish statement completes it in SQL with 14 random characters (RANDOM_ID_TAIL, sql/names.ts).
+ */
+export function idTimePrefix(prefix: string, now: number): string {
+  let time = '';
+  for (let t = Math.floor(now), i = 0; i < TIME_CHARS; i++, t = Math.floor(t / 62)) {
+    time = ALPHABET[t % 62]! + time;
+  }
+  return `${prefix}_${time}`;
 }

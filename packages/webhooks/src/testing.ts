@@ -128,6 +128,9 @@ export const stopProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
  */
 export const webhooksInternals = (webhooks: Webhooks): WebhooksInternals => internalsOf(webhooks);
 
+/** The first part of an id made at a time (`dlv_` and 8 characters): the publish statement's $12. */
+export { idTimePrefix } from './ids.js';
+
 /** The pick's parameters from a claim's (`claimOnce`'s) values: for plans of the pick alone. */
 export { pickParams } from './sql/claim.js';
 /** The LISTEN/NOTIFY channel an engine on `schema` wakes its workers on (benchmarks that notify by hand). */

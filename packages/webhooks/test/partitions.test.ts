@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { migrate, type Sql } from '@surety/db';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
-import { newId } from '../src/ids.js';
+import { idTimePrefix, newId } from '../src/ids.js';
 import { DeliveryWorker, migrations, parseAllowList, Webhooks } from '../src/index.js';
 import { eventTime } from '../src/sql/names.js';
 import { claimOnce, pickParams, startReceiver, webhooksInternals } from '../src/testing.js';
@@ -339,6 +339,32 @@ describe('partitions and retention', () => {
       assert.ok(Buffer.compare(Buffer.from(newId('dlv', at)), Buffer.from(b)) > 0);
       if (at > 0) assert.ok(Buffer.compare(Buffer.from(newId('dlv', at - 1)), Buffer.from(b)) < 0);
     }
+  });
+
+  test("a publish's delivery ids: newId's form with the event's time, distinct across a fan-out, in the event's window", async () => {
+    await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+    for (let i = 0; i < 60; i++)
+      await webhooks.createEndpoint(db.sql, { tenant, url: `http://127.0.0.1:9/${i}`, eventTypes: ['*'] });
+    const { id } = await publish();
+    const { rows } = await db.sql.query<{ id: string; created_at: Date; p: string }>(
+      `select d.id, e.created_at, d.tableoid::regclass::text as p
+         from "${db.schema}".webhook_deliveries d
+         join "${db.schema}".webhook_events e on e.tenant = d.tenant and e.id = d.event_id
+        where d.tenant = $1 and d.event_id = $2`,
+      [tenant, id],
+    );
+    assert.equal(rows.length, 60);
+    assert.equal(new Set(rows.map((r) => r.id)).size, 60);
+    const prefix = idTimePrefix('dlv', new Date(rows[0]!.created_at).getTime());
+    for (const r of rows) {
+      assert.match(r.id, /^dlv_[0-9A-Za-z]{22}$/);
+      assert.ok(r.id.startsWith(prefix), `${r.id} starts with ${prefix}`);
+    }
+    const [w] = await partitionOf('webhook_events', 'tenant = $1 and id = $2', [tenant, id]);
+    assert.deepEqual(
+      new Set(rows.map((r) => r.p.replace(/^.*\./, '').replace('events', 'deliveries'))),
+      new Set([w!.replace('events', 'deliveries')]),
+    );
   });
 
   test('maintain refuses options out of range', async () => {

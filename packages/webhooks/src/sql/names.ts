@@ -32,6 +32,15 @@ export function names(schema: string) {
 
 export type Names = ReturnType<typeof names>;
 
+/**
+ * SQL for the 14 random characters that complete an id after its time (`idTimePrefix`): 84 bits
+ * from two `gen_random_uuid()` (bytes 0-5 and 0-4 of a version-4 UUID are all random), written in
+ * base64 with `+` and `/` mapped into the id's alphabet. A fresh value on every row it is evaluated
+ * for. A quarter of the cost of `webhook_new_id` (migration 000012), which builds each character
+ * with its own substr(): 7.5 against 29 µs an id, measured on PostgreSQL 15 (issue 22).
+ */
+export const RANDOM_ID_TAIL = `translate(left(encode(uuid_send(gen_random_uuid()), 'base64'), 8) || left(encode(uuid_send(gen_random_uuid()), 'base64'), 6), '+/', 'Ab')`;
+
 /** Timestamps as the API spells them (ISO 8601, UTC); null stays null. */
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 

@@ -1,6 +1,7 @@
 // The outbox write (Webhooks.publish) and the event-level statements.
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import { idTimePrefix } from '../ids.js';
+import { type Names, RANDOM_ID_TAIL } from './names.js';
 
 /**
  * Who an event reaches besides its type (docs/applications.md): `tenant`, the tenant's endpoints of
@@ -26,7 +27,8 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
   // An id the caller chose ($11) is also written to the event-id table, whose primary key keeps
   // it unique per tenant across the events' partitions (migration 000015).
   // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
-  // Each delivery gets a random time-ordered id (webhook_new_id, migration 000012) and the event's
+  // Each delivery gets a random time-ordered id (`dlv_`, its time from $7 made by the caller ($12),
+  // then RANDOM_ID_TAIL: newId's form, as webhook_new_id of migration 000012 makes it) and the event's
   // sequence, which orders an ordered endpoint's queue (ids are random within a millisecond), and
   // the event's created_at, which names the events partition its event is read from.
   // No NOTIFY in here: a transaction that notifies holds PostgreSQL's notify-queue lock from its
@@ -45,7 +47,7 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
        d as (
          insert into ${D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
                            event_created_at)
-         select ${s}.webhook_new_id('dlv', $7), $1, e.id, $2, 'pending', e.ordered,
+         select $12::text || ${RANDOM_ID_TAIL}, $1, e.id, $2, 'pending', e.ordered,
                 greatest($7, e.circuit_hold_until), $7, ev.sequence, $7
            from ${EP} e cross join ev
           where e.tenant = $1 and e.status = 'enabled' and ${AUDIENCE[audience].endpoints}
@@ -100,6 +102,7 @@ export async function insertEvent(
       input.traceContext,
       input.applicationId,
       input.chosenId,
+      idTimePrefix('dlv', Date.parse(input.createdAt)),
     ],
   );
   const r = rows[0]!;
