@@ -521,6 +521,15 @@ describe('the claim across partitions', () => {
       ...(await partitionOf('webhook_events', 'tenant = $1', [tenant])),
     ]);
     assert.ok(relations.length > 0, 'the take reads the deliveries and their events');
+    // and never through another index than the primary key (a pending index scanned whole per id
+    // was the trap; a sequential scan of a window this small is the planner's right choice)
+    const indexes = nodes(plan[0]!.Plan)
+      .filter((n) => /^webhook_deliveries_/.test(String(n['Relation Name'] ?? '')) && n['Index Name'])
+      .map((n) => String(n['Index Name']));
+    assert.deepEqual(
+      indexes.filter((i) => !i.endsWith('_pkey')),
+      [],
+    );
     assert.deepEqual(
       relations.filter((r) => !holding.has(r)),
       [],

@@ -135,8 +135,12 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
       `with mine as (
          select * from unnest($7::text[], $8::text[], $9::int[]) as m(tenant, endpoint_id, n)),
        due as (
+         -- status compared under collation "C": the partial indexes' predicate (status = 'pending')
+         -- is then not implied, so only the primary key can serve id = any ($1). Without
+         -- statistics (a fresh backlog) the planner scanned a whole pending index once per id
+         -- (9,150 buffers and 25 ms for 100 ids at 6,000 pending; bench/scale).
          select d.id from ${D} d
-          where d.id = any ($1::text[]) and d.status = 'pending'
+          where d.id = any ($1::text[]) and d.status collate "C" = 'pending'
             and (d.lease_until is null or d.lease_until <= $2)
           for update skip locked),
        claimed as (
