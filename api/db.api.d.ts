@@ -23,7 +23,7 @@ export type { PgliteInstance, PgliteQueryable, PgliteResult, PgliteSqlOptions } 
 export { createPgliteSql } from "./pglite.js";
 export type { Unstorable, UnstorableReason } from "./storable.js";
 export { findUnstorable, isStorableTimestamp } from "./storable.js";
-export type { Queryable, QueryField, QueryOptions, QueryResult, Sql, Statement, Tx, TxDriver, } from "./types.js";
+export type { FirstStatement, Queryable, QueryField, QueryOptions, QueryResult, Sql, Statement, Tx, TxDriver, } from "./types.js";
 
 // --- dist/cursor.d.ts
 export type CursorPart = "timestamp" | "text" | "bigint";
@@ -100,10 +100,15 @@ export interface Tx extends Queryable {
     afterCommit(callback: () => void): void;
 }
 export interface TransactionOptions {
-    first?: string | {
+    first?: string | FirstStatement;
+}
+export interface FirstStatement {
+    statement: Statement;
+    params: readonly unknown[];
+    before?: readonly {
         statement: Statement;
         params: readonly unknown[];
-    };
+    }[];
 }
 export interface Sql extends Queryable {
     readonly kind: "pg" | "pglite" | "driver";

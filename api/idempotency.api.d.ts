@@ -140,6 +140,7 @@ export interface EngineContext {
 // --- dist/statements.d.ts
 import { type Statement } from "@surety/db";
 export interface Statements {
+    claimLock: Statement;
     claim: Statement;
     completeAtCommit: (values: CompleteValues, replace: boolean) => string;
     acquire: Statement;

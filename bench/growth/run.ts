@@ -272,10 +272,9 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
   });
   const ist = (await import('../../packages/idempotency/src/statements.js')).statements(schemas.large);
   const stored = keyOf(12345);
-  const claimParams = (key: string) => {
-    const lock = idem.lockId('bench', key);
-    return [lock, `{${lock},${idem.lockId('bench', `"${key}"`)}}`];
-  };
+  // The claim's parameter: the key's lock id and that of its former quoted form (the lock itself is
+  // taken by the statement before it, `claimLock`; unset here, the claim reads `locked` as false).
+  const claimParams = (key: string) => [`{${idem.lockId('bench', key)},${idem.lockId('bench', `"${key}"`)}}`];
   // [label, statement, parameters, settings the product runs it with]
   const cases: [string, { text: string }, unknown[], string?][] = [
     // As the adapters send it: the key's lock id, and with it that of its former quoted form.

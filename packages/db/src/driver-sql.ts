@@ -82,6 +82,8 @@ export function createDriverSql<C>(options: DriverSqlOptions<C>): Sql {
           });
           committed = open.committed;
           const first = txOptions?.first;
+          if (typeof first === 'object')
+            for (const b of first.before ?? []) await open.tx.query(b.statement, b.params);
           const firstResult =
             first === undefined
               ? undefined

@@ -36,6 +36,7 @@ export { createPgliteSql } from './pglite.js';
 export type { Unstorable, UnstorableReason } from './storable.js';
 export { findUnstorable, isStorableTimestamp } from './storable.js';
 export type {
+  FirstStatement,
   Queryable,
   QueryField,
   QueryOptions,

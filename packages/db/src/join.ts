@@ -84,7 +84,10 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
     const opened = openTransaction({ query: on.query, driver: on.driver, exec: on.exec });
     const first = options?.first;
     if (typeof first === 'string') open.push({ statement: first });
-    else if (first) open.push({ statement: first.statement, params: first.params });
+    else if (first) {
+      for (const b of first.before ?? []) open.push({ statement: b.statement, params: b.params });
+      open.push({ statement: first.statement, params: first.params });
+    }
     const results = open.length > 0 ? await on.pipeline(open) : [];
     const result = await fn(opened.tx, first === undefined ? undefined : results.at(-1));
     const last = opened.atCommitStatement();

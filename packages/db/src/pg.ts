@@ -1,9 +1,10 @@
 import pg from 'pg';
+import pgUtils from 'pg/lib/utils.js';
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { ownConnectionSettings } from './own-connection.js';
 import { openTransaction } from './transaction.js';
-import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
+import type { FirstStatement, QueryOptions, QueryResult, Sql, Statement } from './types.js';
 
 export interface PgSqlOptions {
   /** A `postgres://` URL. Ignored when `pool` is given. */
@@ -80,6 +81,7 @@ interface PgConnectionInternals {
   parse(query: { text: string; name?: string }): void;
   bind(config: object): void;
   execute(config: object): void;
+  describe(config: { type: 'P'; name: string }): void;
   parsedStatements: Record<string, string | undefined>;
 }
 const PgQuery = pg.Query as unknown as new (
@@ -90,19 +92,30 @@ const PgQuery = pg.Query as unknown as new (
 ) => PgQueryInternals;
 class BeginWith extends PgQuery {
   #parsedHere = false;
-  constructor(
-    statement: string | Statement,
-    params: readonly unknown[],
-    callback: (error: Error | null, results?: unknown) => void,
-  ) {
-    const text = typeof statement === 'string' ? statement : statement.text;
-    const name = typeof statement === 'string' ? undefined : statement.name;
-    super({ text, name, values: [...params], queryMode: 'extended', callback });
+  readonly #before: FirstStatement['before'];
+  constructor(first: FirstStatement, callback: (error: Error | null, results?: unknown) => void) {
+    const { statement, params } = first;
+    super({
+      text: statement.text,
+      name: statement.name,
+      values: [...params],
+      queryMode: 'extended',
+      callback,
+    });
+    this.#before = first.before;
   }
   override prepare(connection: PgConnectionInternals): void {
     connection.parse({ text: 'BEGIN' });
     connection.bind({});
     connection.execute({});
+    // `before` statements go unnamed (parsed each time) and described, so that their rows, if any,
+    // arrive as results of their own ahead of the statement's.
+    for (const b of this.#before ?? []) {
+      connection.parse({ text: b.statement.text });
+      connection.bind({ values: [...b.params], valueMapper: pgUtils.prepareValue });
+      connection.describe({ type: 'P', name: '' });
+      connection.execute({});
+    }
     this.#parsedHere = !this.hasBeenParsed(connection);
     super.prepare(connection);
   }
@@ -196,10 +209,9 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
           })) as unknown as pg.QueryResult[];
           first = toResult(results[results.length - 1]!);
         } else if (txOptions?.first) {
-          const { statement, params } = txOptions.first;
           // A submittable query answers through its callback, not a promise.
           const results = await new Promise<pg.QueryResult[]>((resolve, reject) => {
-            const query = new BeginWith(statement, params, (error, got) =>
+            const query = new BeginWith(txOptions.first as FirstStatement, (error, got) =>
               error ? reject(classify(error)) : resolve(got as pg.QueryResult[]),
             );
             client.query(query as unknown as pg.QueryConfig);

@@ -99,6 +99,7 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
           committed = open.committed;
           let first: QueryResult<Record<string, unknown>> | undefined;
           if (typeof options?.first === 'object') {
+            for (const b of options.first.before ?? []) await tx.query(b.statement, b.params);
             first = await tx.query(options.first.statement, options.first.params);
           } else if (options?.first) {
             // As on PostgreSQL: the simple protocol, so `first` may hold several statements; the

@@ -99,7 +99,10 @@ export function postgresSql(pgjs: postgres.Sql, options: { end?: boolean } = {})
           const first = txOptions?.first;
           let firstResult: QueryResult<Row> | undefined;
           if (typeof first === 'string') firstResult = await run<Row>(trx, first, undefined);
-          else if (first) firstResult = await run<Row>(trx, first.statement, first.params);
+          else if (first) {
+            for (const b of first.before ?? []) await run<Row>(trx, b.statement, b.params);
+            firstResult = await run<Row>(trx, first.statement, first.params);
+          }
           const value = await fn(open.tx, firstResult);
           const last = open.atCommitStatement();
           if (last !== undefined) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { literal } from './literal.js';
 import { createPgSql } from './pg.js';
-import { createTestDatabase, postgresUrl, type TestDatabase } from './testing.js';
+import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from './testing.js';
 
 let db: TestDatabase;
 let t: string;
@@ -74,6 +74,95 @@ describe('transaction: first', () => {
       first: { statement, params: [] },
     });
     assert.deepEqual(got, [{ n: 0 }]);
+  });
+});
+
+describe('transaction: first, with statements before it', () => {
+  test('they run first, in order, in the same transaction; the callback gets the last result', async () => {
+    const set = {
+      name: `before_set_${db.schema}`,
+      text: "select set_config('surety.test_before', $1, true)",
+    };
+    const got = await db.sql.transaction(async (_tx, first) => first?.rows, {
+      first: {
+        before: [
+          { statement: set, params: ['one'] },
+          {
+            statement: {
+              text: "select set_config('surety.test_before', current_setting('surety.test_before') || $1, true)",
+            },
+            params: [' two'],
+          },
+        ],
+        statement: {
+          name: `before_read_${db.schema}`,
+          text: "select current_setting('surety.test_before') as v, $1::int as n",
+        },
+        params: [7],
+      },
+    });
+    assert.deepEqual(got, [{ v: 'one two', n: 7 }]);
+    // transaction-local: gone after COMMIT
+    const after = await db.sql.query<{ v: string | null }>(
+      "select current_setting('surety.test_before', true) as v",
+    );
+    assert.ok(after.rows[0]!.v === null || after.rows[0]!.v === '', JSON.stringify(after.rows));
+  });
+
+  test('a failing statement before it: the transaction fails, nothing commits', async () => {
+    await assert.rejects(
+      db.sql.transaction(
+        async (tx) => {
+          await tx.query(`insert into ${t} values (20, 'never')`);
+        },
+        {
+          first: {
+            before: [{ statement: { text: 'select 1 / $1::int' }, params: [0] }],
+            statement: { text: 'select $1::int as n' },
+            params: [1],
+          },
+        },
+      ),
+      /division by zero/,
+    );
+    assert.equal(
+      (await notes()).find((r) => r.id === 20),
+      undefined,
+    );
+  });
+
+  test("the first statement's snapshot holds what committed while a statement before it waited for a lock", {
+    skip: needsPostgres,
+  }, async () => {
+    // The holder takes the advisory lock, writes a row, and commits a moment later. The transaction
+    // under test waits for the lock in a statement before `first`; `first` then sees the row. In
+    // one statement (lock and read together) the read's snapshot predates the commit: it would not.
+    const holder = createPgSql({ connectionString: postgresUrl!, max: 1 });
+    try {
+      const lock = 424242;
+      let release!: () => void;
+      const locked = new Promise<void>((r) => {
+        release = r;
+      });
+      const holding = holder.transaction(async (tx) => {
+        await tx.query('select pg_advisory_xact_lock($1)', [lock]);
+        await tx.query(`insert into ${t} values (130, 'committed by the holder')`);
+        release();
+        await new Promise((r) => setTimeout(r, 300));
+      });
+      await locked;
+      const seen = await db.sql.transaction(async (_tx, first) => first?.rows[0], {
+        first: {
+          before: [{ statement: { text: 'select pg_advisory_xact_lock($1)' }, params: [lock] }],
+          statement: { text: `select count(*)::int as n from ${t} where id = $1` },
+          params: [130],
+        },
+      });
+      await holding;
+      assert.deepEqual(seen, { n: 1 });
+    } finally {
+      await holder.close();
+    }
   });
 });
 

@@ -87,7 +87,20 @@ export interface TransactionOptions {
    * the last one's result is passed), or a statement with parameters (the extended protocol: BEGIN
    * and the statement pipelined before one Sync; a named statement is parsed once per connection).
    */
-  first?: string | { statement: Statement; params: readonly unknown[] };
+  first?: string | FirstStatement;
+}
+
+/** A first statement with parameters (`TransactionOptions.first`). */
+export interface FirstStatement {
+  statement: Statement;
+  params: readonly unknown[];
+  /**
+   * Statements run before it, in the same round trip, for their effects only (their results are not
+   * passed on). Each starts after the one before it ended, so under READ COMMITTED the first
+   * statement's snapshot holds every commit made before them: a lock taken here, then a read of
+   * what the lock's previous holder committed (an Idempotency-Key's claim).
+   */
+  before?: readonly { statement: Statement; params: readonly unknown[] }[];
 }
 
 /**

@@ -172,7 +172,13 @@ async function executeOnce(
         spans?.committing();
         return { kind: 'executed', response, stored: true };
       },
-      { first: { statement: ctx.st.claim, params: [lock, `{${lockIds.join(',')}}`] } },
+      {
+        first: {
+          before: [{ statement: ctx.st.claimLock, params: [lock] }],
+          statement: ctx.st.claim,
+          params: [`{${lockIds.join(',')}}`],
+        },
+      },
     );
     if (outcome.kind === 'executed' && encoded) ctx.stored(tenant, encoded);
     spans?.ended();

@@ -2,6 +2,8 @@ import { literal, quoteSchema, type Statement } from '@surety/db';
 
 /** The statements of the store, built once per schema. Every value is a bound parameter. */
 export interface Statements {
+  /** The advisory lock of one lock id, sent together with BEGIN, before `claim`. */
+  claimLock: Statement;
   /** The claim of one lock id (see below), sent together with BEGIN. */
   claim: Statement;
   /** The completed row, with its values as literals, to travel with COMMIT (see below). */
@@ -42,14 +44,25 @@ export function statements(schema: string): Statements {
     // so a second request with the same key gets `locked = false` at once (409) instead of queueing
     // on a row lock. $2 is the lock id and those of the key's former forms (`formerKeys`), as an
     // int8[] literal: the rows of all of them are read in the same index scan. Rows are matched to
-    // (tenant, key) in JS. The snapshot of this statement may
-    // predate a commit that released the lock; the record at COMMIT catches that (see below).
+    // (tenant, key) in JS.
+    // The lock is taken by `claimLock`, a statement of its own just before this one in the same
+    // round trip, and passed on in a transaction-local setting: this statement's snapshot then
+    // holds every commit made before the lock was granted, so a request that gets the lock after
+    // another with the same key committed sees its stored row and does not run again. Taken in
+    // this statement, the lock came after its snapshot: a commit in between was missed, the
+    // handler ran a second time, and only the record at COMMIT (below) kept its writes out.
+    // (A REPEATABLE READ transaction that joined Surety keeps its older snapshot: the record at
+    // COMMIT is its guard.)
+    claimLock: {
+      name: n('claim_lock'),
+      text: `select set_config('surety.idempotency_locked', pg_try_advisory_xact_lock($1::int8)::text, true)`,
+    },
     claim: {
       name: n('claim'),
-      text: `select pg_try_advisory_xact_lock($1::int8) as locked, k.tenant, k.key, k.fingerprint, k.state,
+      text: `select coalesce(current_setting('surety.idempotency_locked', true)::bool, false) as locked, k.tenant, k.key, k.fingerprint, k.state,
                     k.status, k.headers, k.body, k.body_gzip, k.body_encoding, k.expires_at, k.lease_expires_at
                from (select 1) as one
-               left join ${t} k on k.lock_id = any($2::int8[])`,
+               left join ${t} k on k.lock_id = any($1::int8[])`,
     },
     // Atomic mode: the completed row, written in the same transaction as the business write, sent
     // in one round trip with COMMIT (Tx.atCommit). The simple protocol carries no parameters, so
