@@ -13,6 +13,8 @@ export interface Statements {
   renew: Statement;
   release: Statement;
   purge: Statement;
+  /** `purge`, committed with `synchronous_commit = off` (set for its own transaction only). */
+  purgeAsyncCommit: Statement;
   wroteNothing: Statement;
 }
 
@@ -154,6 +156,15 @@ export function statements(schema: string): Statements {
       text: `delete from ${t} where ctid = any (array(
                select ctid from ${t} where expires_at <= $1::timestamptz
                 order by expires_at limit $2 for update skip locked))`,
+    },
+    // The same batch, its transaction committed without waiting for the WAL flush: set_config(…,
+    // true) lasts until the end of the statement's own (implicit) transaction, and PostgreSQL reads
+    // synchronous_commit when it commits. A batch lost to a crash leaves its keys for the next purge.
+    purgeAsyncCommit: {
+      text: `delete from ${t} where ctid = any (array(
+               select ctid from ${t} where expires_at <= $1::timestamptz
+                order by expires_at limit $2 for update skip locked))
+               and (select set_config('synchronous_commit', 'off', true)) = 'off'`,
     },
   };
 }
