@@ -38,23 +38,35 @@ export async function startServer(config: Config): Promise<Running> {
   const metrics = new Metrics();
   const app = await buildApp({ sql, config, logger, metrics });
   const portal = portalData(config.schema);
+  // One key purge at a time (a run still going at the next tick is left to finish), paced as
+  // configured, and each run ends within the interval; closing stops it after its current batch.
+  const { intervalMs, ...pacing } = config.idempotencyPurge;
+  const stopPurge = new AbortController();
+  let purging: Promise<void> | undefined;
   const purge = setInterval(() => {
-    app.idempotency
-      .purgeExpired()
-      .then((n) => n > 0 && app.log.info({ purged: n }, 'purged expired idempotency keys'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+    purging ??= app.idempotency
+      .purgeExpired({ ...pacing, maxDurationMs: intervalMs, signal: stopPurge.signal })
+      .then((n) => void (n > 0 && app.log.info({ purged: n }, 'purged expired idempotency keys')))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'))
+      .finally(() => {
+        purging = undefined;
+      });
     // Portal sessions a day past their expiry: their tokens answer 401 invalid instead of expired.
     portal
       .purgeSessions(sql, { before: new Date(Date.now() - 86_400_000).toISOString() })
       .then((n) => n > 0 && app.log.info({ purged: n }, 'purged expired portal sessions'))
       .catch((error: unknown) => app.log.warn({ err: error }, 'portal session purge failed'));
-  }, 10 * 60_000);
+  }, intervalMs);
   purge.unref();
   const delivery = config.worker ? startWorker(app.webhooks, config, app.log, metrics) : undefined;
   if (delivery) metrics.observeWorker(delivery.worker);
   // Shutdown is the app's own lifecycle: no purge starts once closing begins; after the last
   // in-flight request, the worker finishes its attempts, then the database closes.
-  app.addHook('preClose', async () => clearInterval(purge));
+  app.addHook('preClose', async () => {
+    clearInterval(purge);
+    stopPurge.abort();
+    await purging;
+  });
   app.addHook('onClose', async () => {
     await delivery?.stop();
     await sql.close();
