@@ -111,8 +111,15 @@ export async function pacedPurge(
 export async function purgeExpired(ctx: EngineContext, options: PurgeOptions = {}): Promise<number> {
   const asyncCommit = options.asyncCommit ?? PURGE_DEFAULTS.asyncCommit;
   const st = asyncCommit ? ctx.st.purgeAsyncCommit : ctx.st.purge;
+  const now = new Date(ctx.now()).toISOString();
+  // Each batch starts where the last one stopped (an expiry time, ties included): the index entries
+  // of the rows already deleted are not stepped over again. A row skipped because a request held
+  // it (SKIP LOCKED) is left for the next call, which starts from the oldest again.
+  let from = '-infinity';
   return pacedPurge(async (limit) => {
-    const { rowCount } = await ctx.sql.query(st, [new Date(ctx.now()).toISOString(), limit]);
-    return rowCount;
+    const { rows } = await ctx.sql.query<{ n: number; last: string | null }>(st, [now, limit, from]);
+    const row = rows[0]!;
+    if (row.last !== null) from = row.last;
+    return Number(row.n);
   }, options);
 }

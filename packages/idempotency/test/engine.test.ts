@@ -301,14 +301,18 @@ describe('atomic mode', () => {
     for (const asyncCommit of [true, false]) {
       const tag = `bulk-${asyncCommit}`;
       const at = (ms: number) => new Date(clock + ms).toISOString();
-      // 230 expired (one on the boundary: expires_at = now is expired) and 120 live, interleaved
+      // 234 expired and 116 live, interleaved: one on the boundary (expires_at = now is expired),
+      // every fifth sharing one expiry time (ties across batches), the rest a millisecond apart in
+      // the reverse of their insertion order (so expiry order is not the table's order)
       await db.sql.query(
         `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, created_at, expires_at, lock_id)
          select 't', $1 || '-' || i, 'f', 'completed', 201, '{}'::jsonb, '{}', $2::timestamptz,
-                case when i % 3 = 0 then $3::timestamptz when i = 1 then $4::timestamptz else $5::timestamptz end,
-                i + $6::int8
+                case when i % 3 = 0 then $3::timestamptz when i = 1 then $4::timestamptz
+                     when i % 5 = 0 then $4::timestamptz - interval '100 ms'
+                     else $4::timestamptz - i * interval '1 ms' end,
+                i + $5::int8
            from generate_series(1, 350) i`,
-        [tag, at(-120_000), at(1), at(0), at(-1), asyncCommit ? 1_000_000 : 2_000_000],
+        [tag, at(-120_000), at(1), at(0), asyncCommit ? 1_000_000 : 2_000_000],
       );
       const expired = await count(`key like '${tag}-%' and expires_at <= '${at(0)}'`);
       const live = await count(`key like '${tag}-%' and expires_at > '${at(0)}'`);
