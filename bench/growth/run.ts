@@ -357,7 +357,7 @@ console.log(
   `\nPurge of ${purged.toLocaleString('en-US')} expired keys (purgeExpired's defaults) while serving new keys 4 at a time: ${purgeSeconds.toFixed(1)} s (${(purged / purgeSeconds).toFixed(0)} rows/s); ` +
     `p50/p99 before ${f(percentile(before, 50))} / ${f(percentile(before, 99))} ms, during ${f(percentile(during, 50))} / ${f(percentile(during, 99))} ms (${during.length} requests during the purge), in the 5 s after ${f(percentile(after, 50))} / ${f(percentile(after, 99))} ms` +
     (purgeRun.wal
-      ? `; the purge's WAL ${(purgeRun.wal.bytes / 2 ** 20).toFixed(0)} MB (${purgeRun.wal.fpi} full-page images), ${purgeRun.wal.syncs} WAL syncs by the server meanwhile.`
+      ? `; WAL written while it ran ${(purgeRun.wal.bytes / 2 ** 20).toFixed(0)} MB (${purgeRun.wal.fpi} full-page images, serving's included), ${purgeRun.wal.syncs} WAL syncs.`
       : '.'),
 );
 console.log(
