@@ -276,7 +276,7 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
       },
       [],
     ],
-    ['idempotency purge (one batch of 500)', ist.purge, [now, 500]],
+    ['idempotency purge (one batch of 200, the first of a call)', ist.purge, [now, 200, '-infinity']],
     [
       'delivery claim (batch of 50, 1 M pending)',
       webhooksInternals(wh).st.claim,
