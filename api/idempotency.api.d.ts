@@ -48,8 +48,32 @@ import type { EngineContext } from "./types.js";
 export interface PurgeOptions {
     batchSize?: number;
     maxBatches?: number;
+    dutyCycle?: number;
     pauseMs?: number;
+    maxDurationMs?: number;
+    asyncCommit?: boolean;
+    signal?: AbortSignal;
 }
+export interface PurgeTimer {
+    now(): number;
+    sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+export declare const PURGE_DEFAULTS: {
+    readonly batchSize: 200;
+    readonly maxBatches: 5000;
+    readonly dutyCycle: 0.2;
+    readonly maxDurationMs: 300000;
+    readonly asyncCommit: true;
+};
+export declare function purgeSettings(options?: PurgeOptions): {
+    batchSize: number;
+    maxBatches: number;
+    dutyCycle: number;
+    pauseMs: number | undefined;
+    maxDurationMs: number;
+    asyncCommit: boolean;
+};
+export declare function pacedPurge(batch: (limit: number) => Promise<number>, options?: PurgeOptions, timer?: PurgeTimer): Promise<number>;
 export declare function purgeExpired(ctx: EngineContext, options?: PurgeOptions): Promise<number>;
 
 // --- dist/types.d.ts
@@ -150,6 +174,7 @@ export interface Statements {
     renew: Statement;
     release: Statement;
     purge: Statement;
+    purgeAsyncCommit: Statement;
     wroteNothing: Statement;
 }
 export interface CompleteValues {

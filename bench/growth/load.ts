@@ -37,6 +37,9 @@ export async function ensureKeys(
   n: number,
   expiresInSeconds = 86_400 * 365,
   log: (s: string) => void = () => {},
+  /** Spread expiry times over this many seconds before `expiresInSeconds`, in row order (as keys
+   * made one after another expire); 0: every row of a chunk expires at the same instant. */
+  spreadSeconds = 0,
 ): Promise<{ reused: boolean; seconds: number }> {
   const sql = createPgSql({ connectionString: url, max: 2 });
   try {
@@ -58,10 +61,10 @@ export async function ensureKeys(
          select 'bench', k, md5(i::text) || md5((i + 1)::text), 'completed', 201,
                 '{"content-type":"application/json","location":"/v1/payments/pay_x"}'::jsonb,
                 '{"id":"pay_' || i || '","amount":"1999","currency":"USD","customerId":"cus_bench","status":"succeeded","createdAt":"2026-01-01T00:00:00.000Z"}',
-                now() - interval '1 hour', now() + make_interval(secs => $3),
+                now() - interval '1 hour', now() + make_interval(secs => $3 - $4 * (1 - i::float8 / $5)),
                 ('x' || substr(encode(sha256(convert_to('bench', 'UTF8') || '\\x00'::bytea || convert_to(k, 'UTF8')), 'hex'), 1, 16))::bit(64)::bigint
            from generate_series($1::int, $2::int) i, lateral (select md5('md5:' || i) as k) keyed`,
-        [from, to, expiresInSeconds],
+        [from, to, expiresInSeconds, spreadSeconds, n],
       );
       log(`  ${schema}: ${to + 1} of ${n} keys`);
     }

@@ -18,6 +18,12 @@ export interface Config {
   bodyLimit: number;
   /** How long idempotency keys are kept, in ms. @default 86400000 */
   idempotencyTtlMs: number;
+  /**
+   * The expired-key purge (SURETY_IDEMPOTENCY_PURGE_*; docs/operations.md): every `intervalMs`,
+   * batches of `batchSize` rows, working at most `dutyCycle` of the time, at most `maxBatches` a run.
+   * @default { intervalMs: 600000, batchSize: 200, dutyCycle: 0.2, maxBatches: 5000 }
+   */
+  idempotencyPurge: { intervalMs: number; batchSize: number; dutyCycle: number; maxBatches: number };
   /** Database schema for every table. @default "surety" */
   schema: string;
   logLevel: string;
@@ -200,6 +206,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(devKey ? { devKey } : {}),
     bodyLimit: integer(env, 'SURETY_BODY_LIMIT', 65_536, 1024, 10_485_760),
     idempotencyTtlMs: integer(env, 'SURETY_IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 31_536_000) * 1000,
+    idempotencyPurge: {
+      intervalMs: integer(env, 'SURETY_IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 600, 1, 86_400) * 1000,
+      batchSize: integer(env, 'SURETY_IDEMPOTENCY_PURGE_BATCH_SIZE', 200, 1, 10_000),
+      dutyCycle: integer(env, 'SURETY_IDEMPOTENCY_PURGE_DUTY_PERCENT', 20, 1, 100) / 100,
+      maxBatches: integer(env, 'SURETY_IDEMPOTENCY_PURGE_MAX_BATCHES', 5000, 1, 1_000_000),
+    },
     schema,
     logLevel: env.LOG_LEVEL || 'info',
     webhookAllowList,

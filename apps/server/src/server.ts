@@ -1,5 +1,5 @@
 import { migrate, openSql, type Sql } from '@surety/db';
-import { migrations as idempotencyMigrations } from '@surety/idempotency';
+import { type Idempotency, migrations as idempotencyMigrations } from '@surety/idempotency';
 import { DeliveryWorker, type Webhooks, migrations as webhookMigrations } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
@@ -38,23 +38,17 @@ export async function startServer(config: Config): Promise<Running> {
   const metrics = new Metrics();
   const app = await buildApp({ sql, config, logger, metrics });
   const portal = portalData(config.schema);
-  const purge = setInterval(() => {
-    app.idempotency
-      .purgeExpired()
-      .then((n) => n > 0 && app.log.info({ purged: n }, 'purged expired idempotency keys'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
-    // Portal sessions a day past their expiry: their tokens answer 401 invalid instead of expired.
-    portal
-      .purgeSessions(sql, { before: new Date(Date.now() - 86_400_000).toISOString() })
-      .then((n) => n > 0 && app.log.info({ purged: n }, 'purged expired portal sessions'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'portal session purge failed'));
-  }, 10 * 60_000);
-  purge.unref();
+  const purges = startPurges(
+    app.idempotency,
+    () => portal.purgeSessions(sql, { before: new Date(Date.now() - 86_400_000).toISOString() }),
+    config,
+    app.log,
+  );
   const delivery = config.worker ? startWorker(app.webhooks, config, app.log, metrics) : undefined;
   if (delivery) metrics.observeWorker(delivery.worker);
   // Shutdown is the app's own lifecycle: no purge starts once closing begins; after the last
   // in-flight request, the worker finishes its attempts, then the database closes.
-  app.addHook('preClose', async () => clearInterval(purge));
+  app.addHook('preClose', () => purges.stop());
   app.addHook('onClose', async () => {
     await delivery?.stop();
     await sql.close();
@@ -84,6 +78,43 @@ export interface ServiceWorker {
   worker: DeliveryWorker;
   /** Stops the retention job, then the worker (it finishes the attempts in flight). */
   stop(): Promise<void>;
+}
+
+/**
+ * The housekeeping purges, every `config.idempotencyPurge.intervalMs`: expired idempotency keys
+ * (paced as configured, one run at a time: a run still going at the next tick is left to finish,
+ * and each ends within the interval) and portal sessions a day past their expiry (their tokens
+ * then answer 401 invalid instead of expired). `stop` ends the key purge after its current batch.
+ */
+export function startPurges(
+  idempotency: Pick<Idempotency, 'purgeExpired'>,
+  purgeSessions: () => Promise<number>,
+  config: Pick<Config, 'idempotencyPurge'>,
+  log: Log,
+): { stop(): Promise<void> } {
+  const { intervalMs, ...pacing } = config.idempotencyPurge;
+  const stopping = new AbortController();
+  let purging: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    purging ??= idempotency
+      .purgeExpired({ ...pacing, maxDurationMs: intervalMs, signal: stopping.signal })
+      .then((n) => void (n > 0 && log.info({ purged: n }, 'purged expired idempotency keys')))
+      .catch((error: unknown) => log.warn({ err: error }, 'idempotency purge failed'))
+      .finally(() => {
+        purging = undefined;
+      });
+    purgeSessions()
+      .then((n) => n > 0 && log.info({ purged: n }, 'purged expired portal sessions'))
+      .catch((error: unknown) => log.warn({ err: error }, 'portal session purge failed'));
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      stopping.abort();
+      await purging;
+    },
+  };
 }
 
 /**

@@ -159,10 +159,11 @@ export class Idempotency {
   }
 
   /**
-   * Deletes expired keys in batches of `batchSize` (short transactions, SKIP LOCKED), at most
-   * `maxBatches` of them, pausing between batches so the traffic being served keeps its latency.
-   * Returns how many rows were deleted.
-   * @default options { batchSize: 500, maxBatches: 2000, pauseMs: as long as the last batch took }
+   * Deletes expired keys in batches of `batchSize` (short transactions, SKIP LOCKED, committed
+   * with `synchronous_commit = off`), at most `maxBatches` of them and for at most `maxDurationMs`,
+   * resting after each batch so that it works at most `dutyCycle` of the time (measured), and the
+   * traffic being served keeps its latency. Returns how many rows were deleted.
+   * @default options { batchSize: 200, maxBatches: 5000, dutyCycle: 0.2, maxDurationMs: 300000, asyncCommit: true }
    * @example
    * setInterval(() => void idempotency.purgeExpired(), 10 * 60_000).unref();
    */

@@ -290,6 +290,41 @@ describe('atomic mode', () => {
     for (const k of keys) assert.equal(await keyRow(k), undefined);
   });
 
+  test('purge deletes every expired key and never a live one, with either commit mode', async () => {
+    await engine.purgeExpired(); // whatever earlier tests left expired
+    const t = `"${db.schema}".idempotency_keys`;
+    const count = async (where: string) =>
+      Number(
+        (await db.sql.query<{ n: string }>(`select count(*)::text as n from ${t} where ${where}`)).rows[0]!.n,
+      );
+    const liveBefore = await count('true');
+    for (const asyncCommit of [true, false]) {
+      const tag = `bulk-${asyncCommit}`;
+      const at = (ms: number) => new Date(clock + ms).toISOString();
+      // 234 expired and 116 live, interleaved: one on the boundary (expires_at = now is expired),
+      // every fifth sharing one expiry time (ties across batches), the rest a millisecond apart in
+      // the reverse of their insertion order (so expiry order is not the table's order)
+      await db.sql.query(
+        `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, created_at, expires_at, lock_id)
+         select 't', $1 || '-' || i, 'f', 'completed', 201, '{}'::jsonb, '{}', $2::timestamptz,
+                case when i % 3 = 0 then $3::timestamptz when i = 1 then $4::timestamptz
+                     when i % 5 = 0 then $4::timestamptz - interval '100 ms'
+                     else $4::timestamptz - i * interval '1 ms' end,
+                i + $5::int8
+           from generate_series(1, 350) i`,
+        [tag, at(-120_000), at(1), at(0), asyncCommit ? 1_000_000 : 2_000_000],
+      );
+      const expired = await count(`key like '${tag}-%' and expires_at <= '${at(0)}'`);
+      const live = await count(`key like '${tag}-%' and expires_at > '${at(0)}'`);
+      assert.deepEqual([expired, live], [234, 116]);
+      const purged = await engine.purgeExpired({ batchSize: 7, dutyCycle: 1, asyncCommit });
+      assert.equal(purged, expired);
+      assert.equal(await count(`key like '${tag}-%' and expires_at <= '${at(0)}'`), 0);
+      assert.equal(await count(`key like '${tag}-%'`), live);
+    }
+    assert.equal(await count(`key not like 'bulk-%'`), liveBefore);
+  });
+
   test('the store being unreachable is StoreUnavailableError and the handler never runs', async () => {
     let ran = false;
     const dead: Sql =
