@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { notifyChannel } from '@surety/webhooks/testing';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { cpuDelta, cpuSnapshot, usPerOperation } from '../lib/cpu.js';
 import { startReceiver } from '../lib/receiver.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
@@ -36,6 +37,7 @@ const CONNECTIONS = 32;
 const cases = new Set((a.str('cases') ?? 'api,workers,slow').split(','));
 const url = requireDatabaseUrl('the benchmark creates and drops schemas bench_scale_api and bench_scale_wh');
 const API_KEY = 'sk_bench_0123456789abcdef';
+const dbName = decodeURIComponent(new URL(url).pathname.slice(1));
 const cli = fileURLToPath(new URL('../../apps/server/dist/cli.js', import.meta.url));
 
 async function count(text: string): Promise<number> {
@@ -148,6 +150,17 @@ async function workers(processes: number, receiverDelayMs = 0) {
   const children = await Promise.all(
     Array.from({ length: processes }, () => spawnSuretyWorker('bench_scale_wh', OPEN_CAPS)),
   );
+  // CPU per delivery: the workers, the receiver, and the bench database's backends (its WAL writer
+  // and other background processes are not told apart from other clusters' on a shared machine).
+  const workerPids = new Set(children.map((c) => c.pid));
+  const classify = (cmdline: string, pid: number) =>
+    workerPids.has(pid)
+      ? 'worker'
+      : cmdline.includes('delivery/receiver.ts')
+        ? 'receiver'
+        : cmdline.startsWith('postgres:') && cmdline.includes(` ${dbName} `)
+          ? 'postgres'
+          : undefined;
   await receiver.reset();
   // The clock starts when the backlog commits (no worker can see a row before): the bulk insert
   // itself (a few hundred ms for 6,000 events) is not delivery time, and counting it shrank the
@@ -167,8 +180,10 @@ async function workers(processes: number, receiverDelayMs = 0) {
     await tx.query('select pg_notify($1, $2)', [notifyChannel('bench_scale_wh'), '']);
   });
   const started = performance.now();
+  const cpuBefore = cpuSnapshot(classify);
   await receiver.waitFor(backlog, 300_000);
   const rate = backlog / ((performance.now() - started) / 1000);
+  const cpu = usPerOperation(cpuDelta(cpuBefore, cpuSnapshot(classify)), backlog);
   await Promise.all(children.map(stop));
   const receipts = await receiver.count();
   const attempts = await count('select count(*)::text as n from bench_scale_wh.webhook_attempts');
@@ -182,7 +197,7 @@ async function workers(processes: number, receiverDelayMs = 0) {
   console.error(
     `workers ×${processes} (receiver ${receiverDelayMs} ms): ${rate.toFixed(0)} deliveries/s; receipts ${receipts}, attempts ${attempts}, delivered ${delivered}`,
   );
-  return { processes, rate, receipts, attempts, delivered, check, receiverDelayMs };
+  return { processes, rate, receipts, attempts, delivered, check, receiverDelayMs, cpu };
 }
 
 const load = loadavg()[0]!;
@@ -202,6 +217,12 @@ if (apiRuns.length > 0)
   console.log(
     `| API processes | POST req/s (sum) | ×1 | 2xx | 409 (same key in flight) | payments | keys | no double execution |`,
   );
+const cpuCell = (us: Record<string, number> | undefined) =>
+  us
+    ? `${Object.values(us)
+        .reduce((a, b) => a + b, 0)
+        .toFixed(0)} = ${['worker', 'receiver', 'postgres'].map((g) => (us[g] ?? 0).toFixed(0)).join(' + ')}`
+    : 'not measured';
 if (apiRuns.length > 0) console.log('|---:|---:|---:|---:|---:|---:|---:|---|');
 for (const r of apiRuns)
   console.log(
@@ -209,23 +230,23 @@ for (const r of apiRuns)
   );
 if (workerRuns.length > 0) {
   console.log(
-    `\n| worker processes | deliveries/s | ×1 | receipts | attempts | delivered | no double execution |`,
+    `\n| worker processes | deliveries/s | ×1 | CPU µs per delivery: workers + receiver + PostgreSQL backends | receipts | attempts | delivered | no double execution |`,
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---:|---:|---:|---|---:|---:|---:|---|');
 }
 for (const r of workerRuns)
   console.log(
-    `| ${r.processes} | ${r.rate.toFixed(0)} | ${(r.rate / workerRuns[0]!.rate).toFixed(2)} | ${r.receipts} | ${r.attempts} | ${r.delivered} | ${r.check ? 'yes' : '**NO**'} |`,
+    `| ${r.processes} | ${r.rate.toFixed(0)} | ${(r.rate / workerRuns[0]!.rate).toFixed(2)} | ${cpuCell(r.cpu)} | ${r.receipts} | ${r.attempts} | ${r.delivered} | ${r.check ? 'yes' : '**NO**'} |`,
   );
 if (slowRuns.length > 0) {
   console.log(
-    `\n| worker processes, receiver answering in ${SLOW_MS} ms | deliveries/s | ×1 | receipts | attempts | delivered | no double execution |`,
+    `\n| worker processes, receiver answering in ${SLOW_MS} ms | deliveries/s | ×1 | CPU µs per delivery: workers + receiver + PostgreSQL backends | receipts | attempts | delivered | no double execution |`,
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---:|---:|---:|---|---:|---:|---:|---|');
 }
 for (const r of slowRuns)
   console.log(
-    `| ${r.processes} | ${r.rate.toFixed(0)} | ${(r.rate / slowRuns[0]!.rate).toFixed(2)} | ${r.receipts} | ${r.attempts} | ${r.delivered} | ${r.check ? 'yes' : '**NO**'} |`,
+    `| ${r.processes} | ${r.rate.toFixed(0)} | ${(r.rate / slowRuns[0]!.rate).toFixed(2)} | ${cpuCell(r.cpu)} | ${r.receipts} | ${r.attempts} | ${r.delivered} | ${r.check ? 'yes' : '**NO**'} |`,
   );
 console.log(
   `\n${CONNECTIONS} connections in all, split across the API processes; ${duration} s per configuration; backlogs of ${fastBacklog} (immediate receiver) and ${slowBacklog} (${SLOW_MS} ms receiver) deliveries; load average at start ${load.toFixed(1)}`,
