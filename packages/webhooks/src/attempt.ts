@@ -50,9 +50,7 @@ export async function sendAttempt(input: {
     data: row.data,
   });
   try {
-    const secrets = (row.secrets ?? [])
-      .filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > startedMs)
-      .map((s) => s.secret);
+    const secrets = liveSecrets(row.secrets, startedMs);
     const signed = signSync({
       id: row.event_id,
       body,
@@ -84,6 +82,14 @@ export async function sendAttempt(input: {
       errorMessage: e.message ?? String(error),
     };
   }
+}
+
+/** The secrets not expired at `nowMs`, in their order (one loop: this runs for every attempt). */
+function liveSecrets(entries: Claimed['secrets'], nowMs: number): string[] {
+  const out: string[] = [];
+  if (entries === null) return out;
+  for (const s of entries) if (s.expiresAt === null || Date.parse(s.expiresAt) > nowMs) out.push(s.secret);
+  return out;
 }
 
 /** The attempt's record, from what was sent and how it was classified. */

@@ -64,19 +64,21 @@ export function postFor(input: {
   return { post: (url, req) => guardedPost(guard, url, req), guard };
 }
 
-/**
- * One attempt as the worker runs it: sent (attempt.ts), timed, classified (classify.ts), reported
- * as `attempt:finished`, and turned into the completion the outcome writer records.
- */
-export async function runAttempt(input: {
+/** What every attempt of one worker runs with (made once, at construction). */
+export interface AttemptParts {
   worker: EventEmitter<WorkerEventMap>;
   webhooks: Webhooks;
   internals: WebhooksInternals;
   options: ResolvedWorkerOptions;
   post: PostFn;
-  row: Claimed;
-}): Promise<Completion> {
-  const { worker, internals: i, options: o, row } = input;
+}
+
+/**
+ * One attempt as the worker runs it: sent (attempt.ts), timed, classified (classify.ts), reported
+ * as `attempt:finished`, and turned into the completion the outcome writer records.
+ */
+export async function runAttempt(input: AttemptParts, row: Claimed): Promise<Completion> {
+  const { worker, internals: i, options: o } = input;
   const startedMs = i.now();
   const started = performance.now();
   // tracing.ts: a span linked to the publisher's trace, when an SDK is registered.
@@ -94,17 +96,20 @@ export async function runAttempt(input: {
     maxRetryAfterSeconds: o.maxRetryAfterSeconds,
   });
   span?.end(sent, c);
-  worker.emit('attempt:finished', {
-    deliveryId: row.id,
-    eventId: row.event_id,
-    endpointId: row.endpoint_id,
-    tenant: row.tenant,
-    attempt: row.attempts,
-    outcome: c.kind,
-    status: c.status,
-    errorCode: c.errorCode,
-    durationMs,
-    latencyMs: endMs - new Date(row.created_at).getTime(),
-  });
+  // The event is built only for someone listening (the service's metrics do; a bare worker has none).
+  if (worker.listenerCount('attempt:finished') > 0) {
+    worker.emit('attempt:finished', {
+      deliveryId: row.id,
+      eventId: row.event_id,
+      endpointId: row.endpoint_id,
+      tenant: row.tenant,
+      attempt: row.attempts,
+      outcome: c.kind,
+      status: c.status,
+      errorCode: c.errorCode,
+      durationMs,
+      latencyMs: endMs - new Date(row.created_at).getTime(),
+    });
+  }
   return completionOf({ row, sent, classification: c, startedMs, durationMs });
 }

@@ -19,7 +19,7 @@ import {
   type ResolvedWorkerOptions,
   resolveWorkerOptions,
 } from './worker-options.js';
-import { healthRecorderFor, postFor, runAttempt } from './worker-parts.js';
+import { type AttemptParts, healthRecorderFor, postFor, runAttempt } from './worker-parts.js';
 import { WorkerSlots } from './worker-slots.js';
 
 export type { PostFn } from './attempt.js';
@@ -41,6 +41,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly #i: WebhooksInternals;
   readonly #o: ResolvedWorkerOptions;
   readonly #post: PostFn;
+  readonly #parts: AttemptParts;
   #guard: GuardedDispatcher | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
@@ -99,6 +100,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       given: options,
       options: this.#o,
     }));
+    this.#parts = { worker: this, webhooks: this.#w, internals: this.#i, options: this.#o, post: this.#post };
   }
 
   /** Starts claiming and delivering; resolves once listening. */
@@ -246,16 +248,28 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         continue;
       }
       this.#inflight++;
-      this.#attempt(row)
-        .then(
-          (c) => this.#complete(c),
-          (error: unknown) => this.emit('worker:error', error as Error),
-        )
-        .finally(() => {
-          this.#inflight--;
-          this.#release(row);
-          this.#pump();
-        });
+      // One reaction per attempt (not .then().finally(): a promise and a microtask more each).
+      const done = () => {
+        this.#inflight--;
+        this.#release(row);
+        this.#pump();
+      };
+      this.#attempt(row).then(
+        (c) => {
+          try {
+            this.#complete(c);
+          } finally {
+            done();
+          }
+        },
+        (error: unknown) => {
+          try {
+            this.emit('worker:error', error as Error);
+          } finally {
+            done();
+          }
+        },
+      );
     }
     if (this.#starved && this.#wantsClaim() > 0) this.#wakeUp();
     if (this.#inflight === 0 && this.#queue.length === 0) for (const r of this.#idle.splice(0)) r();
@@ -275,8 +289,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   }
 
   #attempt(row: Claimed): Promise<Completion> {
-    const parts = { worker: this, webhooks: this.#w, internals: this.#i, options: this.#o, post: this.#post };
-    return runAttempt({ ...parts, row });
+    return runAttempt(this.#parts, row);
   }
 
   #complete(c: Completion): void {

@@ -51,6 +51,19 @@ function receiverHandler(req: import('node:http').IncomingMessage, res: import('
     };
     res.on('close', () => res.removeAllListeners('drain'));
     pump();
+  } else if (path === '/split-utf8') {
+    // "é" (C3 A9) cut across two writes: decoded once, from the whole body, not chunk by chunk.
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write(Buffer.from([0x61, 0xc3]));
+    setTimeout(() => res.end(Buffer.from([0xa9, 0x62])), 20);
+  } else if (path === '/stall-body') {
+    // the status and part of the body, then nothing
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+    res.write('partial');
+  } else if (path === '/cut-body') {
+    // part of the body, then the connection dropped
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+    res.write('partial', () => setTimeout(() => res.socket?.destroy(), 20));
   } else if (path === '/hang') {
     // accept, never answer
   } else if (path === '/close') {
@@ -161,6 +174,26 @@ test('a body larger than the cap is truncated and the rest is not read', async (
   assert.ok(bigBytesWritten < 32 * 1024 * 1024, `${bigBytesWritten} bytes written`);
   const small = await guardedPost(guard, `http://127.0.0.1:${receiver.port}/in`);
   assert.equal(small.truncated, false);
+});
+
+test('a body that arrives in pieces is decoded whole (a character split across chunks survives)', async () => {
+  const r = await guardedPost(guard, `http://127.0.0.1:${receiver.port}/split-utf8`);
+  assert.equal(r.bodyExcerpt, 'aéb');
+  assert.equal(r.truncated, false);
+});
+
+test('a body that stops midway is a timeout; one cut off is a connection_error', async () => {
+  const started = Date.now();
+  await assert.rejects(
+    guardedPost(guard, `http://127.0.0.1:${receiver.port}/stall-body`, { timeoutMs: 150 }),
+    { code: 'timeout' },
+  );
+  assert.ok(Date.now() - started < 1_500);
+  await assert.rejects(guardedPost(guard, `http://127.0.0.1:${receiver.port}/cut-body`), {
+    code: 'connection_error',
+  });
+  // the guard still delivers afterwards
+  assert.equal((await guardedPost(guard, `http://127.0.0.1:${receiver.port}/in`)).status, 200);
 });
 
 test('a server that never answers is a timeout', async () => {

@@ -65,7 +65,8 @@ export async function guardedPost(
 ): Promise<GuardedResponse> {
   const timeoutMs = options.timeoutMs ?? guard.options.timeoutMs;
   const maxBytes = options.maxResponseBytes ?? guard.options.maxResponseBytes;
-  const checked = checkUrl(guard, url);
+  const target = checkUrl(guard, url);
+  const checked = target.checked;
   if (!checked.ok) {
     if (checked.reason === 'blocked_address') {
       // Same code as a name resolving to a blocked address, so operators search for one thing.
@@ -80,8 +81,8 @@ export async function guardedPost(
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   try {
     const res = await guard.dispatcher.request({
-      origin: checked.url.origin,
-      path: `${checked.url.pathname}${checked.url.search}`,
+      origin: target.origin,
+      path: target.path,
       method: 'POST',
       headers: options.headers ?? {},
       body: options.body ?? '',
@@ -103,13 +104,19 @@ export async function guardedPost(
 }
 
 // Per-guard caches. Thousands of attempts a second go to a handful of URLs with the same timeout:
-// each URL is parsed and checked once (bounded cache; the connector still checks every address it
-// connects to), and attempts starting within the same TIMEOUT_SLOT_MS share one abort signal and one
-// timer, so an attempt is cut off between timeoutMs and timeoutMs + TIMEOUT_SLOT_MS after it began.
+// each URL is parsed and checked once, with the origin and path undici is given (bounded cache; the
+// connector still resolves and checks every address it connects to), and attempts starting within
+// the same TIMEOUT_SLOT_MS share one abort signal and one timer, so an attempt is cut off between
+// timeoutMs and timeoutMs + TIMEOUT_SLOT_MS after it began.
 const URL_CACHE_SIZE = 1024;
 const TIMEOUT_SLOT_MS = 50;
+interface CheckedTarget {
+  checked: ReturnType<typeof validateWebhookUrl>;
+  origin: string;
+  path: string;
+}
 interface GuardState {
-  urls: Map<string, ReturnType<typeof validateWebhookUrl>>;
+  urls: Map<string, CheckedTarget>;
   slots: Map<number, { signal: AbortSignal; until: number }>;
 }
 const states = new WeakMap<GuardedDispatcher, GuardState>();
@@ -122,21 +129,27 @@ const stateOf = (guard: GuardedDispatcher): GuardState => {
   return state;
 };
 
-function checkUrl(guard: GuardedDispatcher, url: string | URL): ReturnType<typeof validateWebhookUrl> {
-  const options = {
+function checkTarget(guard: GuardedDispatcher, url: string | URL): CheckedTarget {
+  const checked = validateWebhookUrl(url, {
     allowHttp: guard.options.allowHttp,
     allowList: guard.options.allowList,
     maxLength: guard.options.maxUrlLength,
-  };
-  if (typeof url !== 'string') return validateWebhookUrl(url, options);
+  });
+  return checked.ok
+    ? { checked, origin: checked.url.origin, path: `${checked.url.pathname}${checked.url.search}` }
+    : { checked, origin: '', path: '' };
+}
+
+function checkUrl(guard: GuardedDispatcher, url: string | URL): CheckedTarget {
+  if (typeof url !== 'string') return checkTarget(guard, url);
   const { urls } = stateOf(guard);
-  let checked = urls.get(url);
-  if (!checked) {
-    checked = validateWebhookUrl(url, options);
+  let target = urls.get(url);
+  if (!target) {
+    target = checkTarget(guard, url);
     if (urls.size >= URL_CACHE_SIZE) urls.clear();
-    urls.set(url, checked);
+    urls.set(url, target);
   }
-  return checked;
+  return target;
 }
 
 function timeoutSignal(guard: GuardedDispatcher, timeoutMs: number): AbortSignal {
@@ -157,29 +170,66 @@ function timeoutSignal(guard: GuardedDispatcher, timeoutMs: number): AbortSignal
   return controller.signal;
 }
 
-/** Reads up to `max` bytes, then destroys the stream: the rest is never buffered. */
-async function readCapped(
+// Decoding without `stream` keeps no state between calls: one decoder serves every attempt.
+const decoder = new TextDecoder();
+
+/**
+ * Reads up to `max` bytes, then destroys the stream: the rest is never buffered. Events rather than
+ * `for await`: an async iterator costs a promise per chunk and its own end-of-stream wiring, per
+ * attempt, for a body that is usually empty. Fails as the iterator did: with the stream's error, or
+ * ERR_STREAM_PREMATURE_CLOSE when it closes before its end.
+ */
+function readCapped(
   body: Dispatcher.ResponseData['body'],
   max: number,
 ): Promise<{ excerpt: string; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    if (size + buf.length > max) {
-      chunks.push(buf.subarray(0, max - size));
-      size = max;
-      truncated = true;
-      break;
-    }
-    chunks.push(buf);
-    size += buf.length;
-  }
-  // Leaving the loop early destroys the body; undici then closes the connection rather than drain it.
-  if (truncated) body.destroy();
-  // A faithful decoding, not a storable one: whoever stores it makes it storable (toPgText).
-  return { excerpt: new TextDecoder().decode(Buffer.concat(chunks, size)), truncated };
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const settle = (truncated: boolean) => {
+      done = true;
+      off();
+      // A faithful decoding, not a storable one: whoever stores it makes it storable (toPgText).
+      const excerpt =
+        size === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve({ excerpt, truncated });
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > max) {
+        chunks.push(chunk.subarray(0, max - size));
+        size = max;
+        settle(true);
+        // Destroyed unread: undici then closes the connection rather than drain it.
+        body.destroy();
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => settle(false);
+    const onClose = () => {
+      done = true;
+      off();
+      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    const off = () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('close', onClose);
+    };
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('close', onClose);
+    // Stays for the stream's life: an error after the answer was taken (the destroy above is one:
+    // undici's body reports it as an abort) has nobody left to tell and must not go unhandled.
+    body.on('error', (error: Error) => {
+      if (done) return;
+      done = true;
+      off();
+      reject(error);
+    });
+  });
 }
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT)/;
