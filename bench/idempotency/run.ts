@@ -84,6 +84,22 @@ async function round(name: Name): Promise<Sample> {
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pool, prepared statements
   const groups = (cmdline: string, pid: number, ppid: number) =>
     pid === child.pid ? 'server' : pid === process.pid ? 'autocannon' : postgres(cmdline, pid, ppid);
+  // The tables are seconds old and have never been analysed (autovacuum's first ANALYZE comes up to
+  // a minute later); a service in production has statistics. Without them the key claim's cached
+  // plan, built on an empty table, is a sequential scan, kept while the table grows (300 µs per
+  // claim after a few seconds, growing), and the round measures that rather than the layer. ANALYZE
+  // invalidates the cached plans, so the next executions plan with real statistics; both sides get
+  // it (docs/decisions.md).
+  await adminQuery(
+    url,
+    `do $$ declare t record; begin
+       for t in select schemaname, tablename from pg_tables where schemaname in ('bench_idem', 'bench_idem_express') loop
+         execute format('analyze %I.%I', t.schemaname, t.tablename);
+       end loop;
+     end $$`,
+  );
+  const groups = (cmdline: string, pid: number) =>
+    pid === child.pid ? 'server' : pid === process.pid ? 'autocannon' : postgresProcess(cmdline);
   const before = cpuSnapshot(groups);
   const r = await autocannon({ ...options, duration });
   const cpu = usPerOperation(cpuDelta(before, cpuSnapshot(groups)), r.requests.total);
