@@ -98,8 +98,6 @@ async function round(name: Name): Promise<Sample> {
        end loop;
      end $$`,
   );
-  const groups = (cmdline: string, pid: number) =>
-    pid === child.pid ? 'server' : pid === process.pid ? 'autocannon' : postgresProcess(cmdline);
   const before = cpuSnapshot(groups);
   const r = await autocannon({ ...options, duration });
   const cpu = usPerOperation(cpuDelta(before, cpuSnapshot(groups)), r.requests.total);
