@@ -1010,6 +1010,7 @@ export declare function deferral(row: Claimed, nowMs: number, waitMs: number): C
 import type { Queryable, Sql } from "@surety/db";
 import type { SecretEntry } from "../types.js";
 import { type Names } from "./names.js";
+import { type TokenStatements } from "./tokens.js";
 export interface Claimed {
     id: string;
     tenant: string;
@@ -1036,7 +1037,6 @@ export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claimTake: import("@surety/db").Statement;
     claimSettings: string;
     releaseSlots: import("@surety/db").Statement;
-    takeTokens: import("@surety/db").Statement;
 };
 type ClaimStatements = ReturnType<typeof claimStatements>;
 export interface SlotCount {
@@ -1044,7 +1044,7 @@ export interface SlotCount {
     endpointId: string;
     n: number;
 }
-export declare function claimDeliveries(sql: Sql, st: ClaimStatements, input: {
+export declare function claimDeliveries(sql: Sql, st: ClaimStatements & TokenStatements, input: {
     nowMs: number;
     limit: number;
     leaseMs: number;
@@ -1075,7 +1075,24 @@ export declare function claimIn(tx: Queryable, st: ClaimStatements, params: Clai
     rows: Claimed[];
     held: string[];
 }>;
-export declare function takeTokens(q: Queryable, st: ClaimStatements, input: {
+export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
+    workerId: string;
+}): Promise<void>;
+export {};
+
+// --- dist/sql/tokens.d.ts
+import type { Queryable } from "@surety/db";
+import type { Claimed } from "./claim.js";
+import type { Names } from "./names.js";
+export declare function tokenStatements({ EP, st }: Names): {
+    takeTokens: import("@surety/db").Statement;
+};
+export type TokenStatements = ReturnType<typeof tokenStatements>;
+export declare function grantRateLimited(tx: Queryable, st: TokenStatements, input: {
+    rows: Claimed[];
+    nowMs: number;
+}): Promise<Set<string>>;
+export declare function takeTokens(q: Queryable, st: TokenStatements, input: {
     tenants: string[];
     endpointIds: string[];
     wanted: number[];
@@ -1086,10 +1103,6 @@ export declare function takeTokens(q: Queryable, st: ClaimStatements, input: {
     granted: number;
     rate_limit: number;
 }[]>;
-export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
-    workerId: string;
-}): Promise<void>;
-export {};
 
 // ===== ./ssrf → ./dist/ssrf.d.ts
 // --- dist/ssrf.d.ts
@@ -1165,11 +1178,11 @@ export declare function statements(schema: string): {
     health: import("@surety/db").Statement;
     disable: import("@surety/db").Statement;
     complete: import("@surety/db").Statement;
+    takeTokens: import("@surety/db").Statement;
     claim: import("@surety/db").Statement;
     claimTake: import("@surety/db").Statement;
     claimSettings: string;
     releaseSlots: import("@surety/db").Statement;
-    takeTokens: import("@surety/db").Statement;
     publish: {
         tenant: import("@surety/db").Statement;
         application: import("@surety/db").Statement;
@@ -1209,4 +1222,5 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)
 // (dist/sql/claim.d.ts: above)
+// (dist/sql/tokens.d.ts: above)
 // (dist/ids.d.ts: above)

@@ -3,6 +3,7 @@
 import type { Queryable, Sql } from '@surety/db';
 import type { SecretEntry } from '../types.js';
 import { eventTime, lockId, type Names } from './names.js';
+import { grantRateLimited, type TokenStatements } from './tokens.js';
 
 /** A claimed delivery with its event and endpoint (null when they were deleted meanwhile). */
 export interface Claimed {
@@ -189,30 +190,6 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_generic_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
     // A stopped worker's counts (its claims are all handed back or recorded).
     releaseSlots: st('release_slots', `delete from ${S} where worker = $1`),
-    // Token bucket per endpoint, in the endpoint row: enforced across every worker. Rows are locked
-    // (in key order) before the tokens are read, so two workers cannot both spend the same tokens.
-    // Each worker passes its own "now", read before its claim: a worker can arrive with a time older
-    // than the bucket's. Such a call refills nothing and leaves rate_at where it is; moving rate_at
-    // back would let the next call refill the same interval twice (one token too many per race).
-    takeTokens: st(
-      'take_tokens',
-      `with req as (select * from unnest($1::text[], $2::text[], $3::int[]) as r(tenant, endpoint_id, wanted)),
-       locked as (
-         select e.tenant, e.id, e.rate_limit,
-                least(e.rate_limit::float8, coalesce(e.rate_tokens, e.rate_limit::float8)
-                  + greatest(0, extract(epoch from ($4::timestamptz - coalesce(e.rate_at, $4::timestamptz))))
-                    * e.rate_limit) as available
-           from ${EP} e join req on e.tenant = req.tenant and e.id = req.endpoint_id
-          where e.rate_limit is not null
-          order by e.tenant, e.id for update of e),
-       grant_ as (
-         select l.tenant, l.id, l.available, l.rate_limit, least(req.wanted, floor(l.available))::int as granted
-           from locked l join req on req.tenant = l.tenant and req.endpoint_id = l.id)
-       update ${EP} e set rate_tokens = g.available - g.granted,
-                       rate_at = greatest(e.rate_at, $4)
-         from grant_ g where e.tenant = g.tenant and e.id = g.id
-       returning e.tenant, e.id, g.granted, e.rate_limit`,
-    ),
   };
 }
 
@@ -231,7 +208,7 @@ export interface SlotCount {
  */
 export async function claimDeliveries(
   sql: Sql,
-  st: ClaimStatements,
+  st: ClaimStatements & TokenStatements,
   input: {
     nowMs: number;
     limit: number;
@@ -314,51 +291,6 @@ export async function claimIn(
     counts,
   ]);
   return { rows, held: pick.held };
-}
-
-/**
- * Which claimed rows may be sent now under their endpoints' rate limits (a shared token bucket).
- * The claim takes no more rows of a limited endpoint than its bucket holds and leaves the rest of
- * its backlog unclaimed, so this grants them all unless the bucket moved in between (a worker
- * whose clock runs behind the bucket's): only then is a row put back.
- */
-async function grantRateLimited(
-  tx: Queryable,
-  st: ClaimStatements,
-  input: { rows: Claimed[]; nowMs: number },
-): Promise<Set<string>> {
-  const allowed = new Set(input.rows.filter((r) => r.rate_limit === null).map((r) => r.id));
-  const limited = input.rows.filter((r) => r.rate_limit !== null);
-  if (limited.length === 0) return allowed;
-  const wanted = new Map<string, Claimed[]>();
-  for (const r of limited) {
-    const k = `${r.tenant}\0${r.endpoint_id}`;
-    wanted.set(k, [...(wanted.get(k) ?? []), r]);
-  }
-  const keys = [...wanted.keys()].map((k) => k.split('\0') as [string, string]);
-  const grants = await takeTokens(tx, st, {
-    tenants: keys.map((k) => k[0]),
-    endpointIds: keys.map((k) => k[1]),
-    wanted: keys.map((k) => wanted.get(k.join('\0'))!.length),
-    nowMs: input.nowMs,
-  });
-  for (const g of grants) {
-    for (const r of wanted.get(`${g.tenant}\0${g.id}`)!.slice(0, g.granted)) allowed.add(r.id);
-  }
-  return allowed;
-}
-
-/** Takes up to `wanted[i]` tokens from each endpoint's bucket; returns what each was granted. */
-export async function takeTokens(
-  q: Queryable,
-  st: ClaimStatements,
-  input: { tenants: string[]; endpointIds: string[]; wanted: number[]; nowMs: number },
-): Promise<{ tenant: string; id: string; granted: number; rate_limit: number }[]> {
-  const { rows } = await q.query<{ tenant: string; id: string; granted: number; rate_limit: number }>(
-    st.takeTokens,
-    [input.tenants, input.endpointIds, input.wanted, new Date(input.nowMs).toISOString()],
-  );
-  return rows;
 }
 
 /** Deletes a stopped worker's slot counts (its claims are all handed back or recorded). */

@@ -5,6 +5,7 @@ import { completeStatements } from './complete.js';
 import { healthStatements } from './health.js';
 import { names } from './names.js';
 import { publishStatements } from './publish.js';
+import { tokenStatements } from './tokens.js';
 
 /** Every prepared statement of one schema, and its table names. Every value is a bound parameter. */
 export function statements(schema: string) {
@@ -25,6 +26,7 @@ export function statements(schema: string) {
     },
     ...publishStatements(n),
     ...claimStatements(n),
+    ...tokenStatements(n),
     ...completeStatements(n),
     ...healthStatements(n),
   };
