@@ -1,6 +1,6 @@
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
-import { openTransaction } from './transaction.js';
+import { firstStatements, openTransaction } from './transaction.js';
 import type { QueryOptions, QueryResult, Sql, Statement, Tx } from './types.js';
 
 /** One connection of another driver (an ORM's transaction, or its pool), as Surety calls it. */
@@ -82,14 +82,11 @@ export function createDriverSql<C>(options: DriverSqlOptions<C>): Sql {
           });
           committed = open.committed;
           const first = txOptions?.first;
-          if (typeof first === 'object')
-            for (const b of first.before ?? []) await open.tx.query(b.statement, b.params);
-          const firstResult =
-            first === undefined
-              ? undefined
-              : typeof first === 'string'
-                ? await run<Record<string, unknown>>(inner, first, [], {})
-                : await open.tx.query(first.statement, first.params);
+          let firstResult: QueryResult<Record<string, unknown>> | undefined;
+          if (typeof first === 'string')
+            firstResult = await run<Record<string, unknown>>(inner, first, [], {});
+          else if (first)
+            for (const s of firstStatements(first)) firstResult = await open.tx.query(s.statement, s.params);
           const value = await fn(open.tx, firstResult);
           const last = open.atCommitStatement();
           if (last !== undefined) await exec(last);

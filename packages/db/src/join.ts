@@ -1,6 +1,6 @@
 import { runAfterCommit } from './after-commit.js';
 import { classify, NestedTransactionError, TransactionOwnedError } from './errors.js';
-import { endsTransaction, openTransaction } from './transaction.js';
+import { endsTransaction, firstStatements, openTransaction } from './transaction.js';
 import type { Queryable, QueryResult, Sql, Statement, TransactionOptions, Tx, TxDriver } from './types.js';
 
 /** One statement of a {@link OuterTransaction.pipeline}. */
@@ -84,10 +84,8 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
     const opened = openTransaction({ query: on.query, driver: on.driver, exec: on.exec });
     const first = options?.first;
     if (typeof first === 'string') open.push({ statement: first });
-    else if (first) {
-      for (const b of first.before ?? []) open.push({ statement: b.statement, params: b.params });
-      open.push({ statement: first.statement, params: first.params });
-    }
+    else if (first)
+      for (const s of firstStatements(first)) open.push({ statement: s.statement, params: s.params });
     const results = open.length > 0 ? await on.pipeline(open) : [];
     const result = await fn(opened.tx, first === undefined ? undefined : results.at(-1));
     const last = opened.atCommitStatement();

@@ -1,7 +1,7 @@
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { loadPglite } from './load-pglite.js';
-import { openTransaction } from './transaction.js';
+import { firstStatements, openTransaction } from './transaction.js';
 import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
 
 /** What Surety calls on a PGlite connection or transaction. */
@@ -99,8 +99,7 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
           committed = open.committed;
           let first: QueryResult<Record<string, unknown>> | undefined;
           if (typeof options?.first === 'object') {
-            for (const b of options.first.before ?? []) await tx.query(b.statement, b.params);
-            first = await tx.query(options.first.statement, options.first.params);
+            for (const s of firstStatements(options.first)) first = await tx.query(s.statement, s.params);
           } else if (options?.first) {
             // As on PostgreSQL: the simple protocol, so `first` may hold several statements; the
             // last one's result is passed on.

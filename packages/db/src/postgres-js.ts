@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { type JoinedTransaction, joinTransaction, type OuterTransaction } from './join.js';
-import { openTransaction } from './transaction.js';
+import { firstStatements, openTransaction } from './transaction.js';
 import type { QueryOptions, QueryResult, Sql, Statement, Tx } from './types.js';
 
 // postgres.js speaks the wire protocol itself, so it cannot run on a node-postgres Tx: here Surety's
@@ -99,10 +99,8 @@ export function postgresSql(pgjs: postgres.Sql, options: { end?: boolean } = {})
           const first = txOptions?.first;
           let firstResult: QueryResult<Row> | undefined;
           if (typeof first === 'string') firstResult = await run<Row>(trx, first, undefined);
-          else if (first) {
-            for (const b of first.before ?? []) await run<Row>(trx, b.statement, b.params);
-            firstResult = await run<Row>(trx, first.statement, first.params);
-          }
+          else if (first)
+            for (const s of firstStatements(first)) firstResult = await run<Row>(trx, s.statement, s.params);
           const value = await fn(open.tx, firstResult);
           const last = open.atCommitStatement();
           if (last !== undefined) {

@@ -1,5 +1,5 @@
 import { classify, NestedTransactionError } from './errors.js';
-import type { Queryable, Tx, TxDriver } from './types.js';
+import type { FirstStatement, Queryable, Tx, TxDriver } from './types.js';
 
 /** A transaction's `Tx` and what its backend does with it once `fn` has returned. */
 export interface OpenTransaction {
@@ -14,6 +14,13 @@ export interface OpenTransaction {
 // A statement that opens, ends or prepares a transaction; SAVEPOINT, RELEASE and ROLLBACK TO are
 // fine inside one. `do $$ begin … end $$` starts with DO and is not matched.
 /** Whether `text` begins, ends or prepares a transaction (internal: the adapters' guard too). */
+/**
+ * A first statement with parameters as the statements it sends, in order: those `before` it, then
+ * it (the one whose result the callback gets). Every `Sql` sends these; only node-postgres pipelines
+ * them itself (pg.ts).
+ */
+export const firstStatements = (first: FirstStatement) => [...(first.before ?? []), first];
+
 export const endsTransaction = (text: string): boolean => ENDS_TRANSACTION.test(text);
 
 const ENDS_TRANSACTION =
