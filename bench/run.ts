@@ -29,6 +29,7 @@ import { type BenchResult, parseResult } from './lib/result.js';
 import { median } from './lib/stats.js';
 import { barChart, lineChart } from './lib/svg.js';
 import { detailOf, SUPERSEDED, TARGETS, verdictOf } from './lib/targets.js';
+import { TETHER_ARGS } from './lib/tether.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -160,11 +161,17 @@ function runOnce(bench: Bench, i: number, env: Record<string, string> = {}): Pro
   const loadBefore = loadavg()[0]!;
   const started = performance.now();
   const execArgs = [...(bench.conditions ? ['--conditions=@surety/source'] : []), '--import', 'tsx'];
-  const child = spawn(process.execPath, [...execArgs, join(here, bench.file), ...bench.args], {
-    cwd: root,
-    env: { ...process.env, ...env, BENCH_RUN: String(i) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...TETHER_ARGS, ...execArgs, join(here, bench.file), ...bench.args],
+    {
+      cwd: root,
+      env: { ...process.env, ...env, BENCH_RUN: String(i) },
+      // A stdin pipe ties the benchmark to this run (bench/lib/tether.mjs): killed at its time limit, it
+      // takes the workers and servers it started with it.
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (c: Buffer) => {
     out += c.toString();

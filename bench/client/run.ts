@@ -12,6 +12,7 @@ import got from 'got';
 import ky from 'ky';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { emitResult } from '../lib/result.js';
+import { TETHER_ARGS } from '../lib/tether.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 3);
@@ -19,7 +20,7 @@ const concurrency = Number(process.argv[4] ?? 32);
 const only = process.argv[5] ? new RegExp(process.argv[5]) : undefined;
 const MAX_REQUESTS_PER_ROUND = 1_000_000;
 
-const origin = spawn(process.execPath, [new URL('./server.mjs', import.meta.url).pathname], {
+const origin = spawn(process.execPath, [...TETHER_ARGS, new URL('./server.mjs', import.meta.url).pathname], {
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 const port = await new Promise<number>((resolve) => {

@@ -13,6 +13,7 @@ import { cpuDelta, cpuSnapshot, postgresServer, usPerOperation } from '../lib/cp
 import { profileArgs } from '../lib/profile.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
+import { TETHER_ARGS } from '../lib/tether.js';
 
 const a = args();
 const rounds = a.num('rounds', 1);
@@ -44,10 +45,16 @@ async function round(name: Name): Promise<Sample> {
   const { file, env } = servers[name];
   const child = spawn(
     process.execPath,
-    [...profileArgs(`server-${name}`), '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))],
+    [
+      ...TETHER_ARGS,
+      ...profileArgs(`server-${name}`),
+      '--import',
+      'tsx',
+      fileURLToPath(new URL(file, import.meta.url)),
+    ],
     {
       env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
   const base = await new Promise<string>((resolve, reject) => {

@@ -2,6 +2,7 @@
 // things a benchmark asks of it. `delayMs`: how long each answer takes (0: at once).
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TETHER_ARGS } from './tether.js';
 
 export interface BenchReceiver {
   port: number;
@@ -19,7 +20,7 @@ export interface BenchReceiver {
 
 export async function startReceiver(delayMs = 0): Promise<BenchReceiver> {
   const child = fork(fileURLToPath(new URL('../delivery/receiver.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...TETHER_ARGS, '--import', 'tsx'],
     env: { ...process.env, RECEIVER_DELAY_MS: String(delayMs) },
   });
   const ask = <T>(cmd: string) =>

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { profileArgs } from './profile.js';
+import { TETHER_ARGS } from './tether.js';
 
 const cli = fileURLToPath(new URL('../../apps/server/bin/surety.js', import.meta.url));
 
@@ -12,7 +13,7 @@ const cli = fileURLToPath(new URL('../../apps/server/bin/surety.js', import.meta
  * up with `OPEN_CAPS`, as a single-tenant deployment would; bench/fairness runs the defaults.
  */
 export function spawnSuretyWorker(schema: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...profileArgs('worker'), cli, 'worker'], {
+  const child = spawn(process.execPath, [...TETHER_ARGS, ...profileArgs('worker'), cli, 'worker'], {
     env: {
       ...process.env,
       ...env,
@@ -22,7 +23,7 @@ export function spawnSuretyWorker(schema: string, env: Record<string, string> = 
       SURETY_WEBHOOK_ALLOW_HTTP: 'true',
       LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {

@@ -24,6 +24,7 @@ import { cpuDelta, cpuSnapshot, usPerOperation } from '../lib/cpu.js';
 import { startReceiver } from '../lib/receiver.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
+import { TETHER_ARGS } from '../lib/tether.js';
 import { OPEN_CAPS, spawnSuretyWorker } from '../lib/worker.js';
 
 const a = args();
@@ -52,7 +53,7 @@ async function count(text: string): Promise<number> {
 }
 
 function startApi(): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [cli, 'serve'], {
+  const child = spawn(process.execPath, [...TETHER_ARGS, cli, 'serve'], {
     env: {
       ...process.env,
       SURETY_WORKER: 'off',
@@ -62,7 +63,7 @@ function startApi(): Promise<{ child: ChildProcess; base: string }> {
       SURETY_API_KEYS: `bench:${API_KEY}`,
       LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
