@@ -42,6 +42,11 @@ export interface Config {
   /** History partitions kept ready ahead (SURETY_WEBHOOK_PARTITIONS_AHEAD). @default 7 */
   webhookPartitionsAhead: number;
   /**
+   * The service creates and drops the history's partitions itself
+   * (SURETY_WEBHOOK_PARTITION_MAINTENANCE=off where pg_partman manages them). @default true
+   */
+  webhookPartitionMaintenance: boolean;
+  /**
    * Most webhook attempts in flight for one endpoint, across every worker
    * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). @default 32
    */
@@ -118,6 +123,15 @@ export function parseApiKeys(value: string): Map<string, string> {
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 const NODE_ENVS = ['', 'production', 'development', 'test'];
+
+/** `on` or `off` (also true/false, yes/no, 1/0); anything else refuses to start. */
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(raw)}`);
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -221,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
     webhookPartitionDays: integer(env, 'SURETY_WEBHOOK_PARTITION_DAYS', 1, 1, 31),
     webhookPartitionsAhead: integer(env, 'SURETY_WEBHOOK_PARTITIONS_AHEAD', 7, 1, 366),
+    webhookPartitionMaintenance: onOff(env, 'SURETY_WEBHOOK_PARTITION_MAINTENANCE', true),
     webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
     webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
     webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),

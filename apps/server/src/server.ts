@@ -133,7 +133,7 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log, metric
   worker.on('worker:error', (err) => log.warn({ err }, 'delivery worker error'));
   worker.on('endpoint:disabled', (e) => log.warn(e, 'webhook endpoint disabled'));
   // Partition maintenance (docs/operations.md, "Partitions and retention"): windows created ahead
-  // and expired ones dropped whole, at start and then hourly.
+  // and expired ones dropped whole, at start and then hourly; off where pg_partman manages them.
   let running: Promise<void> | undefined;
   const maintain = () => {
     running ??= run().finally(() => {
@@ -160,9 +160,17 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log, metric
         metrics?.partitionMaintenanceFailures.inc();
         log.warn({ err }, 'webhook partition maintenance failed');
       });
-  maintain();
-  const retention = setInterval(maintain, 60 * 60_000);
-  retention.unref();
+  let retention: NodeJS.Timeout | undefined;
+  if (config.webhookPartitionMaintenance) {
+    maintain();
+    retention = setInterval(maintain, 60 * 60_000);
+    retention.unref();
+  } else {
+    log.info(
+      { setting: 'SURETY_WEBHOOK_PARTITION_MAINTENANCE=off' },
+      'webhook partition maintenance is off: the history partitions are created and dropped outside the service',
+    );
+  }
   return {
     worker,
     async stop() {

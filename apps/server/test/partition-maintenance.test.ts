@@ -73,3 +73,39 @@ test('SURETY_WEBHOOK_PARTITION_DAYS and _AHEAD out of range refuse to start', ()
     code: 'SURETY_CONFIG',
   });
 });
+
+// pg_partman users (docs/operations.md, "Letting pg_partman manage the partitions") turn the service's
+// own maintenance off: it must then neither create nor drop a window, and say so once.
+test('SURETY_WEBHOOK_PARTITION_MAINTENANCE=off: the worker job creates and drops nothing', async () => {
+  const config = loadConfig({ SURETY_API_KEYS: API_KEYS, SURETY_WEBHOOK_PARTITION_MAINTENANCE: 'off' });
+  assert.equal(config.webhookPartitionMaintenance, false);
+  const before = await windowEnds();
+  t.clock.now += 400 * 86_400_000; // far past retention and past every window made ahead
+  const log = recorder();
+  const w = startWorker(t.app.webhooks, config, log, new Metrics({ defaults: false }));
+  await w.stop();
+  assert.deepEqual(await windowEnds(), before);
+  assert.ok(
+    !log.lines.some((l) => l.msg === 'webhook history partitions maintained'),
+    JSON.stringify(log.lines),
+  );
+  assert.ok(
+    log.lines.some((l) => l.msg.includes('partition maintenance is off')),
+    JSON.stringify(log.lines),
+  );
+});
+
+test('SURETY_WEBHOOK_PARTITION_MAINTENANCE takes on or off, nothing else', () => {
+  assert.equal(loadConfig({ SURETY_API_KEYS: API_KEYS }).webhookPartitionMaintenance, true);
+  assert.equal(
+    loadConfig({ SURETY_API_KEYS: API_KEYS, SURETY_WEBHOOK_PARTITION_MAINTENANCE: 'on' })
+      .webhookPartitionMaintenance,
+    true,
+  );
+  assert.throws(
+    () => loadConfig({ SURETY_API_KEYS: API_KEYS, SURETY_WEBHOOK_PARTITION_MAINTENANCE: 'partman' }),
+    {
+      code: 'SURETY_CONFIG',
+    },
+  );
+});
