@@ -492,7 +492,7 @@ describe('the claim across partitions', () => {
     const plan = await db.sql.transaction(
       async (tx) => {
         const pick = (
-          await tx.query<{ ids: string[]; events_from: Date; events_to: Date }>(
+          await tx.query<{ ids: string[]; events_from: string; events_to: string }>(
             st.claim,
             pickParams([at, 3, lease, 'take-plan', ...noCaps]),
           )
@@ -505,7 +505,7 @@ describe('the claim across partitions', () => {
         );
         const { rows } = await tx.query<{ 'QUERY PLAN': unknown }>(
           `explain (format json) execute take_plan(${q(`{${pick.ids.join(',')}}`)}, ${q(at)}, ${q(lease)}, 'take-plan',
-             ${q(new Date(pick.events_from).toISOString())}, ${q(new Date(pick.events_to).toISOString())}, '{}', '{}', '{}')`,
+             ${q(pick.events_from)}, ${q(pick.events_to)}, '{}', '{}', '{}')`,
         );
         await tx.query('deallocate take_plan');
         return planOf(rows);
@@ -535,6 +535,41 @@ describe('the claim across partitions', () => {
       [],
       `only ${[...holding].join(', ')} (of ${(await partitions('webhook_deliveries')).length} windows)`,
     );
+  });
+
+  // Rows written by SQL (the migration's legacy rows, an operator's backfill, bench/scale's bulk load)
+  // carry microseconds; publish's carry milliseconds. The take's window for the events came back from
+  // the pick as a JS Date (milliseconds), so its upper bound fell short of an event written .951823 with
+  // its delivery: the take found no event, and the delivery failed for good as "event_deleted".
+  test('an event and delivery written with microsecond timestamps: the take finds the event and delivers it', async () => {
+    tenant = `usec${++tenantN}`;
+    const rx = await startReceiver();
+    try {
+      await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+      const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+      // later than every other pending row here, so that it is the top of the take's window
+      const at = `${new Date(clock + 3_600_000).toISOString().slice(0, 23)}823Z`; // …:21.951823
+      const due = new Date(clock - 60_000).toISOString();
+      await db.sql.query(
+        `insert into "${db.schema}".webhook_events (tenant, id, type, api_version, sequence, data, created_at)
+         values ($1, 'evt_usec', 'order.created', '2026-01-01', 1, '{}', $2::timestamptz)`,
+        [tenant, at],
+      );
+      await db.sql.query(
+        `insert into "${db.schema}".webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at)
+         values ($1, $2, 'evt_usec', 'pending', $4::timestamptz, $3::timestamptz)`,
+        [tenant, endpoint.id, at, due],
+      );
+      await worker().drain(); // (other tests' deliveries are pending too)
+      const { rows } = await db.sql.query<{ status: string; last_error: string | null }>(
+        `select status, last_error from "${db.schema}".webhook_deliveries where tenant = $1`,
+        [tenant],
+      );
+      assert.deepEqual(rows, [{ status: 'delivered', last_error: null }]);
+      assert.equal(rx.received.length, 1);
+    } finally {
+      await rx.close();
+    }
   });
 
   test('the pick on a generic plan made while the tables were empty still walks the due index once they fill, with no ANALYZE', async () => {

@@ -118,8 +118,10 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
           order by r.n, r.next_attempt_at, r.sequence, r.id
           limit $2)
        select array(select p.id from pick p order by p.ord) as ids,
-              (select min(coalesce(w.event_created_at, '-infinity')) from walk w join pick p on p.id = w.id) as events_from,
-              (select max(coalesce(w.event_created_at, w.created_at)) from walk w join pick p on p.id = w.id) as events_to,
+              -- the take's window for the events, as text: a JS Date would cut it to milliseconds,
+              -- and an event written with microseconds at its top fell outside (event_deleted)
+              (select min(coalesce(w.event_created_at, '-infinity')) from walk w join pick p on p.id = w.id)::text as events_from,
+              (select max(coalesce(w.event_created_at, w.created_at)) from walk w join pick p on p.id = w.id)::text as events_to,
               array(select b.tenant from busy b where b.n >= $5 union select t.tenant from tbusy t where t.n >= $6
                     union select x.tenant from cand x where x.n > x.room
                     union select x.tenant from ranked x where x.n > x.room) as held,
@@ -273,8 +275,9 @@ export async function claimIn(
 ): Promise<{ rows: Claimed[]; held: string[] }> {
   const { rows: picked } = await tx.query<{
     ids: string[];
-    events_from: Date | null;
-    events_to: Date | null;
+    /** timestamptz as PostgreSQL prints it: microseconds kept, passed back as text. */
+    events_from: string | null;
+    events_to: string | null;
     held: string[];
   }>(st.claim, pickParams(params));
   const pick = picked[0]!;
