@@ -606,3 +606,6 @@ await new Promise((resolve) =>
   }).on('exit', resolve),
 );
 console.error(`wrote ${reportPath} and ${Object.values(charts).flat().length} charts in docs/bench/`);
+// Done: exit now (the 'exit' handler stops the cluster) rather than when the event loop drains. A child
+// that outlived its benchmark once held this process's pipes open, and the run never ended.
+process.exit(0);
