@@ -53,7 +53,7 @@ export interface PurgeRun {
   during: number[];
   after: number[];
   wal?: { records: number; fpi: number; bytes: number; syncs: number };
-  /** CPU ms of the purge's own backend (from /proc; undefined on a server elsewhere). */
+  /** CPU ms of the purge's own backend while it ran (/proc, every 250 ms; undefined on a server elsewhere). */
   purgeCpuMs?: number;
   /** Autovacuum of the key table started during the purge (its dead rows reached the threshold). */
   autovacuumedDuring: boolean;
@@ -103,20 +103,24 @@ function cpuMs(pid: number): number | undefined {
   }
 }
 
+/** The purge's connection, by name: its pool may replace it (idle timeout) during the before-window. */
+const PURGE_APP = 'surety-bench-purge';
+
 /** The server's processes by pid: kind as pg_stat_activity names it (client backends by role). */
-async function serverProcesses(sql: Sql, purgePid: number) {
+async function serverProcesses(sql: Sql) {
   const { rows } = await sql.query<{
     pid: number;
     kind: string;
+    app: string;
     wait: string | null;
     state: string | null;
     query: string | null;
   }>(
-    `select pid, backend_type as kind, wait_event_type || ':' || wait_event as wait, state, query from pg_stat_activity`,
+    `select pid, backend_type as kind, application_name as app, wait_event_type || ':' || wait_event as wait, state, query from pg_stat_activity`,
   );
-  return rows.map((r) => ({
+  return rows.map(({ app, ...r }) => ({
     ...r,
-    kind: r.pid === purgePid ? 'purge backend' : r.kind === 'client backend' ? 'serving backends' : r.kind,
+    kind: app === PURGE_APP ? 'purge backend' : r.kind === 'client backend' ? 'serving backends' : r.kind,
   }));
 }
 
@@ -127,7 +131,6 @@ async function serverProcesses(sql: Sql, purgePid: number) {
 function sampleServer(
   url: string,
   schema: string,
-  purgePid: number,
   phase: () => 'before' | 'during' | 'after',
   t0: () => number,
 ) {
@@ -148,7 +151,7 @@ function sampleServer(
     ownPid = (await sql.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
     for (let i = 0; i < 10_000 && !stopped; i++) {
       const ph = phase();
-      const procs = await serverProcesses(sql, purgePid).catch(() => []);
+      const procs = await serverProcesses(sql).catch(() => []);
       const { rows: vac } = await sql
         .query<{ phase: string }>(
           `select phase from pg_stat_progress_vacuum where relid = ($1 || '.idempotency_keys')::regclass`,
@@ -245,7 +248,7 @@ export async function purgeWhileServing(
   const log = p.log ?? (() => {});
   const schema = 'bench_growth_purge';
   const sql = createPgSql({ connectionString: url, max: 6 });
-  const purgeSql = createPgSql({ connectionString: url, max: 1 });
+  const purgeSql = createPgSql({ connectionString: url, max: 1, applicationName: PURGE_APP });
   try {
     await sql.query(`drop schema if exists ${schema} cascade`);
     // expired 2 h to 1 h ago, in the order they were written (keys made one after another)
@@ -283,15 +286,12 @@ export async function purgeWhileServing(
     // Warm-up: the first seconds after the checkpoint write a full-page image for every index leaf a
     // new key lands on first; measured in the before-window they made "before" the slower one.
     await serve(p.warmupMs ?? 3000);
-    const { rows: pidRows } = await purgeSql.query<{ pid: number }>('select pg_backend_pid() as pid');
-    const purgePid = pidRows[0]!.pid;
     let phase: 'before' | 'during' | 'after' = 'before';
     let started = performance.now();
     const loadBefore = loadavg()[0]!;
     const sampler = sampleServer(
       url,
       schema,
-      purgePid,
       () => phase,
       () => started,
     );
@@ -301,7 +301,6 @@ export async function purgeWhileServing(
       .query('select pg_stat_statements_reset()')
       .then(() => true)
       .catch(() => false);
-    const cpu0 = cpuMs(purgePid);
     const vacuums0 = await autovacuums(sql, schema);
     let vacuumedDuring = false;
     const watch = setInterval(() => {
@@ -327,7 +326,6 @@ export async function purgeWhileServing(
     const seconds = (performance.now() - started) / 1000;
     clearInterval(watch);
     const wal1 = await walStats(sql);
-    const cpu1 = cpuMs(purgePid);
     phase = 'after';
     const diag = sampler.diag;
     if (statements) {
@@ -384,7 +382,9 @@ export async function purgeWhileServing(
             },
           }
         : {}),
-      ...(cpu0 !== undefined && cpu1 !== undefined ? { purgeCpuMs: cpu1 - cpu0 } : {}),
+      ...(diag.cpu.during['purge backend'] !== undefined
+        ? { purgeCpuMs: diag.cpu.during['purge backend'] }
+        : {}),
       autovacuumedDuring: vacuumedDuring,
       autovacuumed: vacuums1 > vacuums0,
       diag,
