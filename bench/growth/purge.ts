@@ -4,7 +4,7 @@
 // runs it once with the defaults; run alone, it compares settings side by side, rounds alternating:
 //
 //   node --conditions=@surety/source --import tsx bench/growth/purge.ts [--rounds 2] [--variants main,default]
-//     [--keys 1000000] [--before-ms 6000] [--wal-compression lz4]
+//     [--keys 1000000] [--before-ms 30000] [--wal-compression lz4]
 //
 // Variants: `default` (purgeExpired's defaults), `main` (the purge before issue 22, its loop and
 // statement copied here: 500 rows a batch, a rest as long as the batch, synchronous commit), or `name=batchSize:100/dutyCycle:0.1/
@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createPgSql, type Sql } from '@surety/db';
 import { createIdempotency, type PurgeOptions } from '@surety/idempotency';
-import { percentile } from '../lib/stats.js';
+import { median, percentile } from '../lib/stats.js';
 import { ensureKeys } from './load.js';
 
 export const PURGE_VARIANTS: Record<string, PurgeOptions | 'main'> = {
@@ -53,12 +53,37 @@ export interface PurgeRun {
   during: number[];
   after: number[];
   wal?: { records: number; fpi: number; bytes: number; syncs: number };
-  /** CPU ms of the purge's own backend (from /proc; undefined on a server elsewhere). */
+  /** CPU ms of the purge's own backend while it ran (/proc, every 250 ms; undefined on a server elsewhere). */
   purgeCpuMs?: number;
   /** Autovacuum of the key table started during the purge (its dead rows reached the threshold). */
   autovacuumedDuring: boolean;
   /** …or by the end of the after-window. */
   autovacuumed: boolean;
+  /** What the server did meanwhile (sampled every 250 ms; see `sampleServer`). */
+  diag?: Diagnostics;
+  /** Table storage parameters set on the key table after the load (variant `…/t.<name>:<value>`). */
+  reloptions?: string;
+  /** 1-minute load average when the before-window started. */
+  load?: number;
+}
+
+/** CPU ms per server process kind, wait events of the serving backends, and the vacuum's timeline. */
+export interface Diagnostics {
+  /** CPU ms by process kind (serving backends, the purge backend, autovacuum worker, checkpointer, …) and phase. */
+  cpu: Record<'before' | 'during' | 'after', Record<string, number>>;
+  /** Seconds each phase lasted (for CPU shares). */
+  phaseSeconds: Record<'before' | 'during' | 'after', number>;
+  /** How often a serving backend was seen waiting, by wait event, during the purge. */
+  waits: Record<string, number>;
+  /** Samples taken of the serving backends during the purge (the denominator of `waits`). */
+  waitSamples: number;
+  /** Autovacuum (or vacuum) of the key table: seconds after the purge started, first and last seen. */
+  vacuum?: { from: number; to: number; phases: string[] };
+  /** p99 of the requests during the purge that ended while the key table's vacuum ran / did not. */
+  p99WhileVacuum?: number;
+  p99WithoutVacuum?: number;
+  /** The top statements by total time during the purge (pg_stat_statements, when loaded). */
+  statements: { query: string; calls: number; meanMs: number; maxMs: number; totalMs: number }[];
 }
 
 const respond = async () => ({
@@ -76,6 +101,106 @@ function cpuMs(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The purge's connection, by name: its pool may replace it (idle timeout) during the before-window. */
+const PURGE_APP = 'surety-bench-purge';
+
+/** The server's processes by pid: kind as pg_stat_activity names it (client backends by role). */
+async function serverProcesses(sql: Sql) {
+  const { rows } = await sql.query<{
+    pid: number;
+    kind: string;
+    app: string;
+    wait: string | null;
+    state: string | null;
+    query: string | null;
+  }>(
+    `select pid, backend_type as kind, application_name as app, wait_event_type || ':' || wait_event as wait, state, query from pg_stat_activity`,
+  );
+  return rows.map(({ app, ...r }) => ({
+    ...r,
+    kind: app === PURGE_APP ? 'purge backend' : r.kind === 'client backend' ? 'serving backends' : r.kind,
+  }));
+}
+
+/**
+ * Samples every 250 ms, until stopped: CPU per server process kind (from /proc), what the serving
+ * backends wait on, and when a vacuum of the key table runs. Phase is read from `phase()`.
+ */
+function sampleServer(
+  url: string,
+  schema: string,
+  phase: () => 'before' | 'during' | 'after',
+  t0: () => number,
+) {
+  const sql = createPgSql({ connectionString: url, max: 1 });
+  const diag: Diagnostics = {
+    cpu: { before: {}, during: {}, after: {} },
+    phaseSeconds: { before: 0, during: 0, after: 0 },
+    waits: {},
+    waitSamples: 0,
+    statements: [],
+  };
+  const vacuumAt: { t: number; on: boolean }[] = [];
+  const last = new Map<number, number>();
+  let stopped = false;
+  let lastT = performance.now();
+  let ownPid = -1;
+  const loop = (async () => {
+    ownPid = (await sql.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    for (let i = 0; i < 10_000 && !stopped; i++) {
+      const ph = phase();
+      const procs = await serverProcesses(sql).catch(() => []);
+      const { rows: vac } = await sql
+        .query<{ phase: string }>(
+          `select phase from pg_stat_progress_vacuum where relid = ($1 || '.idempotency_keys')::regclass`,
+          [schema],
+        )
+        .catch(() => ({ rows: [] as { phase: string }[] }));
+      const now = performance.now();
+      diag.phaseSeconds[ph] += (now - lastT) / 1000;
+      lastT = now;
+      for (const p of procs) {
+        if (p.pid === ownPid) continue;
+        const c = cpuMs(p.pid);
+        if (c === undefined) continue;
+        const prev = last.get(p.pid);
+        last.set(p.pid, c);
+        if (prev !== undefined) diag.cpu[ph][p.kind] = (diag.cpu[ph][p.kind] ?? 0) + (c - prev);
+        if (ph === 'during' && p.kind === 'serving backends' && p.state === 'active') {
+          diag.waits[p.wait ?? 'CPU'] = (diag.waits[p.wait ?? 'CPU'] ?? 0) + 1;
+        }
+      }
+      if (ph === 'during') diag.waitSamples++;
+      const on = vac.length > 0;
+      vacuumAt.push({ t: now, on });
+      if (on) {
+        const rel = (now - t0()) / 1000;
+        diag.vacuum ??= { from: rel, to: rel, phases: [] };
+        diag.vacuum.to = rel;
+        if (!diag.vacuum.phases.includes(vac[0]!.phase)) diag.vacuum.phases.push(vac[0]!.phase);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return {
+    diag,
+    /** Was the key table being vacuumed at time t (the nearest sample at or before it)? */
+    vacuumAt(t: number): boolean {
+      let on = false;
+      for (const v of vacuumAt) {
+        if (v.t > t) break;
+        on = v.on;
+      }
+      return on;
+    },
+    async stop() {
+      stopped = true;
+      await loop.catch(() => {});
+      await sql.close();
+    },
+  };
 }
 
 async function autovacuums(sql: Sql, schema: string): Promise<number> {
@@ -106,23 +231,40 @@ export async function purgeWhileServing(
   url: string,
   variant: string,
   options: PurgeOptions | 'main',
-  p: { keys?: number; beforeMs?: number; afterMs?: number; log?: (s: string) => void } = {},
+  p: {
+    keys?: number;
+    beforeMs?: number;
+    afterMs?: number;
+    log?: (s: string) => void;
+    /** Storage parameters for the key table, set after the load: `autovacuum_vacuum_cost_delay=10,…`. */
+    reloptions?: string;
+    /** Serving before the before-window, after the checkpoint. @default 3000 */
+    warmupMs?: number;
+    /** A VACUUM of the key table right after the purge, before the after-window (its own session). */
+    vacuumAfter?: boolean;
+  } = {},
 ): Promise<PurgeRun & { loadSeconds: number }> {
   const keys = p.keys ?? 1_000_000;
   const log = p.log ?? (() => {});
   const schema = 'bench_growth_purge';
   const sql = createPgSql({ connectionString: url, max: 6 });
-  const purgeSql = createPgSql({ connectionString: url, max: 1 });
+  const purgeSql = createPgSql({ connectionString: url, max: 1, applicationName: PURGE_APP });
   try {
     await sql.query(`drop schema if exists ${schema} cascade`);
     // expired 2 h to 1 h ago, in the order they were written (keys made one after another)
     const load = await ensureKeys(url, schema, keys, -3600, log, 3600);
-    const serving = createIdempotency({ sql, schema });
-    const purger = createIdempotency({ sql: purgeSql, schema });
+    if (p.reloptions) await sql.query(`alter table ${schema}.idempotency_keys set (${p.reloptions})`);
+    // As deployed: the development-only guard (warnOnEmptyTransaction, a statement and a console
+    // warning per 2xx that wrote nothing, as every request here does) stays off.
+    const serving = createIdempotency({ sql, schema, warnOnEmptyTransaction: false });
+    const purger = createIdempotency({ sql: purgeSql, schema, warnOnEmptyTransaction: false });
     const run = randomUUID().slice(0, 8);
     let served = 0;
+    const ends = new Map<number[], number[]>();
     const serve = (ms: number, stopWhen?: () => boolean) => {
       const lat: number[] = [];
+      const end: number[] = [];
+      ends.set(lat, end);
       const until = performance.now() + ms;
       return Promise.all(
         Array.from({ length: 4 }, async () => {
@@ -133,6 +275,7 @@ export async function purgeWhileServing(
               respond,
             );
             lat.push(performance.now() - t);
+            end.push(performance.now());
           }
         }),
       ).then(() => lat);
@@ -140,12 +283,24 @@ export async function purgeWhileServing(
     // The load leaves a checkpoint's worth of dirty pages and WAL behind: checkpoint first, so the
     // before and during windows start in the same state rather than "before" catching the load's writes.
     await sql.query('checkpoint');
-    await serve(1000); // warm-up
+    // Warm-up: the first seconds after the checkpoint write a full-page image for every index leaf a
+    // new key lands on first; measured in the before-window they made "before" the slower one.
+    await serve(p.warmupMs ?? 3000);
+    let phase: 'before' | 'during' | 'after' = 'before';
+    let started = performance.now();
+    const loadBefore = loadavg()[0]!;
+    const sampler = sampleServer(
+      url,
+      schema,
+      () => phase,
+      () => started,
+    );
     const before = await serve(p.beforeMs ?? 3000);
     const wal0 = await walStats(sql);
-    const { rows: pidRows } = await purgeSql.query<{ pid: number }>('select pg_backend_pid() as pid');
-    const purgePid = pidRows[0]!.pid;
-    const cpu0 = cpuMs(purgePid);
+    const statements = await sql
+      .query('select pg_stat_statements_reset()')
+      .then(() => true)
+      .catch(() => false);
     const vacuums0 = await autovacuums(sql, schema);
     let vacuumedDuring = false;
     const watch = setInterval(() => {
@@ -157,7 +312,8 @@ export async function purgeWhileServing(
       );
     }, 1000);
     let purgeDone = false;
-    const started = performance.now();
+    phase = 'during';
+    started = performance.now();
     const purging = (
       options === 'main'
         ? purgeAsOnMain(purgeSql, schema)
@@ -170,8 +326,41 @@ export async function purgeWhileServing(
     const seconds = (performance.now() - started) / 1000;
     clearInterval(watch);
     const wal1 = await walStats(sql);
-    const cpu1 = cpuMs(purgePid);
+    phase = 'after';
+    const diag = sampler.diag;
+    if (statements) {
+      const { rows } = await sql.query<{
+        query: string;
+        calls: string;
+        mean: number;
+        max: number;
+        total: number;
+      }>(
+        `select left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as query, calls::text, mean_exec_time as mean,
+                max_exec_time as max, total_exec_time as total
+           from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+          order by total_exec_time desc limit 8`,
+      );
+      diag.statements = rows.map((r) => ({
+        query: r.query,
+        calls: +r.calls,
+        meanMs: r.mean,
+        maxMs: r.max,
+        totalMs: r.total,
+      }));
+    }
+    const whileVacuum: number[] = [];
+    const without: number[] = [];
+    const duringEnds = ends.get(during)!;
+    for (const [i, ms] of during.entries()) {
+      (sampler.vacuumAt(duringEnds[i]!) ? whileVacuum : without).push(ms);
+    }
+    if (whileVacuum.length > 0) diag.p99WhileVacuum = percentile(whileVacuum, 99);
+    if (without.length > 0) diag.p99WithoutVacuum = percentile(without, 99);
+    const vacuumed = p.vacuumAfter ? purgeSql.query(`vacuum ${schema}.idempotency_keys`) : undefined;
     const after = await serve(p.afterMs ?? 5000);
+    await vacuumed;
+    await sampler.stop();
     const vacuums1 = await autovacuums(sql, schema);
     log(
       `purge ${variant}: ${purged} rows in ${seconds.toFixed(1)} s; p99 before ${percentile(before, 99).toFixed(2)} during ${percentile(during, 99).toFixed(2)} after ${percentile(after, 99).toFixed(2)} ms`,
@@ -193,9 +382,14 @@ export async function purgeWhileServing(
             },
           }
         : {}),
-      ...(cpu0 !== undefined && cpu1 !== undefined ? { purgeCpuMs: cpu1 - cpu0 } : {}),
+      ...(diag.cpu.during['purge backend'] !== undefined
+        ? { purgeCpuMs: diag.cpu.during['purge backend'] }
+        : {}),
       autovacuumedDuring: vacuumedDuring,
       autovacuumed: vacuums1 > vacuums0,
+      diag,
+      load: loadBefore,
+      ...(p.reloptions ? { reloptions: p.reloptions } : {}),
       loadSeconds: load.seconds,
     };
   } finally {
@@ -205,27 +399,81 @@ export async function purgeWhileServing(
   }
 }
 
-/** `name=batchSize:100/dutyCycle:0.1/asyncCommit:false`, or a name in PURGE_VARIANTS. */
-export function parseVariant(spec: string): [string, PurgeOptions | 'main'] {
+export interface PurgeVariant {
+  options: PurgeOptions | 'main';
+  /** Key-table storage parameters (`t.<name>:<value>` in a spec). */
+  reloptions?: string;
+  /** VACUUM the key table after the purge (`vacuumAfter:true`). */
+  vacuumAfter?: boolean;
+}
+
+/**
+ * `name=batchSize:100/dutyCycle:0.1/asyncCommit:false/t.autovacuum_vacuum_cost_delay:20/vacuumAfter:true`,
+ * or a name in PURGE_VARIANTS.
+ */
+export function parseVariant(spec: string): [string, PurgeVariant] {
   const known = PURGE_VARIANTS[spec];
-  if (known) return [spec, known];
+  if (known) return [spec, { options: known }];
   const [name, body] = spec.split('=');
   if (!name || !body) throw new Error(`unknown purge variant ${spec}`);
   const options: Record<string, number | boolean> = {};
+  const rel: string[] = [];
+  let vacuumAfter = false;
   for (const part of body.split('/')) {
     const [k, v] = part.split(':');
     if (!k || v === undefined) throw new Error(`bad option ${part} in ${spec}`);
-    options[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
+    if (k.startsWith('t.')) {
+      if (!/^[a-z_.]+$/.test(k.slice(2)) || !/^[0-9a-z.]+$/.test(v))
+        throw new Error(`bad table option ${part}`);
+      rel.push(`${k.slice(2)} = ${v}`);
+    } else if (k === 'vacuumAfter') vacuumAfter = v === 'true';
+    else options[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
   }
-  return [name, options as PurgeOptions];
+  return [
+    name,
+    {
+      options: options as PurgeOptions,
+      ...(rel.length ? { reloptions: rel.join(', ') } : {}),
+      ...(vacuumAfter ? { vacuumAfter } : {}),
+    },
+  ];
 }
 
+/** A run's diagnostics, one markdown line each. */
+export function describeDiagnostics(r: PurgeRun): string[] {
+  const d = r.diag;
+  if (!d) return [];
+  const share = (ph: 'before' | 'during' | 'after') =>
+    Object.entries(d.cpu[ph])
+      .filter(([, ms]) => ms >= 50)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, ms]) => `${k} ${((ms / 1000 / Math.max(d.phaseSeconds[ph], 1e-9)) * 100).toFixed(0)}%`)
+      .join(', ');
+  const waits = Object.entries(d.waits)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return [
+    `- ${r.variant}: server CPU (share of a core) before: ${share('before')}; during: ${share('during')}; after: ${share('after')}`,
+    `  serving backends seen active during the purge (${d.waitSamples} samples): ${waits || 'none'}`,
+    `  vacuum of the key table: ${d.vacuum ? `${d.vacuum.from.toFixed(1)}–${d.vacuum.to.toFixed(1)} s after the purge started (${d.vacuum.phases.join(' → ')}); p99 during while it ran ${d.p99WhileVacuum?.toFixed(2) ?? '–'} ms, while it did not ${d.p99WithoutVacuum?.toFixed(2) ?? '–'} ms` : 'not seen'}`,
+    ...(d.statements.length
+      ? [
+          `  top statements during: ${d.statements
+            .slice(0, 5)
+            .map((q) => `[${q.calls}× mean ${q.meanMs.toFixed(2)} max ${q.maxMs.toFixed(1)} ms] ${q.query}`)
+            .join(' | ')}`,
+        ]
+      : []),
+  ];
+}
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { args } = await import('../lib/stats.js');
   const a = args();
   const rounds = a.num('rounds', 2);
   const keys = a.num('keys', 1_000_000);
-  const beforeMs = a.num('before-ms', 6000);
+  const beforeMs = a.num('before-ms', 30_000);
   const variants = (a.str('variants') ?? 'main,default').split(',').map(parseVariant);
   const load = loadavg()[0]!;
   let url = process.env.DATABASE_URL;
@@ -248,26 +496,52 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? variants : [...variants].reverse();
-      for (const [name, options] of order)
-        results.push(await purgeWhileServing(url, name, options, { keys, beforeMs, log: console.error }));
+      for (const [name, v] of order)
+        results.push(
+          await purgeWhileServing(url, name, v.options, {
+            keys,
+            beforeMs,
+            log: console.error,
+            ...(v.reloptions ? { reloptions: v.reloptions } : {}),
+            ...(v.vacuumAfter ? { vacuumAfter: true } : {}),
+          }),
+        );
     }
   } finally {
     stop();
   }
   const f = (x: number) => x.toFixed(2);
+  const ratio = (r: PurgeRun) => percentile(r.during, 99) / percentile(r.before, 99);
+  // The measure's own noise, in the same run: the p99 of the before-window's first half ÷ its second.
+  const aa = (r: PurgeRun) => {
+    const h = Math.floor(r.before.length / 2);
+    return percentile(r.before.slice(0, h), 99) / percentile(r.before.slice(h), 99);
+  };
   console.log(
     `Purge of ${keys.toLocaleString('en-US')} expired keys while serving new keys 4 at a time, ${rounds} rounds alternating; load average at start ${load.toFixed(1)}.\n`,
   );
   console.log(
-    '| variant | round | purge s | rows/s | purge backend CPU (share of a core) | p99 before | p99 during | during ÷ before | p99 after ÷ before | WAL MB | FPI | WAL syncs | autovacuum during / by the end |',
+    '| variant | round | load | purge s | rows/s | purge backend CPU (share of a core) | requests before / during | p99 before | p99 during | during ÷ before | before halves (A/A) | p99 after ÷ before | WAL MB | FPI | WAL syncs | autovacuum during / by the end |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   const seen: Record<string, number> = {};
   for (const r of results) {
     seen[r.variant] = (seen[r.variant] ?? 0) + 1;
     const b = percentile(r.before, 99);
     console.log(
-      `| ${r.variant} | ${seen[r.variant]} | ${r.seconds.toFixed(1)} | ${(r.purged / r.seconds).toFixed(0)} | ${r.purgeCpuMs === undefined ? '–' : `${(r.purgeCpuMs / 1000).toFixed(1)} s (${((r.purgeCpuMs / 1000 / r.seconds) * 100).toFixed(0)}%)`} | ${f(b)} | ${f(percentile(r.during, 99))} | ${f(percentile(r.during, 99) / b)} | ${f(percentile(r.after, 99) / b)} | ${r.wal ? (r.wal.bytes / 2 ** 20).toFixed(0) : '–'} | ${r.wal?.fpi ?? '–'} | ${r.wal?.syncs ?? '–'} | ${r.autovacuumedDuring ? 'during' : r.autovacuumed ? 'after' : 'no'} |`,
+      `| ${r.variant} | ${seen[r.variant]} | ${r.load?.toFixed(1) ?? '–'} | ${r.seconds.toFixed(1)} | ${(r.purged / r.seconds).toFixed(0)} | ${r.purgeCpuMs === undefined ? '–' : `${(r.purgeCpuMs / 1000).toFixed(1)} s (${((r.purgeCpuMs / 1000 / r.seconds) * 100).toFixed(0)}%)`} | ${r.before.length} / ${r.during.length} | ${f(b)} | ${f(percentile(r.during, 99))} | ${f(ratio(r))} | ${f(aa(r))} | ${f(percentile(r.after, 99) / b)} | ${r.wal ? (r.wal.bytes / 2 ** 20).toFixed(0) : '–'} | ${r.wal?.fpi ?? '–'} | ${r.wal?.syncs ?? '–'} | ${r.autovacuumedDuring ? 'during' : r.autovacuumed ? 'after' : 'no'} |`,
     );
   }
+  console.log('\n| variant | runs | during ÷ before: median | min–max | before halves (A/A): min–max |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name] of variants) {
+    const rs = results.filter((r) => r.variant === name);
+    const xs = rs.map(ratio).sort((x, y) => x - y);
+    const noise = rs.map(aa).sort((x, y) => x - y);
+    console.log(
+      `| ${name} | ${rs.length} | ${f(median(xs))} | ${f(xs[0]!)}–${f(xs[xs.length - 1]!)} | ${f(noise[0]!)}–${f(noise[noise.length - 1]!)} |`,
+    );
+  }
+  console.log('');
+  for (const r of results) for (const line of describeDiagnostics(r)) console.log(line);
 }
