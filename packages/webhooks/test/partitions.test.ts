@@ -492,7 +492,7 @@ describe('the claim across partitions', () => {
     const plan = await db.sql.transaction(
       async (tx) => {
         const pick = (
-          await tx.query<{ ids: string[]; events_from: Date; events_to: Date }>(
+          await tx.query<{ ids: string[]; events_from: string; events_to: string }>(
             st.claim,
             pickParams([at, 3, lease, 'take-plan', ...noCaps]),
           )
@@ -505,7 +505,7 @@ describe('the claim across partitions', () => {
         );
         const { rows } = await tx.query<{ 'QUERY PLAN': unknown }>(
           `explain (format json) execute take_plan(${q(`{${pick.ids.join(',')}}`)}, ${q(at)}, ${q(lease)}, 'take-plan',
-             ${q(new Date(pick.events_from).toISOString())}, ${q(new Date(pick.events_to).toISOString())}, '{}', '{}', '{}')`,
+             ${q(pick.events_from)}, ${q(pick.events_to)}, '{}', '{}', '{}')`,
         );
         await tx.query('deallocate take_plan');
         return planOf(rows);
@@ -535,6 +535,45 @@ describe('the claim across partitions', () => {
       [],
       `only ${[...holding].join(', ')} (of ${(await partitions('webhook_deliveries')).length} windows)`,
     );
+  });
+
+  test("events stamped with microseconds (SQL now(), not the JS clock) are found by the take: the pick's time range is exact", async () => {
+    tenant = `micro${++tenantN}`;
+    const rx = await startReceiver();
+    try {
+      await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+      const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+      // As bench/scale and any writer in SQL does: times finer than the millisecond a JS Date holds.
+      const at = `${new Date(clock - 1000).toISOString().slice(0, -1)}321+00`;
+      await db.sql.transaction(async (tx) => {
+        await tx.query(
+          `insert into "${db.schema}".webhook_events (tenant, id, type, api_version, sequence, data, created_at)
+           select $1, 'micro_' || i, 'order.created', '2026-01-01', i, '{}', $2::timestamptz from generate_series(1, 3) i`,
+          [tenant, at],
+        );
+        await tx.query(
+          `insert into "${db.schema}".webhook_deliveries (tenant, endpoint_id, event_id, status, next_attempt_at, created_at, event_created_at)
+           select $1, $2, 'micro_' || i, 'pending', $3::timestamptz, $3::timestamptz, case when i = 3 then null else $3::timestamptz end
+             from generate_series(1, 3) i`,
+          [tenant, endpoint.id, at],
+        );
+      });
+      // Only these rows are due: another test's later rows in the same claim would widen its range.
+      await db.sql.query(
+        `update "${db.schema}".webhook_deliveries set status = 'failed' where status = 'pending' and tenant <> $1`,
+        [tenant],
+      );
+      await worker().drain();
+      const { rows } = await db.sql.query<{ status: string; error_code: string | null }>(
+        `select d.status, a.error_code from "${db.schema}".webhook_deliveries d
+           join "${db.schema}".webhook_attempts a on a.delivery_id = d.id where d.tenant = $1 order by d.event_id`,
+        [tenant],
+      );
+      assert.deepEqual(rows, Array(3).fill({ status: 'delivered', error_code: null }));
+      assert.equal(rx.received.length, 3);
+    } finally {
+      await rx.close();
+    }
   });
 
   test('the pick on a generic plan made while the tables were empty still walks the due index once they fill, with no ANALYZE', async () => {
