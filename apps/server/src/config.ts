@@ -56,6 +56,11 @@ export interface Config {
    * (SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT). @default 48
    */
   webhookMaxInFlightPerTenant: number;
+  /**
+   * Most webhook attempts in flight at once in one worker process (SURETY_WEBHOOK_CONCURRENCY).
+   * @default 64
+   */
+  webhookConcurrency: number;
   /** Most webhook endpoints per tenant (SURETY_MAX_ENDPOINTS_PER_TENANT). @default 10000 */
   webhookMaxEndpointsPerTenant: number;
   /**
@@ -238,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookPartitionMaintenance: onOff(env, 'SURETY_WEBHOOK_PARTITION_MAINTENANCE', true),
     webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
     webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
+    webhookConcurrency: integer(env, 'SURETY_WEBHOOK_CONCURRENCY', 64, 1, 10_000),
     webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),
     publicUrl: env.SURETY_PUBLIC_URL ? parsePublicUrl(env.SURETY_PUBLIC_URL) : undefined,
   };

@@ -126,6 +126,7 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log, metric
   const worker = new DeliveryWorker({
     webhooks,
     schedule: config.webhookSchedule,
+    concurrency: config.webhookConcurrency,
     maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
     maxInFlightPerTenant: config.webhookMaxInFlightPerTenant,
     guard: { allowList: config.webhookAllowList, allowHttp: config.webhookAllowHttp },

@@ -63,7 +63,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // take, which is planned for its ids: a generic plan of those chose a sequential scan of a
     // window that was empty when it was planned and large when it ran (49 ms at 20 k rows).
     // One row always: the picked ids in pick order, the range of their events' times (so the take
-    // reads only the events' windows that hold them), and `held`, the tenants a cap held rows back
+    // reads only the events' windows that hold them; as text: a JS Date would drop the microseconds,
+    // and the range would miss an event stamped by now() in SQL), and `held`, the tenants a cap held rows back
     // for (the worker claims again when one of its attempts for such a tenant ends, not at the next poll).
     claim: st(
       'claim',
@@ -118,8 +119,6 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
           order by r.n, r.next_attempt_at, r.sequence, r.id
           limit $2)
        select array(select p.id from pick p order by p.ord) as ids,
-              -- the take's window for the events, as text: a JS Date would cut it to milliseconds,
-              -- and an event written with microseconds at its top fell outside (event_deleted)
               (select min(coalesce(w.event_created_at, '-infinity')) from walk w join pick p on p.id = w.id)::text as events_from,
               (select max(coalesce(w.event_created_at, w.created_at)) from walk w join pick p on p.id = w.id)::text as events_to,
               array(select b.tenant from busy b where b.n >= $5 union select t.tenant from tbusy t where t.n >= $6
