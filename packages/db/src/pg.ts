@@ -67,21 +67,29 @@ export async function run<R>(
 // node-postgres has no pipelining API, but its Query writes the extended protocol's messages itself
 // (Parse once per connection for a named statement, Bind, Describe, Execute, one Sync) and already
 // collects several results (as for a multi-statement simple query). BeginWith writes an unnamed
-// `BEGIN` (Parse, Bind, Execute) ahead of them, in the same corked write: BEGIN and a statement with
-// parameters cost one round trip, and the statement keeps its cached plan. The results are
-// [BEGIN, the statement]. node-postgres marks the statement's name parsed at the first ParseComplete
-// (BEGIN's); if the statement's own Parse then fails, that mark is undone here.
+// `BEGIN` (Parse, Bind, Execute) and the `before` statements ahead of them, in the same corked
+// write: BEGIN and statements with parameters cost one round trip, and named statements (`before`
+// ones too) are parsed once per connection and keep their cached plans. The results are [BEGIN,
+// each before, the statement].
+// Which named statements the connection holds is node-postgres' `parsedStatements`. It marks only
+// the query's own name, and at the first ParseComplete (BEGIN's), so BeginWith keeps the record
+// itself: the server answers each Parse in order, and one that fails skips the rest until Sync, so
+// the ParseCompletes counted by the time of an error say exactly which statements now exist.
 interface PgQueryInternals {
   name?: string;
+  text: string;
   prepare(connection: PgConnectionInternals): void;
   hasBeenParsed(connection: PgConnectionInternals): boolean;
   handleError(error: Error, connection: PgConnectionInternals): void;
+  handleReadyForQuery(connection: PgConnectionInternals): void;
 }
 interface PgConnectionInternals {
   parse(query: { text: string; name?: string }): void;
   bind(config: object): void;
   execute(config: object): void;
   describe(config: { type: 'P'; name: string }): void;
+  on(event: 'parseComplete', listener: () => void): void;
+  removeListener(event: 'parseComplete', listener: () => void): void;
   parsedStatements: Record<string, string | undefined>;
 }
 const PgQuery = pg.Query as unknown as new (
@@ -91,8 +99,13 @@ const PgQuery = pg.Query as unknown as new (
   },
 ) => PgQueryInternals;
 class BeginWith extends PgQuery {
-  #parsedHere = false;
   readonly #before: FirstStatement['before'];
+  /** The Parse messages after BEGIN's, in order: the name of each named one parsed here, or undefined. */
+  readonly #parses: { name?: string; text: string }[] = [];
+  #parseCompletes = 0;
+  readonly #counted = () => {
+    this.#parseCompletes++;
+  };
   constructor(first: FirstStatement, callback: (error: Error | null, results?: unknown) => void) {
     const { statement, params } = first;
     super({
@@ -105,23 +118,47 @@ class BeginWith extends PgQuery {
     this.#before = first.before;
   }
   override prepare(connection: PgConnectionInternals): void {
+    connection.on('parseComplete', this.#counted);
     connection.parse({ text: 'BEGIN' });
     connection.bind({});
     connection.execute({});
-    // `before` statements go unnamed (parsed each time) and described, so that their rows, if any,
-    // arrive as results of their own ahead of the statement's.
+    // Described, so that their rows, if any, arrive as results of their own ahead of the statement's.
     for (const b of this.#before ?? []) {
-      connection.parse({ text: b.statement.text });
-      connection.bind({ values: [...b.params], valueMapper: pgUtils.prepareValue });
+      const { name, text } = b.statement;
+      if (!name) {
+        connection.parse({ text });
+        this.#parses.push({ text });
+      } else if (
+        connection.parsedStatements[name] === undefined &&
+        !this.#parses.some((p) => p.name === name)
+      ) {
+        connection.parse({ text, name });
+        this.#parses.push({ name, text });
+      }
+      connection.bind({ statement: name ?? '', values: [...b.params], valueMapper: pgUtils.prepareValue });
       connection.describe({ type: 'P', name: '' });
       connection.execute({});
     }
-    this.#parsedHere = !this.hasBeenParsed(connection);
+    if (this.name && !this.hasBeenParsed(connection)) this.#parses.push({ name: this.name, text: this.text });
     super.prepare(connection);
   }
+  /** Marks the named statements whose Parse succeeded, and unmarks those whose Parse did not run. */
+  #settle(connection: PgConnectionInternals): void {
+    connection.removeListener('parseComplete', this.#counted);
+    this.#parses.forEach((p, i) => {
+      if (!p.name) return;
+      // The first ParseComplete is BEGIN's.
+      if (i + 1 < this.#parseCompletes) connection.parsedStatements[p.name] = p.text;
+      else delete connection.parsedStatements[p.name];
+    });
+  }
   override handleError(error: Error, connection: PgConnectionInternals): void {
-    if (this.#parsedHere && this.name) delete connection.parsedStatements[this.name];
+    this.#settle(connection);
     super.handleError(error, connection);
+  }
+  override handleReadyForQuery(connection: PgConnectionInternals): void {
+    this.#settle(connection);
+    super.handleReadyForQuery(connection);
   }
 }
 
