@@ -248,6 +248,40 @@ describe('transaction: atCommit', () => {
     assert.deepEqual((await db.sql.query<{ n: number }>('select 1 as n')).rows, [{ n: 1 }]);
   });
 
+  test('a named statement with parameters commits with the transaction, many times on one connection', async () => {
+    const insert = {
+      name: `at_commit_insert_${db.schema}`,
+      text: `insert into ${t} (id, note) values ($1, $2)`,
+    };
+    for (let i = 0; i < 4; i++) {
+      await db.sql.transaction(async (tx) => {
+        await tx.query(`insert into ${t} values ($1, 'body')`, [300 + i]);
+        tx.atCommit({ statement: insert, params: [310 + i, `it's ${i}`] });
+      });
+    }
+    const rows = (await notes()).filter((r) => r.id >= 300 && r.id < 320);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [300, 301, 302, 303, 310, 311, 312, 313],
+    );
+    assert.equal(rows.find((r) => r.id === 312)?.note, "it's 2");
+    // A failure of it: nothing commits, the error is its own, and the statement is used again on the
+    // same connection (its Parse succeeded: it must not be parsed a second time).
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        await tx.query(`insert into ${t} values (320, 'body')`);
+        tx.atCommit({ statement: insert, params: [310, 'duplicate key'] });
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    );
+    assert.equal(
+      (await notes()).find((r) => r.id === 320),
+      undefined,
+    );
+    await db.sql.transaction(async (tx) => tx.atCommit({ statement: insert, params: [321, 'after'] }));
+    assert.equal((await notes()).find((r) => r.id === 321)?.note, 'after');
+  });
+
   test('one statement per transaction', async () => {
     await assert.rejects(
       db.sql.transaction(async (tx) => {
