@@ -23,7 +23,7 @@ export type { PgliteInstance, PgliteQueryable, PgliteResult, PgliteSqlOptions } 
 export { createPgliteSql } from "./pglite.js";
 export type { Unstorable, UnstorableReason } from "./storable.js";
 export { findUnstorable, isStorableTimestamp } from "./storable.js";
-export type { FirstStatement, Queryable, QueryField, QueryOptions, QueryResult, Sql, Statement, Tx, TxDriver, } from "./types.js";
+export type { FirstStatement, ParameterizedStatement, Queryable, QueryField, QueryOptions, QueryResult, Sql, Statement, Tx, TxDriver, } from "./types.js";
 
 // --- dist/cursor.d.ts
 export type CursorPart = "timestamp" | "text" | "bigint";
@@ -96,11 +96,15 @@ export interface Tx extends Queryable {
     readonly inTransaction: true;
     readonly driver: TxDriver;
     exec(script: string): Promise<void>;
-    atCommit(statement: string): void;
+    atCommit(statement: string | ParameterizedStatement): void;
     afterCommit(callback: () => void): void;
 }
 export interface TransactionOptions {
     first?: string | FirstStatement;
+}
+export interface ParameterizedStatement {
+    statement: Statement;
+    params: readonly unknown[];
 }
 export interface FirstStatement {
     statement: Statement;

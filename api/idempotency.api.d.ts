@@ -162,11 +162,11 @@ export interface EngineContext {
 }
 
 // --- dist/statements.d.ts
-import { type Statement } from "@surety/db";
+import { type ParameterizedStatement, type Statement } from "@surety/db";
 export interface Statements {
     claimLock: Statement;
     claim: Statement;
-    completeAtCommit: (values: CompleteValues, replace: boolean) => string;
+    completeAtCommit: (values: CompleteValues, replace: boolean) => ParameterizedStatement;
     acquire: Statement;
     read: Statement;
     leaseComplete: Statement;

@@ -243,33 +243,29 @@ async function plans(): Promise<{ markdown: string; seqScans: string[] }> {
   // The claim's parameter: the key's lock id and that of its former quoted form (the lock itself is
   // taken by the statement before it, `claimLock`; unset here, the claim reads `locked` as false).
   const claimParams = (key: string) => [`{${idem.lockId('bench', key)},${idem.lockId('bench', `"${key}"`)}}`];
+  // The completed row's insert, as the engine sends it with COMMIT.
+  const record = ist.completeAtCommit(
+    {
+      tenant: 'bench',
+      key: 'new-key',
+      fingerprint: 'f',
+      status: 201,
+      headers: '{"content-type":"application/json"}',
+      body: '{}',
+      bodyGzip: null,
+      bodyEncoding: null,
+      createdAt: now,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      lockId: idem.lockId('bench', 'new-key'),
+    },
+    false,
+  );
   // [label, statement, parameters, settings the product runs it with]
   const cases: [string, { text: string }, unknown[], string?][] = [
     // As the adapters send it: the key's lock id, and with it that of its former quoted form.
     ['idempotency claim, stored key', ist.claim, claimParams(stored)],
     ['idempotency claim, new key', ist.claim, claimParams('new-key')],
-    [
-      'idempotency record at COMMIT (insert of the completed row)',
-      {
-        text: ist.completeAtCommit(
-          {
-            tenant: 'bench',
-            key: 'new-key',
-            fingerprint: 'f',
-            status: 201,
-            headers: '{"content-type":"application/json"}',
-            body: '{}',
-            bodyGzip: null,
-            bodyEncoding: null,
-            createdAt: now,
-            expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-            lockId: idem.lockId('bench', 'new-key'),
-          },
-          false,
-        ),
-      },
-      [],
-    ],
+    ['idempotency record at COMMIT (insert of the completed row)', record.statement, [...record.params]],
     ['idempotency purge (one batch of 200, the first of a call)', ist.purge, [now, 200, '-infinity']],
     [
       'delivery claim (batch of 50, 1 M pending)',

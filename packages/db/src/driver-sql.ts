@@ -89,7 +89,8 @@ export function createDriverSql<C>(options: DriverSqlOptions<C>): Sql {
             for (const s of firstStatements(first)) firstResult = await open.tx.query(s.statement, s.params);
           const value = await fn(open.tx, firstResult);
           const last = open.atCommitStatement();
-          if (last !== undefined) await exec(last);
+          if (typeof last === 'string') await exec(last);
+          else if (last !== undefined) await run(inner, last.statement, last.params, {});
           return value;
         });
         runAfterCommit(committed);

@@ -37,6 +37,7 @@ export type { Unstorable, UnstorableReason } from './storable.js';
 export { findUnstorable, isStorableTimestamp } from './storable.js';
 export type {
   FirstStatement,
+  ParameterizedStatement,
   Queryable,
   QueryField,
   QueryOptions,

@@ -89,7 +89,10 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
     const results = open.length > 0 ? await on.pipeline(open) : [];
     const result = await fn(opened.tx, first === undefined ? undefined : results.at(-1));
     const last = opened.atCommitStatement();
-    const closing = [...(last === undefined ? [] : [{ statement: last }]), ...close];
+    const closing = [
+      ...(last === undefined ? [] : [typeof last === 'string' ? { statement: last } : last]),
+      ...close,
+    ];
     if (closing.length > 0) await on.pipeline(closing);
     return { result, committed: opened.committed };
   }

@@ -3,8 +3,8 @@ import pgUtils from 'pg/lib/utils.js';
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
 import { ownConnectionSettings } from './own-connection.js';
-import { openTransaction } from './transaction.js';
-import type { FirstStatement, QueryOptions, QueryResult, Sql, Statement } from './types.js';
+import { firstStatements, openTransaction } from './transaction.js';
+import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
 
 export interface PgSqlOptions {
   /** A `postgres://` URL. Ignored when `pool` is given. */
@@ -65,23 +65,27 @@ export async function run<R>(
 }
 
 // node-postgres has no pipelining API, but its Query writes the extended protocol's messages itself
-// (Parse once per connection for a named statement, Bind, Describe, Execute, one Sync) and already
-// collects several results (as for a multi-statement simple query). BeginWith writes an unnamed
-// `BEGIN` (Parse, Bind, Execute) ahead of them, in the same corked write: BEGIN and a statement with
-// parameters cost one round trip, and the statement keeps its cached plan. The results are
-// [BEGIN, the statement]. node-postgres marks the statement's name parsed at the first ParseComplete
-// (BEGIN's); if the statement's own Parse then fails, that mark is undone here.
+// and already collects several results (as for a multi-statement simple query). Pipelined writes
+// several statements with parameters (Parse once per connection for a named one, Bind, Describe,
+// Execute each) before one Sync, in one corked write: one round trip, and named statements keep
+// their cached plans. The results are one per statement, in order. BEGIN with the `first`
+// statements (and those `before` it), and the `atCommit` statement with COMMIT, go out this way.
+// Which named statements the connection holds is node-postgres' `parsedStatements`, kept here (the
+// Query itself has no name, so node-postgres marks nothing): the server answers each Parse in
+// order, and one that fails skips the rest until Sync, so the ParseCompletes counted by the time of
+// an error say exactly which statements now exist on the connection.
 interface PgQueryInternals {
-  name?: string;
-  prepare(connection: PgConnectionInternals): void;
-  hasBeenParsed(connection: PgConnectionInternals): boolean;
   handleError(error: Error, connection: PgConnectionInternals): void;
+  handleReadyForQuery(connection: PgConnectionInternals): void;
 }
 interface PgConnectionInternals {
   parse(query: { text: string; name?: string }): void;
   bind(config: object): void;
   execute(config: object): void;
   describe(config: { type: 'P'; name: string }): void;
+  sync(): void;
+  on(event: 'parseComplete', listener: () => void): void;
+  removeListener(event: 'parseComplete', listener: () => void): void;
   parsedStatements: Record<string, string | undefined>;
 }
 const PgQuery = pg.Query as unknown as new (
@@ -90,40 +94,76 @@ const PgQuery = pg.Query as unknown as new (
     callback: (error: Error | null, results?: unknown) => void;
   },
 ) => PgQueryInternals;
-class BeginWith extends PgQuery {
-  #parsedHere = false;
-  readonly #before: FirstStatement['before'];
-  constructor(first: FirstStatement, callback: (error: Error | null, results?: unknown) => void) {
-    const { statement, params } = first;
-    super({
-      text: statement.text,
-      name: statement.name,
-      values: [...params],
-      queryMode: 'extended',
-      callback,
-    });
-    this.#before = first.before;
+interface Step {
+  statement: Statement;
+  params: readonly unknown[];
+}
+class Pipelined extends PgQuery {
+  readonly #steps: readonly Step[];
+  /** The Parse messages sent, in order, with the name of each named one. */
+  readonly #parses: { name?: string; text: string }[] = [];
+  #parseCompletes = 0;
+  readonly #counted = () => {
+    this.#parseCompletes++;
+  };
+  constructor(steps: readonly Step[], callback: (error: Error | null, results?: unknown) => void) {
+    super({ text: steps.map((s) => s.statement.text).join(';\n'), queryMode: 'extended', callback });
+    this.#steps = steps;
   }
-  override prepare(connection: PgConnectionInternals): void {
-    connection.parse({ text: 'BEGIN' });
-    connection.bind({});
-    connection.execute({});
-    // `before` statements go unnamed (parsed each time) and described, so that their rows, if any,
-    // arrive as results of their own ahead of the statement's.
-    for (const b of this.#before ?? []) {
-      connection.parse({ text: b.statement.text });
-      connection.bind({ values: [...b.params], valueMapper: pgUtils.prepareValue });
+  prepare(connection: PgConnectionInternals): void {
+    connection.on('parseComplete', this.#counted);
+    for (const { statement, params } of this.#steps) {
+      const { name, text } = statement;
+      if (!name) {
+        connection.parse({ text });
+        this.#parses.push({ text });
+      } else if (
+        connection.parsedStatements[name] === undefined &&
+        !this.#parses.some((p) => p.name === name)
+      ) {
+        connection.parse({ text, name });
+        this.#parses.push({ name, text });
+      }
+      connection.bind({ statement: name ?? '', values: [...params], valueMapper: pgUtils.prepareValue });
+      // Described, so that rows, if any, arrive as a result of their own.
       connection.describe({ type: 'P', name: '' });
       connection.execute({});
     }
-    this.#parsedHere = !this.hasBeenParsed(connection);
-    super.prepare(connection);
+    connection.sync();
+  }
+  /** Marks the named statements whose Parse succeeded, and unmarks those whose Parse did not run. */
+  #settle(connection: PgConnectionInternals): void {
+    connection.removeListener('parseComplete', this.#counted);
+    this.#parses.forEach((p, i) => {
+      if (!p.name) return;
+      if (i < this.#parseCompletes) connection.parsedStatements[p.name] = p.text;
+      else delete connection.parsedStatements[p.name];
+    });
   }
   override handleError(error: Error, connection: PgConnectionInternals): void {
-    if (this.#parsedHere && this.name) delete connection.parsedStatements[this.name];
+    this.#settle(connection);
     super.handleError(error, connection);
   }
+  override handleReadyForQuery(connection: PgConnectionInternals): void {
+    this.#settle(connection);
+    super.handleReadyForQuery(connection);
+  }
 }
+
+/** Runs `steps` in one round trip on `client`; one result per step. */
+function pipeline(client: pg.PoolClient, steps: readonly Step[]): Promise<pg.QueryResult[]> {
+  // A submittable query answers through its callback, not a promise.
+  return new Promise<pg.QueryResult[]>((resolve, reject) => {
+    const query = new Pipelined(steps, (error, got) => {
+      if (error) reject(classify(error));
+      else resolve(Array.isArray(got) ? (got as pg.QueryResult[]) : [got as pg.QueryResult]);
+    });
+    client.query(query as unknown as pg.QueryConfig);
+  });
+}
+
+const BEGIN: Statement = { text: 'BEGIN' };
+const COMMIT: Statement = { text: 'COMMIT' };
 
 /**
  * `Sql` over a node-postgres Pool.
@@ -209,13 +249,10 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
           })) as unknown as pg.QueryResult[];
           first = toResult(results[results.length - 1]!);
         } else if (txOptions?.first) {
-          // A submittable query answers through its callback, not a promise.
-          const results = await new Promise<pg.QueryResult[]>((resolve, reject) => {
-            const query = new BeginWith(txOptions.first as FirstStatement, (error, got) =>
-              error ? reject(classify(error)) : resolve(got as pg.QueryResult[]),
-            );
-            client.query(query as unknown as pg.QueryConfig);
-          });
+          const results = await pipeline(client, [
+            { statement: BEGIN, params: [] },
+            ...firstStatements(txOptions.first),
+          ]);
           first = toResult(results[results.length - 1]!);
         } else {
           await run(client, 'BEGIN', undefined);
@@ -229,13 +266,14 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         const result = await fn(tx, first);
         const last = atCommitStatement();
         if (last === undefined) await run(client, 'COMMIT', undefined);
-        // One round trip (simple protocol): if the statement fails, PostgreSQL skips the COMMIT
-        // after it and the transaction is rolled back below.
-        else {
+        // One round trip: if the statement fails, PostgreSQL skips the COMMIT after it and the
+        // transaction is rolled back below.
+        else if (typeof last === 'string') {
+          // The simple protocol: the statement may be several.
           await client.query(`${last};\nCOMMIT`).catch((error: unknown) => {
             throw classify(error);
           });
-        }
+        } else await pipeline(client, [last, { statement: COMMIT, params: [] }]);
         runAfterCommit(committed);
         return result;
       } catch (error) {

@@ -112,11 +112,11 @@ export async function createPgliteSql(options: PgliteSqlOptions = {}): Promise<S
           }
           const result = await fn(tx, first);
           const last = atCommitStatement();
-          if (last !== undefined) {
+          if (typeof last === 'string') {
             await inner.exec(last).catch((error: unknown) => {
               throw classify(error);
             });
-          }
+          } else if (last !== undefined) await tx.query(last.statement, last.params);
           return result;
         });
         runAfterCommit(committed);

@@ -107,7 +107,8 @@ export function postgresSql(pgjs: postgres.Sql, options: { end?: boolean } = {})
             // Not awaited: postgres.js then sends COMMIT right behind it, one round trip. If it
             // fails, PostgreSQL answers that COMMIT with a ROLLBACK (the transaction is aborted) and
             // the failure is thrown below, after begin() returns: nothing was committed.
-            pending = run(trx, last, undefined);
+            pending =
+              typeof last === 'string' ? run(trx, last, undefined) : run(trx, last.statement, last.params);
             pending.catch(() => {});
           }
           return value;

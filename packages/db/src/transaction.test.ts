@@ -131,6 +131,57 @@ describe('transaction: first, with statements before it', () => {
     );
   });
 
+  test('named statements before it are prepared once per connection, and a failed one is parsed again', {
+    skip: needsPostgres,
+  }, async () => {
+    // max 1: every transaction here runs on the same connection.
+    const one = createPgSql({ connectionString: postgresUrl!, max: 1 });
+    try {
+      const divide = { name: `before_divide_${db.schema}`, text: 'select 10 / $1::int as q' };
+      const bad = { name: `before_bad_${db.schema}`, text: 'select no_such_column' };
+      const read = { name: `before_then_${db.schema}`, text: 'select $1::int as n' };
+      const prepared = async () =>
+        (
+          await one.transaction(async (tx) =>
+            tx.query<{ name: string }>('select name from pg_prepared_statements order by name'),
+          )
+        ).rows.map((r) => r.name);
+      const run = (before: { name: string; text: string }, divisor: number) =>
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: { before: [{ statement: before, params: [divisor] }], statement: read, params: [divisor] },
+        });
+      for (let i = 1; i <= 3; i++) assert.deepEqual(await run(divide, i), [{ n: i }]);
+      assert.ok((await prepared()).includes(divide.name), 'prepared, not sent unnamed');
+      // Its execution fails after its Parse succeeded: the connection still holds it, so the next
+      // use must not Parse it again (that would fail: prepared statement already exists).
+      await assert.rejects(run(divide, 0), /division by zero/);
+      assert.deepEqual(await run(divide, 5), [{ n: 5 }]);
+      // Its Parse fails: the statement after it was not parsed either; both are parsed next time.
+      await assert.rejects(run(bad, 1), /no_such_column/);
+      assert.ok(!(await prepared()).includes(bad.name));
+      assert.deepEqual(await run(divide, 2), [{ n: 2 }]);
+    } finally {
+      await one.close();
+    }
+  });
+
+  test('a named first statement whose execution failed is used again on the same connection', {
+    skip: needsPostgres,
+  }, async () => {
+    const one = createPgSql({ connectionString: postgresUrl!, max: 1 });
+    try {
+      const divide = { name: `first_divide_${db.schema}`, text: 'select 10 / $1::int as q' };
+      const run = (divisor: number) =>
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: { statement: divide, params: [divisor] },
+        });
+      await assert.rejects(run(0), /division by zero/);
+      assert.deepEqual(await run(5), [{ q: 2 }]);
+    } finally {
+      await one.close();
+    }
+  });
+
   test("the first statement's snapshot holds what committed while a statement before it waited for a lock", {
     skip: needsPostgres,
   }, async () => {
@@ -195,6 +246,40 @@ describe('transaction: atCommit', () => {
     );
     // and the connection is usable afterwards (the failed transaction was rolled back)
     assert.deepEqual((await db.sql.query<{ n: number }>('select 1 as n')).rows, [{ n: 1 }]);
+  });
+
+  test('a named statement with parameters commits with the transaction, many times on one connection', async () => {
+    const insert = {
+      name: `at_commit_insert_${db.schema}`,
+      text: `insert into ${t} (id, note) values ($1, $2)`,
+    };
+    for (let i = 0; i < 4; i++) {
+      await db.sql.transaction(async (tx) => {
+        await tx.query(`insert into ${t} values ($1, 'body')`, [300 + i]);
+        tx.atCommit({ statement: insert, params: [310 + i, `it's ${i}`] });
+      });
+    }
+    const rows = (await notes()).filter((r) => r.id >= 300 && r.id < 320);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [300, 301, 302, 303, 310, 311, 312, 313],
+    );
+    assert.equal(rows.find((r) => r.id === 312)?.note, "it's 2");
+    // A failure of it: nothing commits, the error is its own, and the statement is used again on the
+    // same connection (its Parse succeeded: it must not be parsed a second time).
+    await assert.rejects(
+      db.sql.transaction(async (tx) => {
+        await tx.query(`insert into ${t} values (320, 'body')`);
+        tx.atCommit({ statement: insert, params: [310, 'duplicate key'] });
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    );
+    assert.equal(
+      (await notes()).find((r) => r.id === 320),
+      undefined,
+    );
+    await db.sql.transaction(async (tx) => tx.atCommit({ statement: insert, params: [321, 'after'] }));
+    assert.equal((await notes()).find((r) => r.id === 321)?.note, 'after');
   });
 
   test('one statement per transaction', async () => {

@@ -1,5 +1,5 @@
 import { classify, NestedTransactionError } from './errors.js';
-import type { FirstStatement, Queryable, Tx, TxDriver } from './types.js';
+import type { FirstStatement, ParameterizedStatement, Queryable, Tx, TxDriver } from './types.js';
 
 /** A transaction's `Tx` and what its backend does with it once `fn` has returned. */
 export interface OpenTransaction {
@@ -8,7 +8,7 @@ export interface OpenTransaction {
   /** The `afterCommit` callbacks, in registration order: run them (`runAfterCommit`) after COMMIT only. */
   readonly committed: readonly (() => void)[];
   /** The statement given to `atCommit`, sent with COMMIT; undefined when there is none. */
-  atCommitStatement(): string | undefined;
+  atCommitStatement(): string | ParameterizedStatement | undefined;
 }
 
 // A statement that opens, ends or prepares a transaction; SAVEPOINT, RELEASE and ROLLBACK TO are
@@ -42,7 +42,7 @@ export function openTransaction(backend: {
   /** Runs a script with the simple protocol; its errors are classified here. */
   exec: (script: string) => Promise<unknown>;
 }): OpenTransaction {
-  let last: string | undefined;
+  let last: string | ParameterizedStatement | undefined;
   const committed: (() => void)[] = [];
   const tx: Tx = {
     inTransaction: true,

@@ -70,8 +70,13 @@ export interface Tx extends Queryable {
    * transaction's promise rejects with its error. At most one per transaction.
    * @example
    * tx.atCommit(`insert into audit (note) values (${literal(note)})`);
+   * tx.atCommit({ statement: { name: 'audit_insert', text: 'insert into audit (note) values ($1)' }, params: [note] });
+   *
+   * Text goes by the simple protocol (it may hold several statements, every value a literal); a
+   * statement with parameters by the extended protocol, pipelined with COMMIT on node-postgres (a
+   * named one is parsed once per connection and keeps its cached plan).
    */
-  atCommit(statement: string): void;
+  atCommit(statement: string | ParameterizedStatement): void;
   /**
    * Runs `callback` once COMMIT has succeeded (never after a rollback), before the transaction's
    * promise resolves. For hints that must not hold the transaction open, such as waking a worker.
@@ -88,6 +93,12 @@ export interface TransactionOptions {
    * and the statement pipelined before one Sync; a named statement is parsed once per connection).
    */
   first?: string | FirstStatement;
+}
+
+/** A statement and its parameters (`Tx.atCommit`, `FirstStatement.before`). */
+export interface ParameterizedStatement {
+  statement: Statement;
+  params: readonly unknown[];
 }
 
 /** A first statement with parameters (`TransactionOptions.first`). */

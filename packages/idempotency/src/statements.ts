@@ -1,4 +1,4 @@
-import { literal, quoteSchema, type Statement } from '@surety/db';
+import { type ParameterizedStatement, quoteSchema, type Statement } from '@surety/db';
 
 /** The statements of the store, built once per schema. Every value is a bound parameter. */
 export interface Statements {
@@ -6,8 +6,8 @@ export interface Statements {
   claimLock: Statement;
   /** The claim of one lock id (see below), sent together with BEGIN. */
   claim: Statement;
-  /** The completed row, with its values as literals, to travel with COMMIT (see below). */
-  completeAtCommit: (values: CompleteValues, replace: boolean) => string;
+  /** The completed row, to travel with COMMIT (see below). */
+  completeAtCommit: (values: CompleteValues, replace: boolean) => ParameterizedStatement;
   acquire: Statement;
   read: Statement;
   leaseComplete: Statement;
@@ -39,6 +39,23 @@ export interface CompleteValues {
 export function statements(schema: string): Statements {
   const t = `${quoteSchema(schema)}.idempotency_keys`;
   const n = (name: string) => `surety_idem_${name}_${schema}`.slice(0, 63);
+  const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, body_gzip, body_encoding, created_at, expires_at, lock_id)
+               values ($1, $2, $3, 'completed', $4::int, $5::jsonb, $6, $7::bytea, $8, $9::timestamptz, $10::timestamptz, $11::int8)`;
+  const complete: Statement = { name: n('complete'), text: insert };
+  const completeReplace: Statement = {
+    name: n('complete_replace'),
+    text: `with w as (
+             ${insert}
+             on conflict (lock_id, tenant, key) do update
+                set fingerprint = excluded.fingerprint, state = 'completed', owner = null,
+                    lease_expires_at = null, status = excluded.status, headers = excluded.headers,
+                    body = excluded.body, body_gzip = excluded.body_gzip, body_encoding = excluded.body_encoding,
+                    created_at = excluded.created_at, expires_at = excluded.expires_at
+              where ${t}.expires_at <= excluded.created_at
+                 or (${t}.state = 'in_progress' and ${t}.lease_expires_at <= excluded.created_at)
+             returning 1)
+           select 1 / count(*)::int as written from w`,
+  };
   return {
     // Atomic mode, first statement of the caller's transaction, in the same round trip as BEGIN
     // (pipelined before one Sync; a named statement, planned once per connection): take the key's
@@ -67,11 +84,11 @@ export function statements(schema: string): Statements {
                left join ${t} k on k.lock_id = any($1::int8[])`,
     },
     // Atomic mode: the completed row, written in the same transaction as the business write, sent
-    // in one round trip with COMMIT (Tx.atCommit). The simple protocol carries no parameters, so
-    // every value is a literal (node-postgres' escapeLiteral; lock id and status checked to be
-    // integers). Two shapes, by what the claim saw:
-    // - no row (nearly always): a plain INSERT, which PostgreSQL plans in microseconds. A row that
-    //   the claim's snapshot missed (a commit of the same key in between) is a unique violation.
+    // in one round trip with COMMIT (Tx.atCommit: on node-postgres pipelined with COMMIT before one
+    // Sync; named, so parsed and planned once per connection: as a statement of literals it was
+    // parsed and planned on every request). Two shapes, by what the claim saw:
+    // - no row (nearly always): a plain INSERT. A row that the claim's snapshot missed (a commit
+    //   of the same key in between) is a unique violation.
     // - an expired row, or the in-progress row of a crashed lease owner: replaced, but never a live
     //   completed row; when nothing is written it divides by zero (SQLSTATE 22012).
     // Either error makes PostgreSQL skip the COMMIT after it; the transaction rolls back and the
@@ -84,32 +101,22 @@ export function statements(schema: string): Statements {
       name: n('wrote_nothing'),
       text: 'select pg_current_xact_id_if_assigned() is null as empty',
     },
-    completeAtCommit: (v: CompleteValues, replace: boolean) => {
-      if (!/^-?\d{1,20}$/.test(v.lockId)) throw new Error('lock id must be an integer');
-      if (!Number.isInteger(v.status)) throw new Error('status must be an integer');
-      if (v.bodyEncoding !== null && v.bodyEncoding !== 'gzip' && v.bodyEncoding !== 'omitted')
-        throw new Error('body encoding must be gzip, omitted or null');
-      const bodyText = v.body === null ? 'null' : literal(v.body);
-      // base64 is [A-Za-z0-9+/=] only: safe inside a literal as it is.
-      const bodyGzip = v.bodyGzip === null ? 'null' : `decode('${v.bodyGzip.toString('base64')}', 'base64')`;
-      const bodyEncoding = v.bodyEncoding === null ? 'null' : `'${v.bodyEncoding}'`;
-      const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, body_gzip, body_encoding, created_at, expires_at, lock_id)
-               values (${literal(v.tenant)}, ${literal(v.key)}, ${literal(v.fingerprint)}, 'completed', ${v.status},
-                       ${literal(v.headers)}::jsonb, ${bodyText}, ${bodyGzip}, ${bodyEncoding}, ${literal(v.createdAt)}::timestamptz,
-                       ${literal(v.expiresAt)}::timestamptz, ${v.lockId}::int8)`;
-      if (!replace) return insert;
-      return `with w as (
-               ${insert}
-               on conflict (lock_id, tenant, key) do update
-                  set fingerprint = excluded.fingerprint, state = 'completed', owner = null,
-                      lease_expires_at = null, status = excluded.status, headers = excluded.headers,
-                      body = excluded.body, body_gzip = excluded.body_gzip, body_encoding = excluded.body_encoding,
-                      created_at = excluded.created_at, expires_at = excluded.expires_at
-                where ${t}.expires_at <= excluded.created_at
-                   or (${t}.state = 'in_progress' and ${t}.lease_expires_at <= excluded.created_at)
-               returning 1)
-             select 1 / count(*)::int as written from w`;
-    },
+    completeAtCommit: (v: CompleteValues, replace: boolean) => ({
+      statement: replace ? completeReplace : complete,
+      params: [
+        v.tenant,
+        v.key,
+        v.fingerprint,
+        v.status,
+        v.headers,
+        v.body,
+        v.bodyGzip,
+        v.bodyEncoding,
+        v.createdAt,
+        v.expiresAt,
+        v.lockId,
+      ],
+    }),
     // Lease mode: commit an in_progress row with an owner token, or take over an expired one.
     acquire: {
       name: n('acquire'),
