@@ -139,12 +139,14 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
   await receiver.reset();
   // One tenant, one endpoint: the fairness caps (32 per endpoint, 48 per tenant by default) would cap
   // this at their share; opened up, as a single-tenant deployment sets them (bench/fairness measures
-  // the defaults).
+  // the defaults), to OPEN_CAPS as the latency phase's `surety worker`. The caps count claimed rows
+  // not yet finished, queued ones too: at the concurrency (64) they left no room for the next batch
+  // while one was in flight, and the worker claimed ~50 rows at a time instead of ~80.
   const worker = new DeliveryWorker({
     webhooks,
     concurrency: CONCURRENCY,
-    maxInFlightPerEndpoint: CONCURRENCY,
-    maxInFlightPerTenant: CONCURRENCY,
+    maxInFlightPerEndpoint: Number(OPEN_CAPS.SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT),
+    maxInFlightPerTenant: Number(OPEN_CAPS.SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT),
     batchSize: 100,
     listen: true,
     guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
