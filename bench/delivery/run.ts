@@ -164,6 +164,11 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
   }
   // Latency at 25/50/75% of the peak rate: one event per transaction, as an API would publish them,
   // from this process; the worker in its own process, as `surety worker` runs.
+  // The history partitions the service keeps ahead, made first: a new `surety worker` creates them at
+  // start, and on this fresh schema its CREATE TABLEs (each waiting up to 2 s for the parents' locks)
+  // queued the warm-up's 500 publishes behind them until the pool's 5 s connect timeout failed the
+  // run (every delivery run of one full `npm run bench`, session 9).
+  await webhooks.maintain({ retentionDays: 30 });
   const child = await spawnSuretyWorker('bench_wh', OPEN_CAPS);
   // Warm-up, not measured: the new worker process's JIT, its connections to PostgreSQL and the
   // receiver (the throughput phase warmed the in-process contenders the same way).
