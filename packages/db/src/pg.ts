@@ -72,8 +72,10 @@ export async function run<R>(
 // statements (and those `before` it), and the `atCommit` statement with COMMIT, go out this way.
 // Which named statements the connection holds is node-postgres' `parsedStatements`, kept here (the
 // Query itself has no name, so node-postgres marks nothing): the server answers each Parse in
-// order, and one that fails skips the rest until Sync, so the ParseCompletes counted by the time of
-// an error say exactly which statements now exist on the connection.
+// order, and one that fails skips the rest until Sync, so each ParseComplete received while this
+// query is the client's active one names the next statement now on the connection. The active
+// query, not the callback, says when this query's answers end: after a client-side `query_timeout`
+// the callback has failed, but the server's answers, ParseCompletes included, still arrive.
 interface PgQueryInternals {
   handleError(error: Error, connection: PgConnectionInternals): void;
   handleReadyForQuery(connection: PgConnectionInternals): void;
@@ -88,6 +90,10 @@ interface PgConnectionInternals {
   removeListener(event: 'parseComplete', listener: () => void): void;
   parsedStatements: Record<string, string | undefined>;
 }
+interface PgClientInternals {
+  _getActiveQuery?(): unknown;
+  activeQuery?: unknown;
+}
 const PgQuery = pg.Query as unknown as new (
   config: pg.QueryConfig & {
     queryMode: 'extended';
@@ -100,29 +106,44 @@ interface Step {
 }
 class Pipelined extends PgQuery {
   readonly #steps: readonly Step[];
-  /** The Parse messages sent, in order, with the name of each named one. */
-  readonly #parses: { name?: string; text: string }[] = [];
+  readonly #client: PgClientInternals;
+  /** The Parse messages sent, in order: the named one's name and text, undefined for an unnamed one. */
+  readonly #parses: ({ name: string; text: string } | undefined)[] = [];
   #parseCompletes = 0;
-  readonly #counted = () => {
-    this.#parseCompletes++;
+  #connection: PgConnectionInternals | undefined;
+  readonly #parsed = () => {
+    if (!this.#active()) return;
+    const parse = this.#parses[this.#parseCompletes++];
+    if (parse && this.#connection) this.#connection.parsedStatements[parse.name] = parse.text;
   };
-  constructor(steps: readonly Step[], callback: (error: Error | null, results?: unknown) => void) {
+  constructor(
+    client: pg.PoolClient,
+    steps: readonly Step[],
+    callback: (error: Error | null, results?: unknown) => void,
+  ) {
     super({ text: steps.map((s) => s.statement.text).join(';\n'), queryMode: 'extended', callback });
+    this.#client = client as unknown as PgClientInternals;
     this.#steps = steps;
   }
+  #active(): boolean {
+    const client = this.#client;
+    return (
+      (typeof client._getActiveQuery === 'function' ? client._getActiveQuery() : client.activeQuery) === this
+    );
+  }
   prepare(connection: PgConnectionInternals): void {
-    connection.on('parseComplete', this.#counted);
+    this.#connection = connection;
+    connection.on('parseComplete', this.#parsed);
+    const sent = new Set<string>();
     for (const { statement, params } of this.#steps) {
       const { name, text } = statement;
       if (!name) {
         connection.parse({ text });
-        this.#parses.push({ text });
-      } else if (
-        connection.parsedStatements[name] === undefined &&
-        !this.#parses.some((p) => p.name === name)
-      ) {
+        this.#parses.push(undefined);
+      } else if (connection.parsedStatements[name] === undefined && !sent.has(name)) {
         connection.parse({ text, name });
         this.#parses.push({ name, text });
+        sent.add(name);
       }
       connection.bind({ statement: name ?? '', values: [...params], valueMapper: pgUtils.prepareValue });
       // Described, so that rows, if any, arrive as a result of their own.
@@ -131,14 +152,9 @@ class Pipelined extends PgQuery {
     }
     connection.sync();
   }
-  /** Marks the named statements whose Parse succeeded, and unmarks those whose Parse did not run. */
+  /** Stops counting once this query's answers have ended (not after a client-side timeout). */
   #settle(connection: PgConnectionInternals): void {
-    connection.removeListener('parseComplete', this.#counted);
-    this.#parses.forEach((p, i) => {
-      if (!p.name) return;
-      if (i < this.#parseCompletes) connection.parsedStatements[p.name] = p.text;
-      else delete connection.parsedStatements[p.name];
-    });
+    if (!this.#active()) connection.removeListener('parseComplete', this.#parsed);
   }
   override handleError(error: Error, connection: PgConnectionInternals): void {
     this.#settle(connection);
@@ -154,7 +170,7 @@ class Pipelined extends PgQuery {
 function pipeline(client: pg.PoolClient, steps: readonly Step[]): Promise<pg.QueryResult[]> {
   // A submittable query answers through its callback, not a promise.
   return new Promise<pg.QueryResult[]>((resolve, reject) => {
-    const query = new Pipelined(steps, (error, got) => {
+    const query = new Pipelined(client, steps, (error, got) => {
       if (error) reject(classify(error));
       else resolve(Array.isArray(got) ? (got as pg.QueryResult[]) : [got as pg.QueryResult]);
     });

@@ -3,6 +3,7 @@
 // failure anywhere commits nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { literal } from './literal.js';
 import { createPgSql } from './pg.js';
 import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from './testing.js';
@@ -397,5 +398,31 @@ describe('literal', () => {
     assert.equal(literal(null), 'null');
     assert.throws(() => literal('a\0b'), /NUL/);
     assert.throws(() => literal(Number.NaN), /finite/);
+  });
+});
+
+describe('node-postgres pipelines: the connection after a failure', { skip: needsPostgres }, () => {
+  test('a statement the client timed out (query_timeout): the Parses the server answered late are counted', async () => {
+    // max 1: every transaction here runs on the same connection.
+    const pool = new pg.Pool({ connectionString: postgresUrl!, max: 1, query_timeout: 500 });
+    const one = createPgSql({ pool });
+    try {
+      const slow = { name: `late_sleep_${db.schema}`, text: 'select pg_sleep($1::float8)' };
+      const read = { name: `late_read_${db.schema}`, text: 'select $1::int as n' };
+      const run = (seconds: number) =>
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: { before: [{ statement: slow, params: [seconds] }], statement: read, params: [7] },
+        });
+      // The client gives up at 500 ms; the server answers at 750 ms (ParseCompletes included), before
+      // the ROLLBACK queued behind it times out in turn: the connection goes back to the pool.
+      await assert.rejects(run(0.75), /timeout/i);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      // Both statements exist on the connection: parsed again, they would fail (42P05).
+      assert.deepEqual(await run(0), [{ n: 7 }]);
+      assert.deepEqual(await run(0), [{ n: 7 }]);
+    } finally {
+      await one.close();
+      await pool.end();
+    }
   });
 });
