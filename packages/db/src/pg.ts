@@ -77,6 +77,7 @@ export async function run<R>(
 // query, not the callback, says when this query's answers end: after a client-side `query_timeout`
 // the callback has failed, but the server's answers, ParseCompletes included, still arrive.
 interface PgQueryInternals {
+  submit(connection: PgConnectionInternals): Error | null;
   handleError(error: Error, connection: PgConnectionInternals): void;
   handleReadyForQuery(connection: PgConnectionInternals): void;
 }
@@ -89,6 +90,7 @@ interface PgConnectionInternals {
   on(event: 'parseComplete', listener: () => void): void;
   removeListener(event: 'parseComplete', listener: () => void): void;
   parsedStatements: Record<string, string | undefined>;
+  submittedNamedStatements?: Record<string, string | undefined>;
 }
 interface PgClientInternals {
   _getActiveQuery?(): unknown;
@@ -131,6 +133,23 @@ class Pipelined extends PgQuery {
       (typeof client._getActiveQuery === 'function' ? client._getActiveQuery() : client.activeQuery) === this
     );
   }
+  override submit(connection: PgConnectionInternals): Error | null {
+    // node-postgres' own check of a named query, for each statement here, before anything is
+    // written: a name the connection holds for another text is refused, as node-postgres refuses it
+    // (bound, it would run the other text).
+    const texts = new Map<string, string>();
+    for (const { statement } of this.#steps) {
+      const { name, text } = statement;
+      if (!name) continue;
+      const previous =
+        connection.parsedStatements[name] ?? connection.submittedNamedStatements?.[name] ?? texts.get(name);
+      if (previous !== undefined && previous !== text) {
+        return new Error(`Prepared statements must be unique - '${name}' was used for a different statement`);
+      }
+      texts.set(name, text);
+    }
+    return super.submit(connection);
+  }
   prepare(connection: PgConnectionInternals): void {
     this.#connection = connection;
     connection.on('parseComplete', this.#parsed);
@@ -140,7 +159,11 @@ class Pipelined extends PgQuery {
       if (!name) {
         connection.parse({ text });
         this.#parses.push(undefined);
-      } else if (connection.parsedStatements[name] === undefined && !sent.has(name)) {
+      } else if (
+        connection.parsedStatements[name] === undefined &&
+        connection.submittedNamedStatements?.[name] === undefined &&
+        !sent.has(name)
+      ) {
         connection.parse({ text, name });
         this.#parses.push({ name, text });
         sent.add(name);

@@ -425,4 +425,40 @@ describe('node-postgres pipelines: the connection after a failure', { skip: need
       await pool.end();
     }
   });
+
+  test('a name the connection holds for another text is refused, not bound to that text', async () => {
+    const one = createPgSql({ connectionString: postgresUrl!, max: 1 });
+    try {
+      const name = `reused_${db.schema}`;
+      assert.deepEqual((await one.query({ name, text: 'select $1::int as n' }, [1])).rows, [{ n: 1 }]);
+      await assert.rejects(
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: { statement: { name, text: 'select $1::int + 100 as n' }, params: [1] },
+        }),
+        /Prepared statements must be unique/,
+      );
+      await assert.rejects(
+        one.transaction(async (tx) =>
+          tx.atCommit({ statement: { name, text: 'select $1::int - 1 as n' }, params: [1] }),
+        ),
+        /Prepared statements must be unique/,
+      );
+      // Two texts under one name in one pipeline.
+      const twice = `reused_twice_${db.schema}`;
+      await assert.rejects(
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: {
+            before: [{ statement: { name: twice, text: 'select $1::int as a' }, params: [1] }],
+            statement: { name: twice, text: 'select $1::int * 10 as a' },
+            params: [2],
+          },
+        }),
+        /Prepared statements must be unique/,
+      );
+      // The connection is still fine, and the name still means its first text.
+      assert.deepEqual((await one.query({ name, text: 'select $1::int as n' }, [3])).rows, [{ n: 3 }]);
+    } finally {
+      await one.close();
+    }
+  });
 });
