@@ -111,6 +111,8 @@ class Pipelined extends PgQuery {
   readonly #client: PgClientInternals;
   /** The Parse messages sent, in order: the named one's name and text, undefined for an unnamed one. */
   readonly #parses: ({ name: string; text: string } | undefined)[] = [];
+  /** Each step's values, mapped before anything is written (submit). */
+  #values: unknown[][] = [];
   #parseCompletes = 0;
   #connection: PgConnectionInternals | undefined;
   readonly #parsed = () => {
@@ -148,13 +150,21 @@ class Pipelined extends PgQuery {
       }
       texts.set(name, text);
     }
+    // A value that cannot be mapped (a circular object) fails here, with nothing sent: thrown while
+    // the messages were being written, it left the server waiting for the rest of them, and the
+    // connection (its transaction, its locks) hung.
+    try {
+      this.#values = this.#steps.map((s) => s.params.map((v) => pgUtils.prepareValue(v)));
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
     return super.submit(connection);
   }
   prepare(connection: PgConnectionInternals): void {
     this.#connection = connection;
     connection.on('parseComplete', this.#parsed);
     const sent = new Set<string>();
-    for (const { statement, params } of this.#steps) {
+    this.#steps.forEach(({ statement }, i) => {
       const { name, text } = statement;
       if (!name) {
         connection.parse({ text });
@@ -168,11 +178,11 @@ class Pipelined extends PgQuery {
         this.#parses.push({ name, text });
         sent.add(name);
       }
-      connection.bind({ statement: name ?? '', values: [...params], valueMapper: pgUtils.prepareValue });
+      connection.bind({ statement: name ?? '', values: this.#values[i] });
       // Described, so that rows, if any, arrive as a result of their own.
       connection.describe({ type: 'P', name: '' });
       connection.execute({});
-    }
+    });
     connection.sync();
   }
   /** Stops counting once this query's answers have ended (not after a client-side timeout). */

@@ -461,4 +461,56 @@ describe('node-postgres pipelines: the connection after a failure', { skip: need
       await one.close();
     }
   });
+
+  test('a value that cannot be sent fails the transaction at once, and the connection is usable', async () => {
+    const applicationName = `surety-test-unmappable-${db.schema}`;
+    const one = createPgSql({ connectionString: postgresUrl!, max: 1, applicationName });
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const soon = <T>(promise: Promise<T>) =>
+      Promise.race([
+        promise,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('still waiting after 2 s')), 2000),
+        ),
+      ]);
+    try {
+      await assert.rejects(
+        soon(
+          one.transaction(async (tx) => {
+            await tx.query(`insert into ${t} values (400, 'body')`);
+            tx.atCommit({
+              statement: { name: `unmappable_${db.schema}`, text: 'select $1::jsonb' },
+              params: [circular],
+            });
+          }),
+        ),
+        /circular/i,
+      );
+      await assert.rejects(
+        soon(
+          one.transaction(async (_tx, first) => first?.rows, {
+            first: {
+              before: [{ statement: { text: 'select $1::int' }, params: [1] }],
+              statement: { text: 'select $1::jsonb as j' },
+              params: [circular],
+            },
+          }),
+        ),
+        /circular/i,
+      );
+      assert.deepEqual((await soon(one.query<{ n: number }>('select 1 as n'))).rows, [{ n: 1 }]);
+      assert.equal(
+        (await notes()).find((r) => r.id === 400),
+        undefined,
+      );
+    } finally {
+      // A connection left waiting for the rest of its messages never ends by itself.
+      await db.sql.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [applicationName],
+      );
+      await one.close();
+    }
+  });
 });
