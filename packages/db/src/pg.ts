@@ -72,9 +72,12 @@ export async function run<R>(
 // statements (and those `before` it), and the `atCommit` statement with COMMIT, go out this way.
 // Which named statements the connection holds is node-postgres' `parsedStatements`, kept here (the
 // Query itself has no name, so node-postgres marks nothing): the server answers each Parse in
-// order, and one that fails skips the rest until Sync, so the ParseCompletes counted by the time of
-// an error say exactly which statements now exist on the connection.
+// order, and one that fails skips the rest until Sync, so each ParseComplete received while this
+// query is the client's active one names the next statement now on the connection. The active
+// query, not the callback, says when this query's answers end: after a client-side `query_timeout`
+// the callback has failed, but the server's answers, ParseCompletes included, still arrive.
 interface PgQueryInternals {
+  submit(connection: PgConnectionInternals): Error | null;
   handleError(error: Error, connection: PgConnectionInternals): void;
   handleReadyForQuery(connection: PgConnectionInternals): void;
 }
@@ -87,6 +90,11 @@ interface PgConnectionInternals {
   on(event: 'parseComplete', listener: () => void): void;
   removeListener(event: 'parseComplete', listener: () => void): void;
   parsedStatements: Record<string, string | undefined>;
+  submittedNamedStatements?: Record<string, string | undefined>;
+}
+interface PgClientInternals {
+  _getActiveQuery?(): unknown;
+  activeQuery?: unknown;
 }
 const PgQuery = pg.Query as unknown as new (
   config: pg.QueryConfig & {
@@ -100,45 +108,86 @@ interface Step {
 }
 class Pipelined extends PgQuery {
   readonly #steps: readonly Step[];
-  /** The Parse messages sent, in order, with the name of each named one. */
-  readonly #parses: { name?: string; text: string }[] = [];
+  readonly #client: PgClientInternals;
+  /** The Parse messages sent, in order: the named one's name and text, undefined for an unnamed one. */
+  readonly #parses: ({ name: string; text: string } | undefined)[] = [];
+  /** Each step's values, mapped before anything is written (submit). */
+  #values: unknown[][] = [];
   #parseCompletes = 0;
-  readonly #counted = () => {
-    this.#parseCompletes++;
+  #connection: PgConnectionInternals | undefined;
+  readonly #parsed = () => {
+    if (!this.#active()) return;
+    const parse = this.#parses[this.#parseCompletes++];
+    if (parse && this.#connection) this.#connection.parsedStatements[parse.name] = parse.text;
   };
-  constructor(steps: readonly Step[], callback: (error: Error | null, results?: unknown) => void) {
+  constructor(
+    client: pg.PoolClient,
+    steps: readonly Step[],
+    callback: (error: Error | null, results?: unknown) => void,
+  ) {
     super({ text: steps.map((s) => s.statement.text).join(';\n'), queryMode: 'extended', callback });
+    this.#client = client as unknown as PgClientInternals;
     this.#steps = steps;
   }
+  #active(): boolean {
+    const client = this.#client;
+    return (
+      (typeof client._getActiveQuery === 'function' ? client._getActiveQuery() : client.activeQuery) === this
+    );
+  }
+  override submit(connection: PgConnectionInternals): Error | null {
+    // node-postgres' own check of a named query, for each statement here, before anything is
+    // written: a name the connection holds for another text is refused, as node-postgres refuses it
+    // (bound, it would run the other text).
+    const texts = new Map<string, string>();
+    for (const { statement } of this.#steps) {
+      const { name, text } = statement;
+      if (!name) continue;
+      const previous =
+        connection.parsedStatements[name] ?? connection.submittedNamedStatements?.[name] ?? texts.get(name);
+      if (previous !== undefined && previous !== text) {
+        return new Error(`Prepared statements must be unique - '${name}' was used for a different statement`);
+      }
+      texts.set(name, text);
+    }
+    // A value that cannot be mapped (a circular object) fails here, with nothing sent: thrown while
+    // the messages were being written, it left the server waiting for the rest of them, and the
+    // connection (its transaction, its locks) hung.
+    try {
+      this.#values = this.#steps.map((s) => s.params.map((v) => pgUtils.prepareValue(v)));
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    return super.submit(connection);
+  }
   prepare(connection: PgConnectionInternals): void {
-    connection.on('parseComplete', this.#counted);
-    for (const { statement, params } of this.#steps) {
+    this.#connection = connection;
+    connection.on('parseComplete', this.#parsed);
+    const sent = new Set<string>();
+    this.#steps.forEach(({ statement }, i) => {
       const { name, text } = statement;
       if (!name) {
         connection.parse({ text });
-        this.#parses.push({ text });
+        this.#parses.push(undefined);
       } else if (
         connection.parsedStatements[name] === undefined &&
-        !this.#parses.some((p) => p.name === name)
+        connection.submittedNamedStatements?.[name] === undefined &&
+        !sent.has(name)
       ) {
         connection.parse({ text, name });
         this.#parses.push({ name, text });
+        sent.add(name);
       }
-      connection.bind({ statement: name ?? '', values: [...params], valueMapper: pgUtils.prepareValue });
+      connection.bind({ statement: name ?? '', values: this.#values[i] });
       // Described, so that rows, if any, arrive as a result of their own.
       connection.describe({ type: 'P', name: '' });
       connection.execute({});
-    }
+    });
     connection.sync();
   }
-  /** Marks the named statements whose Parse succeeded, and unmarks those whose Parse did not run. */
+  /** Stops counting once this query's answers have ended (not after a client-side timeout). */
   #settle(connection: PgConnectionInternals): void {
-    connection.removeListener('parseComplete', this.#counted);
-    this.#parses.forEach((p, i) => {
-      if (!p.name) return;
-      if (i < this.#parseCompletes) connection.parsedStatements[p.name] = p.text;
-      else delete connection.parsedStatements[p.name];
-    });
+    if (!this.#active()) connection.removeListener('parseComplete', this.#parsed);
   }
   override handleError(error: Error, connection: PgConnectionInternals): void {
     this.#settle(connection);
@@ -154,7 +203,7 @@ class Pipelined extends PgQuery {
 function pipeline(client: pg.PoolClient, steps: readonly Step[]): Promise<pg.QueryResult[]> {
   // A submittable query answers through its callback, not a promise.
   return new Promise<pg.QueryResult[]>((resolve, reject) => {
-    const query = new Pipelined(steps, (error, got) => {
+    const query = new Pipelined(client, steps, (error, got) => {
       if (error) reject(classify(error));
       else resolve(Array.isArray(got) ? (got as pg.QueryResult[]) : [got as pg.QueryResult]);
     });

@@ -3,6 +3,7 @@
 // failure anywhere commits nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { literal } from './literal.js';
 import { createPgSql } from './pg.js';
 import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from './testing.js';
@@ -397,5 +398,119 @@ describe('literal', () => {
     assert.equal(literal(null), 'null');
     assert.throws(() => literal('a\0b'), /NUL/);
     assert.throws(() => literal(Number.NaN), /finite/);
+  });
+});
+
+describe('node-postgres pipelines: the connection after a failure', { skip: needsPostgres }, () => {
+  test('a statement the client timed out (query_timeout): the Parses the server answered late are counted', async () => {
+    // max 1: every transaction here runs on the same connection.
+    const pool = new pg.Pool({ connectionString: postgresUrl!, max: 1, query_timeout: 500 });
+    const one = createPgSql({ pool });
+    try {
+      const slow = { name: `late_sleep_${db.schema}`, text: 'select pg_sleep($1::float8)' };
+      const read = { name: `late_read_${db.schema}`, text: 'select $1::int as n' };
+      const run = (seconds: number) =>
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: { before: [{ statement: slow, params: [seconds] }], statement: read, params: [7] },
+        });
+      // The client gives up at 500 ms; the server answers at 750 ms (ParseCompletes included), before
+      // the ROLLBACK queued behind it times out in turn: the connection goes back to the pool.
+      await assert.rejects(run(0.75), /timeout/i);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      // Both statements exist on the connection: parsed again, they would fail (42P05).
+      assert.deepEqual(await run(0), [{ n: 7 }]);
+      assert.deepEqual(await run(0), [{ n: 7 }]);
+    } finally {
+      await one.close();
+      await pool.end();
+    }
+  });
+
+  test('a name the connection holds for another text is refused, not bound to that text', async () => {
+    const one = createPgSql({ connectionString: postgresUrl!, max: 1 });
+    try {
+      const name = `reused_${db.schema}`;
+      assert.deepEqual((await one.query({ name, text: 'select $1::int as n' }, [1])).rows, [{ n: 1 }]);
+      await assert.rejects(
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: { statement: { name, text: 'select $1::int + 100 as n' }, params: [1] },
+        }),
+        /Prepared statements must be unique/,
+      );
+      await assert.rejects(
+        one.transaction(async (tx) =>
+          tx.atCommit({ statement: { name, text: 'select $1::int - 1 as n' }, params: [1] }),
+        ),
+        /Prepared statements must be unique/,
+      );
+      // Two texts under one name in one pipeline.
+      const twice = `reused_twice_${db.schema}`;
+      await assert.rejects(
+        one.transaction(async (_tx, first) => first?.rows, {
+          first: {
+            before: [{ statement: { name: twice, text: 'select $1::int as a' }, params: [1] }],
+            statement: { name: twice, text: 'select $1::int * 10 as a' },
+            params: [2],
+          },
+        }),
+        /Prepared statements must be unique/,
+      );
+      // The connection is still fine, and the name still means its first text.
+      assert.deepEqual((await one.query({ name, text: 'select $1::int as n' }, [3])).rows, [{ n: 3 }]);
+    } finally {
+      await one.close();
+    }
+  });
+
+  test('a value that cannot be sent fails the transaction at once, and the connection is usable', async () => {
+    const applicationName = `surety-test-unmappable-${db.schema}`;
+    const one = createPgSql({ connectionString: postgresUrl!, max: 1, applicationName });
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const soon = <T>(promise: Promise<T>) =>
+      Promise.race([
+        promise,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('still waiting after 2 s')), 2000),
+        ),
+      ]);
+    try {
+      await assert.rejects(
+        soon(
+          one.transaction(async (tx) => {
+            await tx.query(`insert into ${t} values (400, 'body')`);
+            tx.atCommit({
+              statement: { name: `unmappable_${db.schema}`, text: 'select $1::jsonb' },
+              params: [circular],
+            });
+          }),
+        ),
+        /circular/i,
+      );
+      await assert.rejects(
+        soon(
+          one.transaction(async (_tx, first) => first?.rows, {
+            first: {
+              before: [{ statement: { text: 'select $1::int' }, params: [1] }],
+              statement: { text: 'select $1::jsonb as j' },
+              params: [circular],
+            },
+          }),
+        ),
+        /circular/i,
+      );
+      assert.deepEqual((await soon(one.query<{ n: number }>('select 1 as n'))).rows, [{ n: 1 }]);
+      assert.equal(
+        (await notes()).find((r) => r.id === 400),
+        undefined,
+      );
+    } finally {
+      // A connection left waiting for the rest of its messages never ends by itself.
+      await db.sql.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [applicationName],
+      );
+      await one.close();
+    }
   });
 });

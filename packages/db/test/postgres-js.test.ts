@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { pgErrorInfo } from '@surety/db';
-import { needsPostgres, postgresUrl } from '@surety/db/testing';
+import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
+import { Idempotency, type IdempotencyRequest, type Outcome } from '@surety/idempotency';
 import postgres from 'postgres';
 import { postgresBegin, postgresOf, postgresSql, postgresTx } from '../src/postgres-js.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
@@ -130,5 +131,41 @@ test('postgres.js: pgErrorInfo reads a unique violation’s SQLSTATE, table and 
   } finally {
     await pgjs.unsafe(`drop table if exists ${table}`);
     await pgjs.end();
+  }
+});
+
+test('postgres.js: a replay answers with the headers the atomic record stored at COMMIT', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  const pgjs = connect();
+  try {
+    await new Idempotency({ sql: db.sql, schema: db.schema }).migrate();
+    const engine = new Idempotency({ sql: postgresSql(pgjs), schema: db.schema });
+    const response = {
+      status: 201,
+      headers: { 'content-type': 'application/json', 'x-order': '7' },
+      body: '{"ok":true}',
+    };
+    const twice = async (run: (request: IdempotencyRequest) => Promise<Outcome>) => {
+      const request = { tenant: 'pgjs', key: randomUUID(), fingerprint: 'f' };
+      assert.equal((await run(request)).kind, 'executed');
+      const again = await run(request);
+      assert.equal(again.kind, 'replayed');
+      assert.deepEqual('response' in again && again.response.headers, response.headers);
+    };
+    // Surety's transaction (postgresSql), and one postgres.js opened (postgresBegin).
+    await twice((request) => engine.execute(request, async () => response));
+    await twice((request) =>
+      postgresBegin(pgjs, (_trx, joined) => engine.using(joined).execute(request, async () => response)),
+    );
+    // Stored as a JSON object, as node-postgres and PGlite store it, not as a JSON string.
+    const { rows } = await db.sql.query<{ t: string }>(
+      `select distinct jsonb_typeof(headers) as t from "${db.schema}".idempotency_keys`,
+    );
+    assert.deepEqual(rows, [{ t: 'object' }]);
+  } finally {
+    await pgjs.end();
+    await db.close();
   }
 });

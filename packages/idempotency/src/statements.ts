@@ -39,8 +39,10 @@ export interface CompleteValues {
 export function statements(schema: string): Statements {
   const t = `${quoteSchema(schema)}.idempotency_keys`;
   const n = (name: string) => `surety_idem_${name}_${schema}`.slice(0, 63);
+  // $5 is the headers' JSON text, cast through text: a parameter PostgreSQL describes as jsonb is
+  // JSON.stringify'd again by postgres.js (its jsonb serializer), stored as a JSON string.
   const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, body_gzip, body_encoding, created_at, expires_at, lock_id)
-               values ($1, $2, $3, 'completed', $4::int, $5::jsonb, $6, $7::bytea, $8, $9::timestamptz, $10::timestamptz, $11::int8)`;
+               values ($1, $2, $3, 'completed', $4::int, $5::text::jsonb, $6, $7::bytea, $8, $9::timestamptz, $10::timestamptz, $11::int8)`;
   const complete: Statement = { name: n('complete'), text: insert };
   const completeReplace: Statement = {
     name: n('complete_replace'),
