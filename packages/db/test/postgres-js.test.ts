@@ -169,3 +169,29 @@ test('postgres.js: a replay answers with the headers the atomic record stored at
     await db.close();
   }
 });
+
+test('postgres.js: lease mode stores the response headers as a JSON object, and a replay answers with them', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  const pgjs = connect();
+  try {
+    await new Idempotency({ sql: db.sql, schema: db.schema }).migrate();
+    const engine = new Idempotency({ sql: postgresSql(pgjs), schema: db.schema });
+    const headers = { 'content-type': 'application/json', 'x-order': '8' };
+    const request = { tenant: 'pgjs-lease', key: randomUUID(), fingerprint: 'f' };
+    const first = await engine.acquire(request);
+    assert.equal(first.kind, 'acquired');
+    if (first.kind === 'acquired') await first.lease.complete({ status: 201, headers, body: '{"ok":true}' });
+    const again = await engine.acquire(request);
+    assert.equal(again.kind, 'replayed');
+    assert.deepEqual('response' in again && again.response.headers, headers);
+    const { rows } = await db.sql.query<{ t: string }>(
+      `select jsonb_typeof(headers) as t from "${db.schema}".idempotency_keys where tenant = 'pgjs-lease'`,
+    );
+    assert.deepEqual(rows, [{ t: 'object' }]);
+  } finally {
+    await pgjs.end();
+    await db.close();
+  }
+});

@@ -149,7 +149,8 @@ export function statements(schema: string): Statements {
     // business transaction) is told apart from a takeover (completedBy) and is harmless.
     leaseComplete: {
       name: n('lease_complete'),
-      text: `update ${t} set state = 'completed', status = $4, headers = $5::jsonb, body = $6,
+      // $5 through text, as in the insert above (postgres.js would store a JSON string)
+      text: `update ${t} set state = 'completed', status = $4, headers = $5::text::jsonb, body = $6,
                     body_gzip = $8::bytea, body_encoding = $9, lease_expires_at = null
               where lock_id = $7::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
     },
