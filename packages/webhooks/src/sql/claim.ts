@@ -62,10 +62,9 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // is the same plan); the only sorts left are of the window's rows. The lookups by id are in the
     // take, which is planned for its ids: a generic plan of those chose a sequential scan of a
     // window that was empty when it was planned and large when it ran (49 ms at 20 k rows).
-    // One row always: the picked ids in pick order, the range of their events' times (so the take
-    // reads only the events' windows that hold them; as text: a JS Date would drop the microseconds,
-    // and the range would miss an event stamped by now() in SQL), and `held`, the tenants a cap held rows back
-    // for (the worker claims again when one of its attempts for such a tenant ends, not at the next poll).
+    // One row always: the picked ids in pick order, their events' time range as text (the take reads
+    // only the windows holding them; a JS Date would drop microseconds and miss an event at the top),
+    // and `held`, the tenants a cap held back (claimed again when such an attempt ends).
     claim: st(
       'claim',
       `with mine as (
