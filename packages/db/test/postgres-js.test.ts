@@ -3,9 +3,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { pgErrorInfo } from '@surety/db';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
 import { Idempotency, type IdempotencyRequest, type Outcome } from '@surety/idempotency';
+import { parseAllowList, Webhooks } from '@surety/webhooks';
 import postgres from 'postgres';
 import { postgresBegin, postgresOf, postgresSql, postgresTx } from '../src/postgres-js.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
@@ -191,6 +194,95 @@ test('postgres.js: lease mode stores the response headers as a JSON object, and 
     );
     assert.deepEqual(rows, [{ t: 'object' }]);
   } finally {
+    await pgjs.end();
+    await db.close();
+  }
+});
+
+// postgres.js serialises a parameter the server describes as json or jsonb itself (JSON.stringify):
+// the engine's JSON text given to `$n::jsonb` was stored as a JSON string, not as the value.
+test('postgres.js: webhooks store secrets, headers, metadata and trace context as JSON values, not JSON strings', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  const pgjs = connect();
+  const contexts = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contexts);
+  try {
+    const options = { schema: db.schema, allowHttp: true, allowList: parseAllowList('127.0.0.1/32') };
+    await new Webhooks({ sql: db.sql, ...options }).migrate();
+    const sql = postgresSql(pgjs);
+    const webhooks = new Webhooks({ sql, ...options });
+    const tenant = 'pgjs-json';
+    const app = await webhooks.createApplication(sql, { tenant, name: 'A', metadata: { plan: 'pro' } });
+    assert.deepEqual(app.metadata, { plan: 'pro' });
+    const { endpoint } = await webhooks.createEndpoint(sql, {
+      tenant,
+      url: 'http://127.0.0.1:9/in',
+      eventTypes: ['*'],
+      headers: { 'x-team': 'a' },
+    });
+    assert.deepEqual(endpoint.headers, { 'x-team': 'a' });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const span = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+    });
+    await context.with(span, () =>
+      sql.transaction((tx) => webhooks.publish(tx, { tenant, type: 'order.created', data: { n: 1 } })),
+    );
+    const typeOf = async (what: string, from: string) =>
+      (
+        await db.sql.query<{ t: string }>(
+          `select jsonb_typeof(${what}) as t from "${db.schema}".${from} where tenant = $1`,
+          [tenant],
+        )
+      ).rows.map((r) => r.t);
+    const stored = async () => ({
+      metadata: await typeOf('metadata', 'webhook_applications'),
+      secrets: await typeOf('secrets', 'webhook_endpoints'),
+      headers: await typeOf('headers', 'webhook_endpoints'),
+      traceContext: await typeOf('trace_context', 'webhook_events'),
+    });
+    const values = {
+      metadata: ['object'],
+      secrets: ['array'],
+      headers: ['object'],
+      traceContext: ['object'],
+    };
+    assert.deepEqual(await stored(), values);
+    const { rows } = await db.sql.query<{ tp: string }>(
+      `select trace_context->>'traceparent' as tp from "${db.schema}".webhook_events where tenant = $1`,
+      [tenant],
+    );
+    assert.deepEqual(rows, [{ tp: traceparent }]);
+    // Event data is text (untyped parameter): a string at the top level is stored as its JSON once.
+    const ev = await sql.transaction((tx) =>
+      webhooks.publish(tx, { tenant: 'pgjs-text', type: 'order.noted', data: '{"not":"an object"}' }),
+    );
+    assert.deepEqual(
+      (await webhooks.getEvent(sql, { tenant: 'pgjs-text', id: ev.id }))?.data,
+      '{"not":"an object"}',
+    );
+    // The updates' statements as well.
+    const updated = await webhooks.updateEndpoint(sql, {
+      tenant,
+      id: endpoint.id,
+      ifVersion: endpoint.version,
+      patch: { headers: { 'x-team': 'b' } },
+    });
+    assert.deepEqual(updated?.headers, { 'x-team': 'b' });
+    const app2 = await webhooks.updateApplication(sql, {
+      tenant,
+      id: app.id,
+      ifVersion: app.version,
+      patch: { metadata: { plan: 'team' } },
+    });
+    assert.deepEqual(app2?.metadata, { plan: 'team' });
+    assert.deepEqual(await stored(), values);
+  } finally {
+    context.disable();
     await pgjs.end();
     await db.close();
   }

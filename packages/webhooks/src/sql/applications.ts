@@ -48,7 +48,7 @@ export async function insertApplication(
   // for the first to commit and then answers "taken".
   const { rows } = await q.query<ApplicationRow>(
     `insert into ${t.AP} (tenant, id, uid, name, metadata, created_at, updated_at)
-     values ($1, $2, $3, $4, $5::jsonb, $6, $6)
+     values ($1, $2, $3, $4, $5::text::jsonb, $6, $6)
      on conflict (tenant, uid) where uid is not null do nothing
      returning ${COLUMNS}`,
     [input.tenant, input.id, input.uid, input.name, input.metadataJson, input.nowIso],
@@ -111,7 +111,7 @@ export async function updateApplicationRow(
   const { rows } = await q.query<ApplicationRow>(
     `update ${t.AP} set
         uid = case when $4::bool then $5::text else uid end, name = coalesce($6, name),
-        metadata = coalesce($7::jsonb, metadata), version = version + 1, updated_at = $8
+        metadata = coalesce($7::text::jsonb, metadata), version = version + 1, updated_at = $8
       where tenant = $1 and id = $2 and version = $3 returning ${COLUMNS}`,
     [
       input.tenant,

@@ -39,8 +39,8 @@ export async function insertEndpoint(
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
             rate_limit, ordered, created_at, updated_at, trace_context, application_id, headers)
-     select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::jsonb, $8::int[], $9::int,
-            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text, $15::jsonb
+     select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::text::jsonb, $8::int[], $9::int,
+            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text, $15::text::jsonb
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -107,7 +107,7 @@ export async function updateEndpointRow(
         retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
         rate_limit = case when $10::bool then $11::int else rate_limit end,
         ordered = coalesce($12, ordered), version = version + 1, updated_at = $13,
-        trace_context = coalesce($14, trace_context), headers = coalesce($15::jsonb, headers)
+        trace_context = coalesce($14, trace_context), headers = coalesce($15::text::jsonb, headers)
       where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
     [
       input.tenant,

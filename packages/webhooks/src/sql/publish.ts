@@ -40,7 +40,7 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
       `with ev as (
          insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at, trace_context,
                 application_id)
-         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::jsonb,
+         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::text::jsonb,
                 ${AUDIENCE[audience].application(EP)})
          returning sequence, application_id),
        k as (insert into ${K} (tenant, id, created_at) select $1, $2, $7 where $11::bool returning 1),
