@@ -461,6 +461,7 @@ export interface MaintainOptions {
     partitionDays?: number;
     ahead?: number;
     lockTimeoutMs?: number;
+    lockWaitMs?: number;
 }
 export interface HeldWindow {
     window: string;
@@ -473,6 +474,7 @@ export interface MaintenanceReport {
     dropped: string[];
     held: HeldWindow[];
     createBlocked: boolean;
+    lockTimeouts: number;
     readyUntil: string;
 }
 export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;

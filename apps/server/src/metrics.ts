@@ -84,6 +84,11 @@ export class Metrics {
     help: 'Unix time the last history partition ends at: rows after it land in the DEFAULT partition (alert when it comes within a day of now)',
     registers: [this.registry],
   });
+  readonly partitionLockTimeouts = new Counter({
+    name: 'surety_webhook_partition_lock_timeouts_total',
+    help: 'Tries of a partition maintenance step that waited out their short lock wait (50 ms) and were tried again or given up; each held the statements queued behind it that long at most',
+    registers: [this.registry],
+  });
   readonly partitionMaintenanceFailures = new Counter({
     name: 'surety_webhook_partition_maintenance_failures_total',
     help: 'Partition maintenance runs that failed (logged with the error)',
@@ -96,6 +101,7 @@ export class Metrics {
       this.partitionsHeld.set({ reason }, report.held.filter((h) => h.reason === reason).length);
     }
     this.partitionsReadyUntil.set(Date.parse(report.readyUntil) / 1000);
+    this.partitionLockTimeouts.inc(report.lockTimeouts);
   }
 
   constructor(options: { defaults?: boolean } = {}) {

@@ -155,7 +155,10 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log, metric
         }
         if (r.held.length > 0) log.warn({ held: r.held }, 'webhook history partitions past retention kept');
         if (r.createBlocked)
-          log.warn({ readyUntil: r.readyUntil }, 'webhook partition creation waited too long for its locks');
+          log.warn(
+            { readyUntil: r.readyUntil, lockTimeouts: r.lockTimeouts },
+            'webhook partition creation waited too long for its locks',
+          );
       })
       .catch((err: unknown) => {
         metrics?.partitionMaintenanceFailures.inc();

@@ -1,7 +1,9 @@
 // Webhooks.maintain: the history's partition windows created ahead, and retention by dropping whole
-// windows (docs/operations.md, "Partitions and retention"; docs/decisions.md, issue 22). Every step
-// is one short transaction under `lockTimeoutMs`: a step that cannot take its locks in time is
-// reported and retried at the next run, never left waiting in front of the service's statements.
+// windows (docs/operations.md, "Partitions and retention"; docs/decisions.md, issue 22 and session
+// 10). Every step is one short transaction whose locks wait `lockWaitMs` at most: a statement queued
+// behind its lock request (a publish, behind a drop's) waits no longer. A step whose locks are busy
+// is tried again after jittered pauses for `lockTimeoutMs`, then reported and left to the next run.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '@surety/db';
 import { internalsOf } from './internals.js';
 import {
@@ -17,6 +19,9 @@ import type { Webhooks } from './webhooks.js';
 const DAY = 86_400_000;
 /** Windows one run creates at most (a clock moved years ahead must not run for hours). */
 const MAX_CREATED = 400;
+/** Tries of one step at most, and the longest pause between two. */
+const MAX_TRIES = 50;
+const MAX_PAUSE_MS = 1000;
 
 export interface MaintainOptions {
   /** History older than this many days is dropped, a whole window at a time. */
@@ -25,8 +30,16 @@ export interface MaintainOptions {
   partitionDays?: number;
   /** Windows kept ready ahead of now. @default 7 */
   ahead?: number;
-  /** How long a step waits for a lock before it gives up until the next run. @default 2000 */
+  /**
+   * How long a step keeps trying to take its locks (its tries and the pauses between them) before
+   * it gives up until the next run. @default 2000
+   */
   lockTimeoutMs?: number;
+  /**
+   * How long one try waits for a lock (its `lock_timeout`): what a statement that queues behind the
+   * step's lock request waits at most, per try. At most `lockTimeoutMs`. @default 50
+   */
+  lockWaitMs?: number;
 }
 
 /** A window retention could not drop yet, and why (it is tried again at every run). */
@@ -48,6 +61,8 @@ export interface MaintenanceReport {
   held: HeldWindow[];
   /** Window creation that could not take its locks in time (tried again at the next run). */
   createBlocked: boolean;
+  /** Tries that ran out of `lockWaitMs` waiting for a lock (each tried again, or given up). */
+  lockTimeouts: number;
   /** The end of the last window: rows up to here land in a window, later ones in DEFAULT. */
   readyUntil: string;
 }
@@ -61,14 +76,17 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
   const t = i.st.tables;
   const nowMs = i.now();
   const width = (options.partitionDays ?? 1) * DAY;
-  const lockTimeoutMs = options.lockTimeoutMs ?? 2000;
+  const budgetMs = options.lockTimeoutMs ?? 2000;
+  const waitMs = Math.min(options.lockWaitMs ?? 50, budgetMs);
   const report: MaintenanceReport = {
     created: [],
     dropped: [],
     held: [],
     createBlocked: false,
+    lockTimeouts: 0,
     readyUntil: '',
   };
+  const step = <T>(fn: (tx: StepTx) => Promise<T>) => tries(i.sql, budgetMs, waitMs, report, fn);
   const target = nowMs + (options.ahead ?? 7) * width;
   for (let n = 0; n < MAX_CREATED; n++) {
     const last = await lastWindow(i.sql, t);
@@ -77,8 +95,8 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
     const today = Math.floor(nowMs / DAY) * DAY;
     const endsMs = Math.max(last.endsMs + width, today);
     const suffix = suffixOf(last.endsMs);
-    const created = await step(i.sql, (tx) =>
-      createWindow(tx, t, { suffix, startsMs: last.endsMs, endsMs, lockTimeoutMs }),
+    const created = await step((tx) =>
+      createWindow(tx, t, { suffix, startsMs: last.endsMs, endsMs, lockTimeoutMs: waitMs }),
     );
     if (created === 'locked') {
       report.createBlocked = true;
@@ -89,7 +107,7 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
   const cutoffMs = nowMs - options.retentionDays * DAY;
   for (const win of await expiredWindows(i.sql, t, cutoffMs)) {
     const endsAt = new Date(win.endsMs).toISOString();
-    const result = await step(i.sql, (tx) => dropWindow(tx, t, { suffix: win.suffix, lockTimeoutMs }));
+    const result = await step((tx) => dropWindow(tx, t, { suffix: win.suffix, lockTimeoutMs: waitMs }));
     if (result === 'locked') report.held.push({ window: win.suffix, endsAt, reason: 'locked', pending: 0 });
     else if (result.kind === 'pending') {
       report.held.push({ window: win.suffix, endsAt, reason: 'pending', pending: result.pending });
@@ -107,12 +125,31 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
   return report;
 }
 
-/** One maintenance transaction; 'locked' when its locks were not granted in time. */
-async function step<T>(sql: Sql, fn: (tx: Parameters<Parameters<Sql['transaction']>[0]>[0]) => Promise<T>) {
-  try {
-    return await sql.transaction((tx) => fn(tx));
-  } catch (error) {
-    if (isLockConflict(error)) return 'locked' as const;
-    throw error;
+type StepTx = Parameters<Parameters<Sql['transaction']>[0]>[0];
+
+/**
+ * One maintenance transaction, tried again while its locks are busy (each try waits `waitMs` for
+ * a lock), after pauses that double from `waitMs` up to a second, jittered by ±50%, as long as the
+ * next try ends within `budgetMs`; 'locked' when it gave up.
+ */
+async function tries<T>(
+  sql: Sql,
+  budgetMs: number,
+  waitMs: number,
+  report: { lockTimeouts: number },
+  fn: (tx: StepTx) => Promise<T>,
+): Promise<T | 'locked'> {
+  const started = performance.now();
+  for (let n = 0; n < MAX_TRIES; n++) {
+    try {
+      return await sql.transaction((tx) => fn(tx));
+    } catch (error) {
+      if (!isLockConflict(error)) throw error;
+      report.lockTimeouts++;
+      const pause = Math.min(waitMs * 2 ** n, MAX_PAUSE_MS) * (0.5 + Math.random());
+      if (performance.now() - started + pause + waitMs > budgetMs) break;
+      await sleep(pause);
+    }
   }
+  return 'locked';
 }

@@ -384,6 +384,7 @@ export class Webhooks {
     int('partitionDays', options.partitionDays, 1, 366);
     int('ahead', options.ahead, 1, 366);
     int('lockTimeoutMs', options.lockTimeoutMs, 1, 600_000);
+    int('lockWaitMs', options.lockWaitMs, 1, 600_000);
     return maintainPartitions(this, options);
   }
 

@@ -46,11 +46,12 @@ async function blocker(hold: string) {
     await released;
   });
   await Promise.race([isHeld, done]);
+  let ended: Promise<void> | undefined;
   return {
-    async end() {
+    end() {
       release();
-      await done;
-      await other.close();
+      ended ??= done.then(() => other.close());
+      return ended;
     },
   };
 }
@@ -104,12 +105,38 @@ describe('partition maintenance behind a long transaction', { skip: needsPostgre
       await someoneWaits();
       await publish('create');
       assert.equal(maintenance.settled, false, 'the publish waited for the maintenance to give up');
+      // A read of every window (as a listing or the claim reads them) queues behind ATTACH's
+      // request for the DEFAULT partition, one try long at most.
+      await db.sql.transaction((tx) => tx.query(`select count(*) from "${db.schema}".webhook_events`), {
+        first: 'set local lock_timeout = 5000',
+      });
+      assert.equal(maintenance.settled, false, 'the read waited for the maintenance to give up');
     } finally {
       await reader.end();
     }
     const report = await maintenance.result;
     assert.equal(report.createBlocked, false);
     assert.equal(report.created.length, 1, JSON.stringify(report));
+    assert.ok(report.lockTimeouts > 0, 'it did wait for the reader');
+  });
+
+  test('creating a window takes no lock on the parent that a publish into another window waits for', async () => {
+    await webhooks.maintain({ retentionDays: 365, ahead: 2 });
+    clock += DAY;
+    const reader = await blocker(`select count(*) from "${db.schema}".webhook_events`);
+    try {
+      // One try that waits as long as the publish could: the publish must not wait at all.
+      const maintenance = tracked(
+        webhooks.maintain({ retentionDays: 365, ahead: 2, lockTimeoutMs: 10_000, lockWaitMs: 10_000 }),
+      );
+      await someoneWaits();
+      await publish('attach');
+      assert.equal(maintenance.settled, false);
+      await reader.end();
+      assert.equal((await maintenance.result).created.length, 1);
+    } finally {
+      await reader.end();
+    }
   });
 
   test('dropping a window: a publish goes through while the maintenance retries, which then completes', async () => {
@@ -128,6 +155,7 @@ describe('partition maintenance behind a long transaction', { skip: needsPostgre
     }
     const report = await maintenance.result;
     assert.ok(report.dropped.length > 0, JSON.stringify(report));
+    assert.ok(report.lockTimeouts > 0, 'it did wait for the reader');
     assert.deepEqual(
       report.held.filter((h) => h.reason === 'locked'),
       [],

@@ -76,7 +76,8 @@ const setLockTimeout = (q: Queryable, ms: number) =>
 /**
  * Creates window `suffix` = [startsAt, endsAt) in every history table, unless the latest window no
  * longer ends at `startsAt` (another process created it first): false then. Rows the DEFAULT
- * partition caught for the range are moved into the new partitions in the same transaction.
+ * partition caught for the range are moved into the new partitions in the same transaction. Every
+ * lock waits at most `lockTimeoutMs` (a statement behind this one's request waits that long too).
  */
 export async function createWindow(
   q: Queryable,
@@ -92,18 +93,28 @@ export async function createWindow(
     const hi = await bound(q, t, h, input.endsMs);
     const part = `${t.s}.${h.table}_${input.suffix}`;
     const moved = `surety_moved_${h.table}`;
+    // ATTACH's lock on the DEFAULT partition, taken before its rows are moved: no row for the
+    // range can reach it between the move and ATTACH's check of it (which would fail the step).
+    await q.query(`lock table ${t.s}.${h.table}_default in access exclusive mode`);
     await q.query(`create temp table ${moved} (like ${t.s}.${h.table}) on commit drop`);
     await q.query(
       `with m as (delete from ${t.s}.${h.table}_default where ${h.key} >= ${lo} and ${h.key} < ${hi} returning *)
        insert into ${moved} select * from m`,
     );
+    // CREATE TABLE, then ATTACH: ATTACH takes SHARE UPDATE EXCLUSIVE on the parent (and ACCESS
+    // EXCLUSIVE on its DEFAULT partition), so inserts into the other windows and reads pruned to
+    // them go on while it waits; CREATE TABLE ... PARTITION OF takes ACCESS EXCLUSIVE on the parent.
     await q.query(
-      `create table ${part} partition of ${t.s}.${h.table} for values from (${lo}) to (${hi}) ${h.storage}`,
+      `create table ${part} (like ${t.s}.${h.table} including defaults including constraints
+         including generated including storage) ${h.storage}`,
     );
     // The events' (tenant, id) lookups: per partition (a partitioned table cannot hold it unique).
     if (h.table === 'webhook_events') {
       await q.query(`create index ${h.table}_${input.suffix}_key on ${part} (tenant, id)`);
     }
+    await q.query(
+      `alter table ${t.s}.${h.table} attach partition ${part} for values from (${lo}) to (${hi})`,
+    );
     await q.query(`insert into ${t.s}.${h.table} select * from ${moved}`);
     await q.query(`drop table ${moved}`);
   }
