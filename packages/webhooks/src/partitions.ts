@@ -129,8 +129,8 @@ type StepTx = Parameters<Parameters<Sql['transaction']>[0]>[0];
 
 /**
  * One maintenance transaction, tried again while its locks are busy (each try waits `waitMs` for
- * a lock), after pauses that double from `waitMs` up to a second, jittered by ±50%, as long as the
- * next try ends within `budgetMs`; 'locked' when it gave up.
+ * a lock), after pauses that double from `waitMs` up to a second, jittered by ±50%, for as long as
+ * a try still ends within `budgetMs`; 'locked' when it gave up.
  */
 async function tries<T>(
   sql: Sql,
@@ -146,9 +146,10 @@ async function tries<T>(
     } catch (error) {
       if (!isLockConflict(error)) throw error;
       report.lockTimeouts++;
-      const pause = Math.min(waitMs * 2 ** n, MAX_PAUSE_MS) * (0.5 + Math.random());
-      if (performance.now() - started + pause + waitMs > budgetMs) break;
-      await sleep(pause);
+      // The last try is moved up to end with the budget rather than dropped.
+      const left = budgetMs - (performance.now() - started) - waitMs;
+      if (left <= 0) break;
+      await sleep(Math.min(Math.min(waitMs * 2 ** n, MAX_PAUSE_MS) * (0.5 + Math.random()), left));
     }
   }
   return 'locked';
