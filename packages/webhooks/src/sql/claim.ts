@@ -125,10 +125,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
               array(select b.tenant from busy b where b.n >= $5 union select t.tenant from tbusy t where t.n >= $6
                     union select x.tenant from cand x where x.n > x.room
                     union select x.tenant from ranked x where x.n > x.room) as held,
-              -- the take, next in this transaction, is planned for its values and reads its rows
-              -- by key (no round trip of its own)
-              set_config('plan_cache_mode', 'force_custom_plan', true) as take_plans,
-              set_config('enable_seqscan', 'off', true) as take_scans`,
+              -- the take, next in this transaction, is planned for its values (no round trip of its own)
+              set_config('plan_cache_mode', 'force_custom_plan', true) as take_plans`,
     ),
     // The take (the claim's second statement): the picked rows locked (SKIP LOCKED: a row another
     // transaction holds is left for the next claim), their leases set and attempts counted, this
