@@ -63,8 +63,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // take, which is planned for its ids: a generic plan of those chose a sequential scan of a
     // window that was empty when it was planned and large when it ran (49 ms at 20 k rows).
     // One row always: the picked ids in pick order, their events' time range as text (the take reads
-    // only the windows holding them; a JS Date would drop microseconds and miss an event at the top),
-    // and `held`, the tenants a cap held back (claimed again when such an attempt ends).
+    // only those windows; a JS Date would drop microseconds and miss the top event), from the picks'
+    // own columns (a join back to the walk looped 200 × 82 rows, twice), and `held`: the tenants a cap held back.
     claim: st(
       'claim',
       `with mine as (
@@ -108,14 +108,12 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
            left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
            left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
        ranked as (
-         select c.id, c.tenant, c.next_attempt_at, c.sequence, c.event_created_at, c.created_at,
-                $6::int - coalesce(tb.n, 0) as room,
+         select c.id, c.tenant, c.next_attempt_at, c.sequence, c.event_created_at, c.created_at, $6::int - coalesce(tb.n, 0) as room,
                 row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.sequence, c.endpoint_id, c.id) as n
            from cand c left join tbusy tb on tb.tenant = c.tenant
           where c.n <= c.room),
        pick as materialized (
-         select r.id, r.event_created_at, r.created_at,
-                row_number() over (order by r.n, r.next_attempt_at, r.sequence, r.id) as ord
+         select r.id, r.event_created_at, r.created_at, row_number() over (order by r.n, r.next_attempt_at, r.sequence, r.id) as ord
            from ranked r where r.n <= r.room
           order by r.n, r.next_attempt_at, r.sequence, r.id
           limit $2)
