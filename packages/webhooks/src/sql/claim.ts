@@ -63,8 +63,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // take, which is planned for its ids: a generic plan of those chose a sequential scan of a
     // window that was empty when it was planned and large when it ran (49 ms at 20 k rows).
     // One row always: the picked ids in pick order, their events' time range as text (the take reads
-    // only the windows holding them; a JS Date would drop microseconds and miss an event at the top),
-    // and `held`, the tenants a cap held back (claimed again when such an attempt ends).
+    // only those windows; a JS Date would drop microseconds and miss the top event), from the picks'
+    // own columns (a join back to the walk looped 200 × 82 rows, twice), and `held`: the tenants a cap held back.
     claim: st(
       'claim',
       `with mine as (
@@ -101,25 +101,25 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
           order by d.next_attempt_at
           limit $4),
        cand as (
-         select w.id, w.tenant, w.endpoint_id, w.next_attempt_at, w.sequence,
+         select w.id, w.tenant, w.endpoint_id, w.next_attempt_at, w.sequence, w.event_created_at, w.created_at,
                 least($5::int - coalesce(b.n, 0), coalesce(t.n, $5::int)) as room,
                 row_number() over (partition by w.tenant, w.endpoint_id order by w.next_attempt_at, w.sequence, w.id) as n
            from walk w
            left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
            left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
        ranked as (
-         select c.id, c.tenant, c.next_attempt_at, c.sequence, $6::int - coalesce(tb.n, 0) as room,
+         select c.id, c.tenant, c.next_attempt_at, c.sequence, c.event_created_at, c.created_at, $6::int - coalesce(tb.n, 0) as room,
                 row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.sequence, c.endpoint_id, c.id) as n
            from cand c left join tbusy tb on tb.tenant = c.tenant
           where c.n <= c.room),
        pick as materialized (
-         select r.id, row_number() over (order by r.n, r.next_attempt_at, r.sequence, r.id) as ord
+         select r.id, r.event_created_at, r.created_at, row_number() over (order by r.n, r.next_attempt_at, r.sequence, r.id) as ord
            from ranked r where r.n <= r.room
           order by r.n, r.next_attempt_at, r.sequence, r.id
           limit $2)
        select array(select p.id from pick p order by p.ord) as ids,
-              (select min(coalesce(w.event_created_at, '-infinity')) from walk w join pick p on p.id = w.id)::text as events_from,
-              (select max(coalesce(w.event_created_at, w.created_at)) from walk w join pick p on p.id = w.id)::text as events_to,
+              (select min(coalesce(p.event_created_at, '-infinity')) from pick p)::text as events_from,
+              (select max(coalesce(p.event_created_at, p.created_at)) from pick p)::text as events_to,
               array(select b.tenant from busy b where b.n >= $5 union select t.tenant from tbusy t where t.n >= $6
                     union select x.tenant from cand x where x.n > x.room
                     union select x.tenant from ranked x where x.n > x.room) as held,
