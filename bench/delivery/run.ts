@@ -20,7 +20,6 @@ import { generateSecret } from '@surety/webhook-verify';
 import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
 import { Logger, run as runGraphile } from 'graphile-worker';
 import pg from 'pg';
-import PgBoss from 'pg-boss';
 import { Pool } from 'undici';
 import { type CpuSnapshot, cpuDelta, cpuSnapshot, postgresServer, usPerOperation } from '../lib/cpu.js';
 import { startReceiver } from '../lib/receiver.js';
@@ -28,6 +27,7 @@ import { emitResult } from '../lib/result.js';
 import { adminQuery, args, percentile, requireDatabaseUrl } from '../lib/stats.js';
 import { cheapest, cpuSum } from '../lib/targets.js';
 import { OPEN_CAPS, spawnSuretyWorker } from '../lib/worker.js';
+import { type BossBench, type BossMode, pgboss, pgbossModes } from './pgboss.js';
 import { bareRequest, type EventJob, eventJob, type Request, signedRequest } from './same-post.js';
 
 const a = args();
@@ -89,6 +89,20 @@ async function send(pool: Pool, r: Request): Promise<number> {
   return res.statusCode;
 }
 const signed = (job: EventJob) => signedRequest(job, SECRETS);
+
+const bossBench: BossBench = {
+  url,
+  port,
+  concurrency: CONCURRENCY,
+  receiver,
+  waitForOutcomes,
+  measureCpu: (self) => {
+    const end = measureCpu(self);
+    return (n) => end(undefined, n);
+  },
+  send,
+  signed,
+};
 
 // --- ceiling -------------------------------------------------------------------------------------
 async function ceiling(): Promise<number> {
@@ -234,124 +248,6 @@ async function surety(N: number, withLatency = true): Promise<{ rate: number; cu
   return { rate, curve };
 }
 
-// --- pg-boss -------------------------------------------------------------------------------------
-/**
- * How pg-boss's job POSTs: `signed`, the same POST as Surety's (the target's); `bare`, the same body
- * unsigned (information: what the rows before session 10 measured, near enough); `recorded`, signed
- * and an attempt row per job as Surety's worker writes (information, below).
- */
-type BossMode = 'signed' | 'bare' | 'recorded';
-
-// The attempt record of `recorded`: Surety's webhook_attempts columns and its two indexes (by
-// delivery, by endpoint), one row per job, written by one INSERT per batch of results, as Surety's
-// outcome writer batches them, before pg-boss completes the batch.
-const ATTEMPTS = `create table bench_pgboss.attempts (
-  id text primary key, job_id uuid not null, tenant text not null, endpoint_id text not null,
-  attempt int not null, started_at timestamptz not null, duration_ms int not null, status int,
-  response_excerpt text, error_code text, error_message text);
-create index attempts_by_job on bench_pgboss.attempts (job_id, started_at, id);
-create index attempts_by_endpoint on bench_pgboss.attempts (tenant, endpoint_id, started_at desc)`;
-const RECORD = `insert into bench_pgboss.attempts (id, job_id, tenant, endpoint_id, attempt, started_at, duration_ms, status)
-  select 'att_' || a.job_id, a.job_id, 'bench', 'ep_bench', 1, a.started_at, a.duration_ms, a.status
-    from unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[]) as a(job_id, started_at, duration_ms, status)`;
-
-async function pgboss(
-  batchSize: number,
-  N: number,
-  mode: BossMode = 'signed',
-): Promise<{ rate: number; us: Record<string, number> | undefined }> {
-  await adminQuery(url, 'drop schema if exists bench_pgboss cascade');
-  const boss = new PgBoss({ connectionString: url, schema: 'bench_pgboss', max: 10 });
-  boss.on('error', () => {});
-  await boss.start();
-  await boss.createQueue('deliver');
-  if (mode === 'recorded') await adminQuery(url, ATTEMPTS);
-  // The job carries the event as Surety's outbox row does: the envelope's fields, data as its text.
-  for (let i = 0; i < N; i += 1000) {
-    await boss.insert(
-      Array.from({ length: Math.min(1000, N - i) }, (_, k) => ({ name: 'deliver', data: eventJob(i + k) })),
-    );
-  }
-  await receiver.reset();
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
-  const db = boss.getDb();
-  // From the first fetch until every job is completed, as Surety's until every attempt is recorded:
-  // pg-boss's process (its fetch, handler, completion and supervision), its backends and the receiver.
-  const measured = measureCpu('pg-boss');
-  const started = performance.now();
-  // pg-boss 10 fetches a batch, runs the handler, completes the batch, then waits out its polling
-  // interval (0.5 s at least) before the next fetch. Two shapes: batches of 32 per loop (a failure
-  // then retries 32 jobs, and latency stays near the interval), and its throughput-best shape, large
-  // batches of 2,000. Two loops, each batch POSTed 32 at a time (64 in flight in all, as the others).
-  for (let loop = 0; loop < 2; loop++) {
-    await boss.work<EventJob>('deliver', { batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-      const startedAt: Date[] = [];
-      const durations: number[] = [];
-      const statuses: number[] = [];
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY / 2 }, async () => {
-          while (next < jobs.length) {
-            const k = next++;
-            const job = jobs[k]!.data;
-            if (mode !== 'recorded') {
-              await send(pool, mode === 'bare' ? bareRequest(job) : signed(job));
-              continue;
-            }
-            const t0 = Date.now();
-            statuses[k] = await send(pool, signed(job));
-            startedAt[k] = new Date(t0);
-            durations[k] = Date.now() - t0;
-          }
-        }),
-      );
-      if (mode === 'recorded')
-        await db.executeSql(RECORD, [jobs.map((j) => j.id), startedAt, durations, statuses]);
-    });
-  }
-  await waitForCount(N, 300_000);
-  const rate = N / ((performance.now() - started) / 1000);
-  await waitForOutcomes(() => boss.getQueueSize('deliver', { before: 'completed' }));
-  const us = measured(undefined, N);
-  await boss.stop({ graceful: false, wait: true }).catch(() => {});
-  await pool.close();
-  await adminQuery(url, 'drop schema if exists bench_pgboss cascade');
-  return { rate, us };
-}
-
-/**
- * pg-boss at 2,000 per batch in its three modes, in rounds of alternating order (signed, bare,
- * recorded, then the other way round): each a fresh schema and backlog of N. Per mode, the round of
- * the median CPU per job (its rate beside it): one run of each showed 120 to 257 µs of PostgreSQL per
- * job for the same mode, by where it fell in the run.
- */
-async function pgbossModes(N: number, rounds: number): Promise<Record<BossMode, number>> {
-  const modes: BossMode[] = ['signed', 'bare', 'recorded'];
-  // A warm-up round, not measured: in two runs the first measured round was the dearest by 60–200 µs
-  // per job (the server still busy after the phase before), and one mode always drew it.
-  for (const mode of modes) await pgboss(2000, Math.min(N, 2000), mode);
-  const runs: Record<BossMode, { rate: number; us: Record<string, number> | undefined }[]> = {
-    signed: [],
-    bare: [],
-    recorded: [],
-  };
-  for (let r = 0; r < rounds; r++)
-    for (const mode of r % 2 === 0 ? modes : [...modes].reverse())
-      runs[mode].push(await pgboss(2000, N, mode));
-  const rate = {} as Record<BossMode, number>;
-  for (const mode of modes) {
-    const sorted = [...runs[mode]].sort((x, y) => cpuSum(x.us) - cpuSum(y.us));
-    const mid = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    const us = mid.us;
-    if (us) cpu[mode === 'signed' ? 'pgboss2000' : `pgboss_${mode}`] = us;
-    console.error(
-      `pg-boss ${mode}: ${runs[mode].map((x) => cpuSum(x.us).toFixed(0)).join(', ')} µs per job by round`,
-    );
-    rate[mode] = mid.rate;
-  }
-  return rate;
-}
-
 // --- graphile-worker -----------------------------------------------------------------------------
 async function graphile(N: number): Promise<number> {
   await adminQuery(url, 'drop schema if exists bench_graphile cascade');
@@ -414,11 +310,20 @@ const steps = [
       return surety(N);
     },
   ],
-  ['pg-boss', () => pgbossModes(N, 3)],
+  [
+    'pg-boss',
+    async () => {
+      const r = await pgbossModes(bossBench, N, 3);
+      if (r.cpu.signed) cpu['pgboss2000'] = r.cpu.signed;
+      if (r.cpu.bare) cpu['pgboss_bare'] = r.cpu.bare;
+      if (r.cpu.recorded) cpu['pgboss_recorded'] = r.cpu.recorded;
+      return r.rate;
+    },
+  ],
   [
     'pg-boss-32',
     async () => {
-      const { rate, us } = await pgboss(32, Math.min(N, a.quick ? 1000 : 4000));
+      const { rate, us } = await pgboss(bossBench, 32, Math.min(N, a.quick ? 1000 : 4000));
       if (us) cpu['pgboss32'] = us;
       return rate;
     },
