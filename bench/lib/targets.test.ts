@@ -29,7 +29,7 @@ test("issue 22's seven measures with its targets", () => {
       ['growth.purge', '<=', 1.1],
       ['delivery.cpu_vs_ceiling', '<=', 2],
       ['delivery.worker_cpu_vs_client', '<=', 1.5],
-      ['delivery.cpu_vs_pgboss', '<=', 0.5],
+      ['delivery.cpu_vs_pgboss_same_post', '<=', 0.5],
       ['idempotency.surety', '>=', 0.85],
       ['growth.keys and growth.replay', '<=', 1.5],
       ['scale.slow.2', '>=', 1.8],
@@ -47,6 +47,26 @@ test("pg-boss's best setting is the one with the lowest CPU per job in all its p
   assert.equal(cheapest({}), undefined);
   assert.equal(cpuSum(byBatch['2000'], ['pg-boss', 'receiver']), 100);
   assert.ok(Number.isNaN(cpuSum(undefined)));
+});
+
+test("the pg-boss row judges pg-boss doing Surety's signed POST; its bare POST is shown beside it, not judged", () => {
+  const row = TARGETS.find((t) => t.ratios.some((r) => r.startsWith('delivery.cpu_vs_pgboss')))!;
+  assert.deepEqual(row.ratios, ['delivery.cpu_vs_pgboss_same_post']);
+  assert.match(row.measure, /same POST \(Surety's body and signed headers/);
+  const metrics: Record<string, { median: number; unit: string }> = {
+    'cpu.surety.worker': { median: 140, unit: 'µs' },
+    'cpu.surety.postgres': { median: 160, unit: 'µs' },
+    'cpu.pgboss_best.pg-boss': { median: 70, unit: 'µs' },
+    'cpu.pgboss_best.postgres': { median: 60, unit: 'µs' },
+    'pgboss.best_batch': { median: 2000, unit: 'jobs per fetch' },
+    'cpu.pgboss_bare.pg-boss': { median: 50, unit: 'µs' },
+    'cpu.ceiling.client': { median: 40, unit: 'µs' },
+  };
+  assert.equal(
+    detailOf(row, Object.keys(metrics), (n) => metrics[n], String),
+    'Surety: postgres 160 + worker 140 = 300 µs; pg-boss at its best: pg-boss 70 + postgres 60 = 130 µs; ' +
+      'its batch size 2000 jobs per fetch; pg-boss, bare POST: pg-boss 50 µs; a bare POST (ceiling): client 40 µs',
+  );
 });
 
 test('the measured reason lists the CPU by process, largest first, with the sum', () => {
