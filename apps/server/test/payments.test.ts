@@ -329,6 +329,44 @@ describe('listing', () => {
     assert.deepEqual(new Set(seen), new Set(created));
     assert.equal(seen.length, created.length);
   });
+
+  test('a page that ends inside a millisecond resumes after its last row (microsecond created_at)', async () => {
+    // Rows written by SQL (an import, now() in a script) keep microseconds: seven in one
+    // millisecond, two pairs tied, and one on either side of it.
+    const customerId = `cus_${newKey()}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      const res = await postPayment(t.app, { ...PAYMENT, customerId }, { 'idempotency-key': newKey() });
+      ids.push(res.json().id);
+    }
+    const base = '2026-11-30T10:00:03.123';
+    const times = ['000', '001', '456', '456', '999', '500', '500'].map((us) => `${base}${us}Z`);
+    times.push('2026-11-30T10:00:03.122999Z', '2026-11-30T10:00:03.124000Z');
+    for (const [i, id] of ids.entries()) {
+      await t.db.sql.query(
+        `update "${t.db.schema}".payments set created_at = $2::timestamptz where tenant = 'acme' and id = $1`,
+        [id, times[i]],
+      );
+    }
+    const { rows } = await t.db.sql.query<{ id: string }>(
+      `select id from "${t.db.schema}".payments where tenant = 'acme' and customer_id = $1
+        order by created_at desc, id desc`,
+      [customerId],
+    );
+    const expected = rows.map((r) => r.id);
+    for (const limit of [1, 2, 3, 4]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 20; pages++) {
+        const url: string = `/v1/payments?customerId=${customerId}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`;
+        const page = (await t.app.inject({ method: 'GET', url, headers: auth('acme') })).json();
+        seen.push(...page.data.map((p: { id: string }) => p.id));
+        cursor = page.nextCursor;
+        if (!cursor) break;
+      }
+      assert.deepEqual(seen, expected, `pages of ${limit}`);
+    }
+  });
 });
 
 describe('concurrency on PostgreSQL', { skip: needsPostgres }, () => {
