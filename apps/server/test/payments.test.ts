@@ -289,6 +289,30 @@ describe('bad input → a clear 4xx with a stable code, nothing written', () => 
       400,
       'invalid_cursor',
     );
+    // Microsecond cursors: forged ones are refused before PostgreSQL sees them; the extremes of
+    // the accepted form are instants PostgreSQL takes.
+    const c = (at: string) => Buffer.from(JSON.stringify([at, 'pay_x'])).toString('base64url');
+    for (const at of [
+      '2026-02-30T00:00:00.000001Z',
+      '2026-06-01T24:00:00.000001Z',
+      '0000-12-31T23:59:59.999999Z',
+      '2026-06-01T12:00:00.1234567Z',
+      '2026-06-01T12:00:00.123000Z',
+    ]) {
+      problem(
+        await t.app.inject({ method: 'GET', url: `/v1/payments?cursor=${c(at)}`, headers: auth('acme') }),
+        400,
+        'invalid_cursor',
+      );
+    }
+    for (const at of ['0001-01-01T00:00:00.000001Z', '9999-12-31T23:59:59.999999Z']) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v1/payments?cursor=${c(at)}`,
+        headers: auth('acme'),
+      });
+      assert.equal(res.statusCode, 200, at);
+    }
     problem(
       await t.app.inject({ method: 'GET', url: '/v1/payments?limit=0', headers: auth('acme') }),
       400,
