@@ -3,7 +3,7 @@
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
 export type { CursorPart, CursorValues, KeysetCursor } from "./cursor.js";
-export { keysetCursor } from "./cursor.js";
+export { cursorTimestampSql, keysetCursor } from "./cursor.js";
 export type { DriverConnection, DriverSqlOptions } from "./driver-sql.js";
 export { createDriverSql, driverTx } from "./driver-sql.js";
 export type { PgErrorInfo } from "./error-info.js";
@@ -36,6 +36,7 @@ export interface KeysetCursor<P extends readonly CursorPart[]> {
     decode(cursor: string): CursorValues<P>;
 }
 export declare function keysetCursor<const P extends readonly CursorPart[]>(...parts: P): KeysetCursor<P>;
+export declare const cursorTimestampSql: (column: string) => string;
 
 // --- dist/driver-sql.d.ts
 import type { QueryOptions, QueryResult, Sql, Tx } from "./types.js";

@@ -53,8 +53,16 @@ export declare const BY_TIME: KeysetCursor<readonly [
     "timestamp",
     "text"
 ]>;
+export interface KeyedRow {
+    created_at_us: string;
+    id: string;
+}
+export declare const byTimeKey: (r: KeyedRow) => [
+    string,
+    string
+];
 export declare function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P>;
-export declare function page<T, R, P extends readonly CursorPart[]>(rows: R[], limit: number, map: (r: R) => T, codec: KeysetCursor<P>, key: (t: T) => CursorValues<P>): Page<T>;
+export declare function page<T, R, P extends readonly CursorPart[]>(rows: R[], limit: number, map: (r: R) => T, codec: KeysetCursor<P>, key: (r: R) => CursorValues<P>): Page<T>;
 export interface PageInput {
     limit?: number;
     cursor?: string;
@@ -598,6 +606,7 @@ export declare function names(schema: string): {
 };
 export type Names = ReturnType<typeof names>;
 export declare const RANDOM_ID_TAIL = "translate(left(encode(uuid_send(gen_random_uuid()), 'base64'), 8) || left(encode(uuid_send(gen_random_uuid()), 'base64'), 6), '+/', 'Ab')";
+export declare const createdAtUs: (column: string) => string;
 export declare const iso: (d: Date | string | null) => string | null;
 export declare const eventTime: (ev: string, d: string) => string;
 

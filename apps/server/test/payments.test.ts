@@ -289,6 +289,30 @@ describe('bad input → a clear 4xx with a stable code, nothing written', () => 
       400,
       'invalid_cursor',
     );
+    // Microsecond cursors: forged ones are refused before PostgreSQL sees them; the extremes of
+    // the accepted form are instants PostgreSQL takes.
+    const c = (at: string) => Buffer.from(JSON.stringify([at, 'pay_x'])).toString('base64url');
+    for (const at of [
+      '2026-02-30T00:00:00.000001Z',
+      '2026-06-01T24:00:00.000001Z',
+      '0000-12-31T23:59:59.999999Z',
+      '2026-06-01T12:00:00.1234567Z',
+      '2026-06-01T12:00:00.123000Z',
+    ]) {
+      problem(
+        await t.app.inject({ method: 'GET', url: `/v1/payments?cursor=${c(at)}`, headers: auth('acme') }),
+        400,
+        'invalid_cursor',
+      );
+    }
+    for (const at of ['0001-01-01T00:00:00.000001Z', '9999-12-31T23:59:59.999999Z']) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v1/payments?cursor=${c(at)}`,
+        headers: auth('acme'),
+      });
+      assert.equal(res.statusCode, 200, at);
+    }
     problem(
       await t.app.inject({ method: 'GET', url: '/v1/payments?limit=0', headers: auth('acme') }),
       400,
@@ -328,6 +352,44 @@ describe('listing', () => {
     assert.equal(pages, 3);
     assert.deepEqual(new Set(seen), new Set(created));
     assert.equal(seen.length, created.length);
+  });
+
+  test('a page that ends inside a millisecond resumes after its last row (microsecond created_at)', async () => {
+    // Rows written by SQL (an import, now() in a script) keep microseconds: seven in one
+    // millisecond, two pairs tied, and one on either side of it.
+    const customerId = `cus_${newKey()}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      const res = await postPayment(t.app, { ...PAYMENT, customerId }, { 'idempotency-key': newKey() });
+      ids.push(res.json().id);
+    }
+    const base = '2026-11-30T10:00:03.123';
+    const times = ['000', '001', '456', '456', '999', '500', '500'].map((us) => `${base}${us}Z`);
+    times.push('2026-11-30T10:00:03.122999Z', '2026-11-30T10:00:03.124000Z');
+    for (const [i, id] of ids.entries()) {
+      await t.db.sql.query(
+        `update "${t.db.schema}".payments set created_at = $2::timestamptz where tenant = 'acme' and id = $1`,
+        [id, times[i]],
+      );
+    }
+    const { rows } = await t.db.sql.query<{ id: string }>(
+      `select id from "${t.db.schema}".payments where tenant = 'acme' and customer_id = $1
+        order by created_at desc, id desc`,
+      [customerId],
+    );
+    const expected = rows.map((r) => r.id);
+    for (const limit of [1, 2, 3, 4]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 20; pages++) {
+        const url: string = `/v1/payments?customerId=${customerId}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`;
+        const page = (await t.app.inject({ method: 'GET', url, headers: auth('acme') })).json();
+        seen.push(...page.data.map((p: { id: string }) => p.id));
+        cursor = page.nextCursor;
+        if (!cursor) break;
+      }
+      assert.deepEqual(seen, expected, `pages of ${limit}`);
+    }
   });
 });
 

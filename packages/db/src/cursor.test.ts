@@ -29,6 +29,29 @@ describe('keysetCursor', () => {
     ]);
   });
 
+  test('timestamps: microseconds round-trip; a whole millisecond is written as toISOString writes it', () => {
+    const us = ['2026-06-01T12:00:00.123456Z', 'evt_0VcXhX2SrjyxafMId10nXm'] as const;
+    assert.deepEqual(byTime.decode(byTime.encode(us)), us);
+    assert.equal(byTime.encode(us), b64(us));
+    for (const [at, written] of [
+      ['2026-06-01T12:00:00.123000Z', '2026-06-01T12:00:00.123Z'],
+      ['2026-06-01T12:00:00.000000Z', '2026-06-01T12:00:00.000Z'],
+      ['2026-06-01T12:00:00.000001Z', '2026-06-01T12:00:00.000001Z'],
+      ['2026-06-01T12:00:00.999999Z', '2026-06-01T12:00:00.999999Z'],
+      ['0001-01-01T00:00:00.000001Z', '0001-01-01T00:00:00.000001Z'],
+      ['9999-12-31T23:59:59.999999Z', '9999-12-31T23:59:59.999999Z'],
+    ] as const) {
+      const c = byTime.encode([at, 'x']);
+      assert.equal(c, b64([written, 'x']), at);
+      assert.deepEqual(byTime.decode(c), [written, 'x'], at);
+    }
+    // Only timestamp parts are rewritten.
+    const byName = keysetCursor('text');
+    assert.deepEqual(byName.decode(byName.encode(['2026-06-01T12:00:00.123000Z'])), [
+      '2026-06-01T12:00:00.123000Z',
+    ]);
+  });
+
   test('timestamps: only what toISOString writes, within what timestamptz parameters carry', () => {
     for (const at of [
       'not-a-date',
@@ -42,6 +65,24 @@ describe('keysetCursor', () => {
       '+010000-01-01T00:00:00.000Z',
       '-000001-01-01T00:00:00.000Z',
       ' 2026-06-01T12:00:00.000Z',
+      // Microseconds: six digits, never a whole millisecond (encode writes those with three).
+      '2026-06-01T12:00:00.123000Z',
+      '2026-06-01T12:00:00.000000Z',
+      '2026-06-01T12:00:00.1234Z',
+      '2026-06-01T12:00:00.12345Z',
+      '2026-06-01T12:00:00.1234567Z',
+      '2026-06-01T12:00:00.123456789Z',
+      '2026-06-01T12:00:00.123456',
+      '2026-06-01T12:00:00.123456+00:00',
+      '2026-06-01 12:00:00.123456Z',
+      '2026-06-01T12:00:00.12345aZ',
+      '2026-06-01T12:00:00.123\u0000456Z',
+      '2026-02-30T00:00:00.000001Z',
+      '2026-06-01T24:00:00.000001Z',
+      '0000-12-31T23:59:59.999999Z',
+      '+010000-01-01T00:00:00.000001Z',
+      '10000-01-01T00:00:00.000001Z',
+      'infinity',
     ]) {
       refused(byTime, b64([at, 'x']));
     }

@@ -3,13 +3,17 @@
 // list declares the type of every part, and decode() lets through only what its own encode() can
 // produce, so a forged cursor is a coded error here and never a PostgreSQL error (a '0' cast to
 // timestamptz, '9.5' to bigint, a NUL in a text parameter). Not signed: see docs/decisions.md.
+// A timestamp part is exact to the microsecond, as timestamptz is: a key cut to the millisecond
+// skips the rows of that millisecond after the page's last one (docs/decisions.md, session 10).
 import { InvalidCursorError } from './errors.js';
 import { isStorableTimestamp, unstorableReason } from './storable.js';
 
 /**
  * The type of one part of a cursor:
- * - `timestamp`: an instant as `Date.prototype.toISOString()` writes it, within what
- *   `timestamptz` parameters carry (years 0001–9999);
+ * - `timestamp`: an instant in UTC, exact to the microsecond as {@link cursorTimestampSql} selects
+ *   it (`2026-06-01T12:00:00.123456Z`), or to the millisecond as `Date.prototype.toISOString()`
+ *   writes it (`2026-06-01T12:00:00.123Z`, also what encode() writes for a whole millisecond), in
+ *   years 0001–9999;
  * - `text`: 1–255 characters PostgreSQL can store (no NUL, no lone surrogate);
  * - `bigint`: a positive decimal integer that fits in a PostgreSQL `bigint`.
  */
@@ -27,7 +31,9 @@ export interface KeysetCursor<P extends readonly CursorPart[]> {
 
 /** Longer than any cursor encode() writes (255-character ids): refused before decoding. */
 const MAX_CURSOR_LENGTH = 1024;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+// toISOString()'s form, and optionally three more digits: the microseconds.
+const ISO = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})(\d{3})?Z$/;
+const WHOLE_MS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})000Z$/;
 const BIGINT = /^[1-9][0-9]{0,18}$/;
 const BIGINT_MAX = 9_223_372_036_854_775_807n;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -36,10 +42,12 @@ function validPart(part: CursorPart, v: unknown): v is string {
   if (typeof v !== 'string') return false;
   switch (part) {
     case 'timestamp': {
-      if (!ISO.test(v)) return false;
-      const ms = Date.parse(v);
+      const m = ISO.exec(v);
+      // A whole millisecond is written in toISOString()'s form: one spelling per instant.
+      if (!m || m[2] === '000') return false;
+      const ms = Date.parse(`${m[1]}Z`);
       // The round trip refuses dates that do not exist (2026-02-30), which Date.parse rolls over.
-      return isStorableTimestamp(ms) && new Date(ms).toISOString() === v;
+      return isStorableTimestamp(ms) && new Date(ms).toISOString() === `${m[1]}Z`;
     }
     case 'text':
       return v.length > 0 && v.length <= 255 && unstorableReason(v) === undefined;
@@ -52,13 +60,24 @@ function validPart(part: CursorPart, v: unknown): v is string {
  * A cursor codec for a list sorted by the given parts, in order.
  * @example
  * const cursor = keysetCursor('timestamp', 'text');
- * const next = cursor.encode([last.createdAt, last.id]);
+ * // select ..., ${cursorTimestampSql('created_at')} as created_at_us ... order by created_at desc, id desc
+ * const next = cursor.encode([last.created_at_us, last.id]);
  * const [at, id] = cursor.decode(request.query.cursor); // InvalidCursorError when forged
  */
 export function keysetCursor<const P extends readonly CursorPart[]>(...parts: P): KeysetCursor<P> {
   return {
     parts,
-    encode: (values) => Buffer.from(JSON.stringify(values)).toString('base64url'),
+    encode: (values) =>
+      Buffer.from(
+        JSON.stringify(
+          parts.map((part, i) => {
+            const v = values[i];
+            // A whole millisecond as toISOString() writes it: the cursors of rows written with
+            // milliseconds are the ones earlier versions handed out.
+            return part === 'timestamp' && typeof v === 'string' ? v.replace(WHOLE_MS, '$1Z') : v;
+          }),
+        ),
+      ).toString('base64url'),
     decode(cursor) {
       const invalid = (why: string) =>
         new InvalidCursorError(`the cursor is not one this API returned: ${why}`);
@@ -82,3 +101,15 @@ export function keysetCursor<const P extends readonly CursorPart[]>(...parts: P)
     },
   };
 }
+
+/**
+ * SQL for the value of a `timestamp` cursor part from a `timestamptz` expression: the instant in
+ * UTC with its microseconds (`2026-06-01T12:00:00.123456Z`), whatever the session's DateStyle and
+ * TimeZone; null outside years 0001–9999 (BC, infinity), which no cursor carries. Select it beside
+ * the row and bind the decoded part back as `$n::timestamptz`: the comparison stays on the column,
+ * so the list's index serves it as before.
+ * @example cursorTimestampSql('d.created_at')
+ */
+export const cursorTimestampSql = (column: string): string =>
+  `case when ${column} >= '0001-01-01T00:00:00Z' and ${column} < '10000-01-01T00:00:00Z' ` +
+  `then to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') end`;

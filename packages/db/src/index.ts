@@ -1,5 +1,5 @@
 export type { CursorPart, CursorValues, KeysetCursor } from './cursor.js';
-export { keysetCursor } from './cursor.js';
+export { cursorTimestampSql, keysetCursor } from './cursor.js';
 export type { DriverConnection, DriverSqlOptions } from './driver-sql.js';
 export { createDriverSql, driverTx } from './driver-sql.js';
 export type { PgErrorInfo } from './error-info.js';

@@ -5,7 +5,7 @@ import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { ApplicationNotFoundError, ApplicationUidTakenError, InvalidInputError } from './errors.js';
 import { newId } from './ids.js';
 import { internalsOf } from './internals.js';
-import { BY_TIME, decode, type Page, type PageInput, page } from './pages.js';
+import { BY_TIME, byTimeKey, decode, type Page, type PageInput, page } from './pages.js';
 import {
   type ApplicationRow,
   deleteApplicationEndpoints,
@@ -133,7 +133,7 @@ export async function listApplicationsFor(
     limit: limit + 1,
     after: input.cursor ? decode(BY_TIME, input.cursor) : null,
   });
-  return page(rows, limit, toApplication, BY_TIME, (a) => [a.createdAt, a.id]);
+  return page(rows, limit, toApplication, BY_TIME, byTimeKey);
 }
 
 /** Webhooks.updateApplication, after the storable check. */

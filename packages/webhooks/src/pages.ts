@@ -10,8 +10,21 @@ export interface Page<T> {
 }
 
 // Cursors are @surety/db's keyset codec; every list is by (time, id). A forged one is a WebhookError
-// SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause).
+// SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause). The time is the
+// row's created_at to the microsecond, selected as text (sql/names.ts, createdAtUs): the API's
+// createdAt is cut to the millisecond, and a cursor cut so would skip the rows of that millisecond
+// after the page's last one.
 export const BY_TIME = keysetCursor('timestamp', 'text');
+
+/** A row of a list by (created_at, id), with its created_at exact (the API's createdAt is cut to ms). */
+export interface KeyedRow {
+  /** created_at to the microsecond, as the cursor carries it (sql/names.ts, createdAtUs). */
+  created_at_us: string;
+  id: string;
+}
+
+/** The cursor after a row of a list by (created_at, id). */
+export const byTimeKey = (r: KeyedRow): [string, string] => [r.created_at_us, r.id];
 
 export function decode<P extends readonly CursorPart[]>(
   codec: KeysetCursor<P>,
@@ -31,12 +44,12 @@ export function page<T, R, P extends readonly CursorPart[]>(
   limit: number,
   map: (r: R) => T,
   codec: KeysetCursor<P>,
-  key: (t: T) => CursorValues<P>,
+  key: (r: R) => CursorValues<P>,
 ): Page<T> {
   const hasMore = rows.length > limit;
-  const data = rows.slice(0, limit).map(map);
-  const last = data.at(-1);
-  return { data, hasMore, nextCursor: hasMore && last ? codec.encode(key(last)) : null };
+  const kept = rows.slice(0, limit);
+  const last = kept.at(-1);
+  return { data: kept.map(map), hasMore, nextCursor: hasMore && last ? codec.encode(key(last)) : null };
 }
 
 /** A page of a list: at most `limit` items (default 20) after `cursor` (a `nextCursor`). */

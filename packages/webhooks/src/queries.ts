@@ -1,7 +1,7 @@
 import type { Queryable } from '@surety/db';
 import { assertStorable, assertTimestamp } from './input.js';
 import { internalsOf } from './internals.js';
-import { BY_TIME, decode, type Page, type PageInput, page } from './pages.js';
+import { BY_TIME, byTimeKey, decode, type Page, type PageInput, page } from './pages.js';
 import { type DeliveryRow, selectAttempts, selectDeliveries } from './sql/deliveries.js';
 import { selectEndpointHealth } from './sql/endpoint-health.js';
 import { toEndpoint } from './sql/endpoint-row.js';
@@ -120,13 +120,7 @@ export async function listEndpoints(
     application: options.applicationId ?? null,
   });
   const nowMs = internalsOf(w).now();
-  return page(
-    rows,
-    limit,
-    (r) => toEndpoint(r, nowMs),
-    BY_TIME,
-    (e) => [e.createdAt, e.id],
-  );
+  return page(rows, limit, (r) => toEndpoint(r, nowMs), BY_TIME, byTimeKey);
 }
 
 /** Webhooks.getEndpointHealth: undefined when the endpoint is not the tenant's. */
@@ -185,7 +179,7 @@ export async function listEvents(
     application: options.applicationId || null,
     after: options.cursor ? decode(BY_TIME, options.cursor) : null,
   });
-  return page(rows, limit, toEvent, BY_TIME, (e) => [e.createdAt, e.id]);
+  return page(rows, limit, toEvent, BY_TIME, byTimeKey);
 }
 
 /** Webhooks.getEvent: undefined when the event is not the tenant's. */
@@ -240,7 +234,7 @@ export async function listDeliveries(
     application: filter.applicationId || null,
     after: filter.cursor ? decode(BY_TIME, filter.cursor) : null,
   });
-  return page(rows, limit, toDelivery, BY_TIME, (d) => [d.createdAt, d.id]);
+  return page(rows, limit, toDelivery, BY_TIME, byTimeKey);
 }
 
 /** Webhooks.listAttempts: oldest first; undefined when the delivery is not the tenant's. */

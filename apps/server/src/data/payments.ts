@@ -2,9 +2,13 @@
  * The SQL of payments: each statement a typed function with object parameters, every value bound,
  * the schema escaped once (`paymentData(schema)`). The routes call these; no SQL lives in a route.
  */
-import { keysetCursor, type Queryable, quoteSchema } from '@surety/db';
+import { cursorTimestampSql, keysetCursor, type Queryable, quoteSchema } from '@surety/db';
 
-/** Payments are listed newest first, by (created_at, id). */
+/**
+ * Payments are listed newest first, by (created_at, id). The cursor's time is the row's created_at to
+ * the microsecond (`PaymentListRow.created_at_us`), not the response's createdAt (milliseconds):
+ * a cursor cut to the millisecond skips the rows of that millisecond after the page's last one.
+ */
 export const PAYMENTS_BY_TIME = keysetCursor('timestamp', 'text');
 
 /** A payment row as the statements return it (amount as text: it may exceed 2^53). */
@@ -15,6 +19,11 @@ export interface PaymentRow {
   customer_id: string;
   status: 'succeeded';
   created_at: Date;
+}
+
+/** A row of the list: also its created_at exact, as the cursor carries it. */
+export interface PaymentListRow extends PaymentRow {
+  created_at_us: string;
 }
 
 const COLUMNS = 'id, amount::text, currency, customer_id, status, created_at';
@@ -69,7 +78,7 @@ export function paymentData(schema: string) {
     async list(
       q: Queryable,
       p: { tenant: string; customerId?: string; after?: readonly [string, string]; limit: number },
-    ): Promise<PaymentRow[]> {
+    ): Promise<PaymentListRow[]> {
       const params: unknown[] = [p.tenant];
       let where = 'tenant = $1';
       if (p.customerId !== undefined) {
@@ -81,8 +90,8 @@ export function paymentData(schema: string) {
         where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
       }
       params.push(p.limit);
-      const { rows } = await q.query<PaymentRow>(
-        `select ${COLUMNS} from ${t}
+      const { rows } = await q.query<PaymentListRow>(
+        `select ${COLUMNS}, ${cursorTimestampSql('created_at')} as created_at_us from ${t}
           where ${where} order by created_at desc, id desc limit $${params.length}`,
         params,
       );

@@ -180,13 +180,13 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
         limit: limit + 1,
       });
       const hasMore = rows.length > limit;
-      const data = rows.slice(0, limit).map(toPayment);
-      const last = data.at(-1);
+      const kept = rows.slice(0, limit);
+      const last = kept.at(-1);
       return {
         object: 'list',
-        data,
+        data: kept.map(toPayment),
         hasMore,
-        nextCursor: hasMore && last ? PAYMENTS_BY_TIME.encode([last.createdAt, last.id]) : null,
+        nextCursor: hasMore && last ? PAYMENTS_BY_TIME.encode([last.created_at_us, last.id]) : null,
       };
     },
   );

@@ -845,6 +845,15 @@ describe('what PostgreSQL cannot store, on every route the API documents', () =>
     b64(['2026-01-01T00:00:00.000Z', 'x', 'y']),
     b64(['0000-01-01T00:00:00.000Z', 'x']),
     b64(['+010000-01-01T00:00:00.000Z', 'x']),
+    // Microsecond timestamps: only six digits, of a date that exists, never a whole millisecond.
+    b64(['2026-02-30T00:00:00.000001Z', 'x']),
+    b64(['2026-01-01T24:00:00.000001Z', 'x']),
+    b64(['0000-12-31T23:59:59.999999Z', 'x']),
+    b64(['10000-01-01T00:00:00.000001Z', 'x']),
+    b64(['2026-01-01T00:00:00.1234567Z', 'x']),
+    b64(['2026-01-01T00:00:00.12345Z', 'x']),
+    b64(['2026-01-01T00:00:00.123000Z', 'x']),
+    b64(['2026-01-01T00:00:00.123456+00:00', 'x']),
     b64(['abc']),
     b64([1e30]),
     b64([9.5]),
@@ -883,6 +892,21 @@ describe('what PostgreSQL cannot store, on every route the API documents', () =>
         .map(b64),
       fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b).toString('base64url')),
       fc.string({ maxLength: 40 }),
+      // Timestamps with microseconds, in range or not, valid ones included: those reach PostgreSQL.
+      fc
+        .tuple(
+          fc.oneof(
+            fc.date({
+              min: new Date('0001-01-01T00:00:00Z'),
+              max: new Date('9999-12-31T23:59:59.999Z'),
+              noInvalidDate: true,
+            }),
+            fc.date({ noInvalidDate: true }),
+          ),
+          fc.integer({ min: 0, max: 999 }),
+          fc.string({ maxLength: 8 }),
+        )
+        .map(([d, us, id]) => b64([`${d.toISOString().slice(0, -1)}${String(us).padStart(3, '0')}Z`, id])),
     );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...lists), cursor, async (op, c) => {

@@ -1,6 +1,7 @@
 // Application statements (Webhooks' application methods keep the checks and the not-found rule).
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import type { KeyedRow } from '../pages.js';
+import { createdAtUs, type Names } from './names.js';
 
 type Tables = Pick<Names, 'AP' | 'EP' | 'T' | 'D'>;
 
@@ -74,15 +75,16 @@ export async function selectApplications(
   q: Queryable,
   t: Tables,
   input: { tenant: string; limit: number; after: readonly [at: string, id: string] | null },
-): Promise<ApplicationRow[]> {
+): Promise<(ApplicationRow & KeyedRow)[]> {
   const params: unknown[] = [input.tenant, input.limit];
   let where = 'tenant = $1';
   if (input.after) {
     params.push(...input.after);
     where += ' and (created_at, id) < ($3::timestamptz, $4)';
   }
-  const { rows } = await q.query<ApplicationRow>(
-    `select ${COLUMNS} from ${t.AP} where ${where} order by created_at desc, id desc limit $2`,
+  const { rows } = await q.query<ApplicationRow & KeyedRow>(
+    `select ${COLUMNS}, ${createdAtUs('created_at')} from ${t.AP}
+      where ${where} order by created_at desc, id desc limit $2`,
     params,
   );
   return rows;

@@ -1,7 +1,8 @@
 // Delivery and attempt reads (listDeliveries, listAttempts).
 import type { Queryable } from '@surety/db';
+import type { KeyedRow } from '../pages.js';
 import { applicationIdOf } from './applications.js';
-import { eventTime, type Names } from './names.js';
+import { createdAtUs, eventTime, type Names } from './names.js';
 
 export interface DeliveryRow {
   id: string;
@@ -46,7 +47,7 @@ export async function selectDeliveries(
     status: string | null;
     after: readonly [at: string, id: string] | null;
   },
-): Promise<DeliveryRow[]> {
+): Promise<(DeliveryRow & KeyedRow)[]> {
   const params: unknown[] = [input.tenant, input.limit];
   let where = 'd.tenant = $1';
   const add = (clause: string, value: unknown) => {
@@ -68,10 +69,10 @@ export async function selectDeliveries(
     where += ` and (d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length})`;
   }
   // A leased row is not due before its lease ends, whatever next_attempt_at says.
-  const { rows } = await q.query<DeliveryRow>(
+  const { rows } = await q.query<DeliveryRow & KeyedRow>(
     `select d.id, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts,
             greatest(d.next_attempt_at, d.lease_until) as next_attempt_at, d.created_at,
-            d.completed_at, d.last_status, d.last_error
+            d.completed_at, d.last_status, d.last_error, ${createdAtUs('d.created_at')}
        from ${t.D} d left join ${t.EV} ev on ev.tenant = d.tenant and ev.id = d.event_id and ${eventTime('ev', 'd')}
       where ${where} order by d.created_at desc, d.id desc limit $2`,
     params,

@@ -1,8 +1,9 @@
 // Endpoint statements (Webhooks' endpoint methods keep the checks and the not-found rule).
 import type { Queryable } from '@surety/db';
+import type { KeyedRow } from '../pages.js';
 import { refColumn } from './applications.js';
 import { ENDPOINT_COLUMNS, type EndpointRow } from './endpoint-row.js';
-import type { Names } from './names.js';
+import { createdAtUs, type Names } from './names.js';
 
 type Tables = Pick<Names, 'EP' | 'T' | 'D' | 'AP'>;
 
@@ -211,7 +212,7 @@ export async function selectEndpoints(
     after: readonly [at: string, id: string] | null;
     application: string | null;
   },
-): Promise<EndpointRow[]> {
+): Promise<(EndpointRow & KeyedRow)[]> {
   const params: unknown[] = [input.tenant, input.limit];
   let where = 'tenant = $1';
   if (input.after) {
@@ -226,8 +227,9 @@ export async function selectEndpoints(
         ? ` and application_id = ${at}`
         : ` and application_id = (select id from ${t.AP} where tenant = $1 and uid = ${at})`;
   }
-  const { rows } = await q.query<EndpointRow>(
-    `select ${ENDPOINT_COLUMNS} from ${t.EP} where ${where} order by created_at desc, id desc limit $2`,
+  const { rows } = await q.query<EndpointRow & KeyedRow>(
+    `select ${ENDPOINT_COLUMNS}, ${createdAtUs('created_at')} from ${t.EP}
+      where ${where} order by created_at desc, id desc limit $2`,
     params,
   );
   return rows;

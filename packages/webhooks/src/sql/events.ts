@@ -1,7 +1,8 @@
 // Event reads (listEvents, getEvent).
 import type { Queryable } from '@surety/db';
+import type { KeyedRow } from '../pages.js';
 import { refColumn } from './applications.js';
-import type { Names } from './names.js';
+import { createdAtUs, type Names } from './names.js';
 
 export interface EventRow {
   id: string;
@@ -33,7 +34,7 @@ export async function selectEvents(
     application: string | null;
     after: readonly [at: string, id: string] | null;
   },
-): Promise<EventRow[]> {
+): Promise<(EventRow & KeyedRow)[]> {
   const params: unknown[] = [input.tenant, input.limit];
   let where = 'tenant = $1';
   const add = (clause: string, value: unknown) => {
@@ -55,8 +56,8 @@ export async function selectEvents(
     params.push(...input.after);
     where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
   }
-  const { rows } = await q.query<EventRow>(
-    `select ${EVENT_COLUMNS} from ${t.EV}
+  const { rows } = await q.query<EventRow & KeyedRow>(
+    `select ${EVENT_COLUMNS}, ${createdAtUs('created_at')} from ${t.EV}
       where ${where} order by created_at desc, id desc limit $2`,
     params,
   );

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { quoteSchema, type Statement } from '@surety/db';
+import { cursorTimestampSql, quoteSchema, type Statement } from '@surety/db';
 
 /** A 64-bit advisory lock id for a name (signed, as pg_advisory_xact_lock takes it). */
 export const lockId = (name: string) =>
@@ -40,6 +40,9 @@ export type Names = ReturnType<typeof names>;
  * with its own substr(): 7.5 against 29 µs an id, measured on PostgreSQL 15 (issue 22).
  */
 export const RANDOM_ID_TAIL = `translate(left(encode(uuid_send(gen_random_uuid()), 'base64'), 8) || left(encode(uuid_send(gen_random_uuid()), 'base64'), 6), '+/', 'Ab')`;
+
+/** The select-list entry for a list row's `created_at_us` (pages.ts, KeyedRow), from the given column. */
+export const createdAtUs = (column: string) => `${cursorTimestampSql(column)} as created_at_us`;
 
 /** Timestamps as the API spells them (ISO 8601, UTC); null stays null. */
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
