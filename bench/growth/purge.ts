@@ -1,21 +1,26 @@
 // Purge while serving: 1 million expired keys purged (Idempotency.purgeExpired) while new keys are
 // served 4 at a time; serving p50/p99 before, during, and in the seconds after the purge (when
-// autovacuum comes for the dead rows), with the WAL the purge wrote (pg_stat_wal). bench/growth/run.ts
-// runs it once with the defaults; run alone, it compares settings side by side, rounds alternating:
+// autovacuum comes for the dead rows), with the WAL the purge wrote (pg_stat_wal). The purge runs in
+// rounds (3 by default), each a before-window and then a purge call for its share of the keys, so the
+// ratio is the median of rounds, each against the window just before it, with the before-windows'
+// A/A test beside it. bench/growth/run.ts runs it once with the defaults; run alone, it compares
+// settings side by side, runs alternating:
 //
-//   node --conditions=@surety/source --import tsx bench/growth/purge.ts [--rounds 2] [--variants main,default]
-//     [--keys 1000000] [--before-ms 30000] [--wal-compression lz4]
+//   node --conditions=@surety/source --import tsx bench/growth/purge.ts [--runs 2] [--variants main,default]
+//     [--keys 1000000] [--rounds 3] [--before-ms 7000] [--wal-compression off]
 //
 // Variants: `default` (purgeExpired's defaults), `main` (the purge before issue 22, its loop and
 // statement copied here: 500 rows a batch, a rest as long as the batch, synchronous commit), or `name=batchSize:100/dutyCycle:0.1/
-// asyncCommit:false` for any other options. Without DATABASE_URL it starts its own cluster
-// (bench/lib/cluster.ts, 1 GB shared_buffers) and removes it at the end.
+// asyncCommit:false` for any other options (`s.wal_compression:off`: a server setting for that variant's
+// runs, ALTER SYSTEM and reload). Without DATABASE_URL it starts its own cluster (bench/lib/cluster.ts,
+// 1 GB shared_buffers) and removes it at the end.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createPgSql, type Sql } from '@surety/db';
 import { createIdempotency, type PurgeOptions } from '@surety/idempotency';
-import { median, percentile } from '../lib/stats.js';
+import { PURGE_DEFAULTS } from '../../packages/idempotency/src/purge.js';
+import { median, percentile, roundRatios } from '../lib/stats.js';
 import { ensureKeys } from './load.js';
 
 export const PURGE_VARIANTS: Record<string, PurgeOptions | 'main'> = {
@@ -28,13 +33,13 @@ export const PURGE_VARIANTS: Record<string, PurgeOptions | 'main'> = {
  * side-by-side: 500 rows a batch from the oldest entry of the expires_at index, synchronous commit,
  * a rest as long as the batch took.
  */
-async function purgeAsOnMain(sql: Sql, schema: string): Promise<number> {
+async function purgeAsOnMain(sql: Sql, schema: string, maxRows: number): Promise<number> {
   const t = `"${schema}".idempotency_keys`;
   const text = `delete from ${t} where ctid = any (array(
                   select ctid from ${t} where expires_at <= $1::timestamptz
                    order by expires_at limit $2 for update skip locked))`;
   let total = 0;
-  for (let i = 0; i < 10_000; i++) {
+  for (let i = 0; i < Math.ceil(maxRows / 500); i++) {
     const started = performance.now();
     const { rowCount } = await sql.query(text, [new Date().toISOString(), 500]);
     total += rowCount;
@@ -45,17 +50,32 @@ async function purgeAsOnMain(sql: Sql, schema: string): Promise<number> {
   return total;
 }
 
+/** One round: serving alone, then serving while a purge call removes its share of the keys. */
+export interface PurgeRound {
+  /** Latencies of the before-window, without the requests that ended while the key table's vacuum ran. */
+  before: number[];
+  during: number[];
+  purged: number;
+  seconds: number;
+  /** Requests of the before-window left out because the key table's vacuum (of an earlier round's rows) ran. */
+  beforeWhileVacuum: number;
+}
+
 export interface PurgeRun {
   variant: string;
   purged: number;
+  /** Seconds the purge calls took, summed over the rounds. */
   seconds: number;
+  /** The rounds' windows, pooled. */
   before: number[];
   during: number[];
   after: number[];
+  rounds: PurgeRound[];
+  /** WAL written while the purge calls ran, summed over the rounds (serving's included). */
   wal?: { records: number; fpi: number; bytes: number; syncs: number };
   /** CPU ms of the purge's own backend while it ran (/proc, every 250 ms; undefined on a server elsewhere). */
   purgeCpuMs?: number;
-  /** Autovacuum of the key table started during the purge (its dead rows reached the threshold). */
+  /** Autovacuum of the key table ran during a purge call (its dead rows reached the threshold). */
   autovacuumedDuring: boolean;
   /** …or by the end of the after-window. */
   autovacuumed: boolean;
@@ -224,8 +244,9 @@ async function walStats(sql: Sql) {
 }
 
 /**
- * Loads `keys` expired keys into a fresh schema, serves (4 at a time) for `beforeMs`, then purges
- * them with `options` while serving, then serves `afterMs` more. The schema is dropped at the end.
+ * Loads `keys` expired keys into a fresh schema, then, `rounds` times, serves (4 at a time) for
+ * `beforeMs` and purges its share of the keys with `options` while serving; then serves `afterMs`
+ * more. The schema is dropped at the end.
  */
 export async function purgeWhileServing(
   url: string,
@@ -233,18 +254,22 @@ export async function purgeWhileServing(
   options: PurgeOptions | 'main',
   p: {
     keys?: number;
+    /** Rounds, each a before-window and a purge call for 1/rounds of the keys. @default 3 */
+    rounds?: number;
+    /** Each round's before-window. @default 7000 */
     beforeMs?: number;
     afterMs?: number;
     log?: (s: string) => void;
     /** Storage parameters for the key table, set after the load: `autovacuum_vacuum_cost_delay=10,…`. */
     reloptions?: string;
-    /** Serving before the before-window, after the checkpoint. @default 3000 */
+    /** Serving before the first before-window, after the checkpoint. @default 3000 */
     warmupMs?: number;
     /** A VACUUM of the key table right after the purge, before the after-window (its own session). */
     vacuumAfter?: boolean;
   } = {},
 ): Promise<PurgeRun & { loadSeconds: number }> {
   const keys = p.keys ?? 1_000_000;
+  const rounds = p.rounds ?? 3;
   const log = p.log ?? (() => {});
   const schema = 'bench_growth_purge';
   const sql = createPgSql({ connectionString: url, max: 6 });
@@ -295,8 +320,6 @@ export async function purgeWhileServing(
       () => phase,
       () => started,
     );
-    const before = await serve(p.beforeMs ?? 3000);
-    const wal0 = await walStats(sql);
     const statements = await sql
       .query('select pg_stat_statements_reset()')
       .then(() => true)
@@ -306,26 +329,50 @@ export async function purgeWhileServing(
     const watch = setInterval(() => {
       autovacuums(sql, schema).then(
         (n) => {
-          if (n > vacuums0 && !purgeDone) vacuumedDuring = true;
+          if (n > vacuums0 && phase === 'during') vacuumedDuring = true;
         },
         () => {},
       );
     }, 1000);
-    let purgeDone = false;
-    phase = 'during';
-    started = performance.now();
-    const purging = (
-      options === 'main'
-        ? purgeAsOnMain(purgeSql, schema)
-        : purger.purgeExpired({ maxBatches: 10_000, ...options })
-    ).finally(() => {
-      purgeDone = true;
-    });
-    const during = await serve(600_000, () => purgeDone);
-    const purged = await purging;
-    const seconds = (performance.now() - started) / 1000;
+    // Each call removes its share, oldest first, as the service's runs do (one per interval, each
+    // bounded by maxBatches); the last one whatever is left.
+    const batchSize = options === 'main' ? 500 : (options.batchSize ?? PURGE_DEFAULTS.batchSize);
+    const share = Math.ceil(keys / rounds / batchSize);
+    const raw: { before: number[]; during: number[]; purged: number; seconds: number }[] = [];
+    const wal = { records: 0, fpi: 0, bytes: 0, syncs: 0 };
+    let walSeen = true;
+    for (let round = 0; round < rounds; round++) {
+      phase = 'before';
+      // Rounds after the first: a second unmeasured, so a before-window does not start inside the
+      // last purge call's write-back.
+      if (round > 0) await serve(1000);
+      const before = await serve(p.beforeMs ?? 7000);
+      const wal0 = await walStats(sql);
+      let purgeDone = false;
+      phase = 'during';
+      const t = performance.now();
+      if (round === 0) started = t; // the vacuum's timeline counts from the first call
+      const maxBatches = round === rounds - 1 ? 10_000 : share;
+      const purging = (
+        options === 'main'
+          ? purgeAsOnMain(purgeSql, schema, maxBatches * 500)
+          : purger.purgeExpired({ maxBatches, ...options })
+      ).finally(() => {
+        purgeDone = true;
+      });
+      const during = await serve(600_000, () => purgeDone);
+      const purged = await purging;
+      const seconds = (performance.now() - t) / 1000;
+      const wal1 = await walStats(sql);
+      if (wal0 && wal1) {
+        for (const k of ['records', 'fpi', 'bytes', 'syncs'] as const) wal[k] += wal1[k] - wal0[k];
+      } else walSeen = false;
+      raw.push({ before, during, purged, seconds });
+      log(
+        `purge ${variant} round ${round + 1}/${rounds}: ${purged} rows in ${seconds.toFixed(1)} s; p99 before ${percentile(before, 99).toFixed(2)} during ${percentile(during, 99).toFixed(2)} ms`,
+      );
+    }
     clearInterval(watch);
-    const wal1 = await walStats(sql);
     phase = 'after';
     const diag = sampler.diag;
     if (statements) {
@@ -349,21 +396,35 @@ export async function purgeWhileServing(
         totalMs: r.total,
       }));
     }
-    const whileVacuum: number[] = [];
-    const without: number[] = [];
-    const duringEnds = ends.get(during)!;
-    for (const [i, ms] of during.entries()) {
-      (sampler.vacuumAt(duringEnds[i]!) ? whileVacuum : without).push(ms);
-    }
-    if (whileVacuum.length > 0) diag.p99WhileVacuum = percentile(whileVacuum, 99);
-    if (without.length > 0) diag.p99WithoutVacuum = percentile(without, 99);
     const vacuumed = p.vacuumAfter ? purgeSql.query(`vacuum ${schema}.idempotency_keys`) : undefined;
     const after = await serve(p.afterMs ?? 5000);
     await vacuumed;
     await sampler.stop();
     const vacuums1 = await autovacuums(sql, schema);
+    // The vacuum of an earlier round's dead rows may run in a later before-window: its requests are
+    // left out of "before" (the ratio's denominator), never out of "during".
+    const whileVacuum: number[] = [];
+    const without: number[] = [];
+    const done: PurgeRound[] = raw.map((r) => {
+      const beforeEnds = ends.get(r.before)!;
+      const before = r.before.filter((_, i) => !sampler.vacuumAt(beforeEnds[i]!));
+      const duringEnds = ends.get(r.during)!;
+      for (const [i, ms] of r.during.entries())
+        (sampler.vacuumAt(duringEnds[i]!) ? whileVacuum : without).push(ms);
+      return { ...r, before, beforeWhileVacuum: r.before.length - before.length };
+    });
+    if (whileVacuum.length > 0) diag.p99WhileVacuum = percentile(whileVacuum, 99);
+    if (without.length > 0) diag.p99WithoutVacuum = percentile(without, 99);
+    const before = done.flatMap((r) => r.before);
+    const during = done.flatMap((r) => r.during);
+    const purged = done.reduce((n, r) => n + r.purged, 0);
+    const seconds = done.reduce((n, r) => n + r.seconds, 0);
     log(
-      `purge ${variant}: ${purged} rows in ${seconds.toFixed(1)} s; p99 before ${percentile(before, 99).toFixed(2)} during ${percentile(during, 99).toFixed(2)} after ${percentile(after, 99).toFixed(2)} ms`,
+      `purge ${variant}: ${purged} rows in ${seconds.toFixed(1)} s; during ÷ before by round ${roundRatios(
+        done,
+      )
+        .ratios.map((x) => x.toFixed(2))
+        .join(', ')}; p99 after ${percentile(after, 99).toFixed(2)} ms`,
     );
     return {
       variant,
@@ -372,16 +433,8 @@ export async function purgeWhileServing(
       before,
       during,
       after,
-      ...(wal0 && wal1
-        ? {
-            wal: {
-              records: wal1.records - wal0.records,
-              fpi: wal1.fpi - wal0.fpi,
-              bytes: wal1.bytes - wal0.bytes,
-              syncs: wal1.syncs - wal0.syncs,
-            },
-          }
-        : {}),
+      rounds: done,
+      ...(walSeen ? { wal } : {}),
       ...(diag.cpu.during['purge backend'] !== undefined
         ? { purgeCpuMs: diag.cpu.during['purge backend'] }
         : {}),
@@ -405,10 +458,12 @@ export interface PurgeVariant {
   reloptions?: string;
   /** VACUUM the key table after the purge (`vacuumAfter:true`). */
   vacuumAfter?: boolean;
+  /** Server settings for this variant's runs (`s.<name>:<value>`), ALTER SYSTEM and reload. */
+  settings?: Record<string, string>;
 }
 
 /**
- * `name=batchSize:100/dutyCycle:0.1/asyncCommit:false/t.autovacuum_vacuum_cost_delay:20/vacuumAfter:true`,
+ * `name=batchSize:100/dutyCycle:0.1/asyncCommit:false/t.autovacuum_vacuum_cost_delay:20/vacuumAfter:true/s.wal_compression:off`,
  * or a name in PURGE_VARIANTS.
  */
 export function parseVariant(spec: string): [string, PurgeVariant] {
@@ -419,6 +474,7 @@ export function parseVariant(spec: string): [string, PurgeVariant] {
   const options: Record<string, number | boolean> = {};
   const rel: string[] = [];
   let vacuumAfter = false;
+  const settings: Record<string, string> = {};
   for (const part of body.split('/')) {
     const [k, v] = part.split(':');
     if (!k || v === undefined) throw new Error(`bad option ${part} in ${spec}`);
@@ -426,6 +482,9 @@ export function parseVariant(spec: string): [string, PurgeVariant] {
       if (!/^[a-z_.]+$/.test(k.slice(2)) || !/^[0-9a-z.]+$/.test(v))
         throw new Error(`bad table option ${part}`);
       rel.push(`${k.slice(2)} = ${v}`);
+    } else if (k.startsWith('s.')) {
+      if (!/^[a-z_]+$/.test(k.slice(2)) || !/^[0-9a-z.]+$/.test(v)) throw new Error(`bad setting ${part}`);
+      settings[k.slice(2)] = v;
     } else if (k === 'vacuumAfter') vacuumAfter = v === 'true';
     else options[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
   }
@@ -435,6 +494,7 @@ export function parseVariant(spec: string): [string, PurgeVariant] {
       options: options as PurgeOptions,
       ...(rel.length ? { reloptions: rel.join(', ') } : {}),
       ...(vacuumAfter ? { vacuumAfter } : {}),
+      ...(Object.keys(settings).length ? { settings } : {}),
     },
   ];
 }
@@ -471,9 +531,10 @@ export function describeDiagnostics(r: PurgeRun): string[] {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { args } = await import('../lib/stats.js');
   const a = args();
-  const rounds = a.num('rounds', 2);
+  const runs = a.num('runs', 2);
+  const rounds = a.num('rounds', 3);
   const keys = a.num('keys', 1_000_000);
-  const beforeMs = a.num('before-ms', 30_000);
+  const beforeMs = a.num('before-ms', 7000);
   const variants = (a.str('variants') ?? 'main,default').split(',').map(parseVariant);
   const load = loadavg()[0]!;
   let url = process.env.DATABASE_URL;
@@ -492,54 +553,75 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     });
     url = await cluster.createDatabase('bench');
   }
+  // A variant's server settings, for its runs only: ALTER SYSTEM, reload, and back afterwards.
+  const setServer = async (settings: Record<string, string>) => {
+    const admin = createPgSql({ connectionString: url, max: 1 });
+    try {
+      const was: Record<string, string> = {};
+      for (const [k, v] of Object.entries(settings)) {
+        was[k] = (await admin.query<{ s: string }>('select current_setting($1) as s', [k])).rows[0]!.s;
+        await admin.query(`alter system set ${k} = '${v}'`);
+      }
+      await admin.query('select pg_reload_conf()');
+      await new Promise((r) => setTimeout(r, 500));
+      return was;
+    } finally {
+      await admin.close();
+    }
+  };
   const results: PurgeRun[] = [];
   try {
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? variants : [...variants].reverse();
-      for (const [name, v] of order)
-        results.push(
-          await purgeWhileServing(url, name, v.options, {
-            keys,
-            beforeMs,
-            log: console.error,
-            ...(v.reloptions ? { reloptions: v.reloptions } : {}),
-            ...(v.vacuumAfter ? { vacuumAfter: true } : {}),
-          }),
-        );
+    for (let run = 0; run < runs; run++) {
+      const order = run % 2 === 0 ? variants : [...variants].reverse();
+      for (const [name, v] of order) {
+        const was = v.settings ? await setServer(v.settings) : undefined;
+        try {
+          results.push(
+            await purgeWhileServing(url, name, v.options, {
+              keys,
+              rounds,
+              beforeMs,
+              log: console.error,
+              ...(v.reloptions ? { reloptions: v.reloptions } : {}),
+              ...(v.vacuumAfter ? { vacuumAfter: true } : {}),
+            }),
+          );
+        } finally {
+          if (was) await setServer(was);
+        }
+      }
     }
   } finally {
     stop();
   }
   const f = (x: number) => x.toFixed(2);
-  const ratio = (r: PurgeRun) => percentile(r.during, 99) / percentile(r.before, 99);
-  // The measure's own noise, in the same run: the p99 of the before-window's first half ÷ its second.
-  const aa = (r: PurgeRun) => {
-    const h = Math.floor(r.before.length / 2);
-    return percentile(r.before.slice(0, h), 99) / percentile(r.before.slice(h), 99);
-  };
   console.log(
-    `Purge of ${keys.toLocaleString('en-US')} expired keys while serving new keys 4 at a time, ${rounds} rounds alternating; load average at start ${load.toFixed(1)}.\n`,
+    `Purge of ${keys.toLocaleString('en-US')} expired keys while serving new keys 4 at a time, in ${rounds} rounds (a ${beforeMs / 1000} s before-window, then a purge call for its share); ${runs} runs alternating; load average at start ${load.toFixed(1)}.\n`,
   );
   console.log(
-    '| variant | round | load | purge s | rows/s | purge backend CPU (share of a core) | requests before / during | p99 before | p99 during | during ÷ before | before halves (A/A) | p99 after ÷ before | WAL MB | FPI | WAL syncs | autovacuum during / by the end |',
+    '| variant | run | load | purge s | rows/s | purge backend CPU (share of a core) | requests before / during | p99 before (pooled) | p99 during (pooled) | during ÷ before by round | median | before halves (A/A) by round | before requests left out (vacuum) | p99 after ÷ before | WAL MB | FPI | WAL syncs | autovacuum during / by the end |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   const seen: Record<string, number> = {};
   for (const r of results) {
     seen[r.variant] = (seen[r.variant] ?? 0) + 1;
     const b = percentile(r.before, 99);
+    const rr = roundRatios(r.rounds);
     console.log(
-      `| ${r.variant} | ${seen[r.variant]} | ${r.load?.toFixed(1) ?? '–'} | ${r.seconds.toFixed(1)} | ${(r.purged / r.seconds).toFixed(0)} | ${r.purgeCpuMs === undefined ? '–' : `${(r.purgeCpuMs / 1000).toFixed(1)} s (${((r.purgeCpuMs / 1000 / r.seconds) * 100).toFixed(0)}%)`} | ${r.before.length} / ${r.during.length} | ${f(b)} | ${f(percentile(r.during, 99))} | ${f(ratio(r))} | ${f(aa(r))} | ${f(percentile(r.after, 99) / b)} | ${r.wal ? (r.wal.bytes / 2 ** 20).toFixed(0) : '–'} | ${r.wal?.fpi ?? '–'} | ${r.wal?.syncs ?? '–'} | ${r.autovacuumedDuring ? 'during' : r.autovacuumed ? 'after' : 'no'} |`,
+      `| ${r.variant} | ${seen[r.variant]} | ${r.load?.toFixed(1) ?? '–'} | ${r.seconds.toFixed(1)} | ${(r.purged / r.seconds).toFixed(0)} | ${r.purgeCpuMs === undefined ? '–' : `${(r.purgeCpuMs / 1000).toFixed(1)} s (${((r.purgeCpuMs / 1000 / r.seconds) * 100).toFixed(0)}%)`} | ${r.before.length} / ${r.during.length} | ${f(b)} | ${f(percentile(r.during, 99))} | ${rr.ratios.map(f).join(', ')} | ${f(rr.median)} | ${rr.aa.map(f).join(', ')} | ${r.rounds.reduce((n, x) => n + x.beforeWhileVacuum, 0)} | ${f(percentile(r.after, 99) / b)} | ${r.wal ? (r.wal.bytes / 2 ** 20).toFixed(0) : '–'} | ${r.wal?.fpi ?? '–'} | ${r.wal?.syncs ?? '–'} | ${r.autovacuumedDuring ? 'during' : r.autovacuumed ? 'after' : 'no'} |`,
     );
   }
-  console.log('\n| variant | runs | during ÷ before: median | min–max | before halves (A/A): min–max |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log(
+    '\n| variant | runs | median of the runs’ medians | rounds: min–max | before halves (A/A): min–max | WAL MB | FPI |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const [name] of variants) {
     const rs = results.filter((r) => r.variant === name);
-    const xs = rs.map(ratio).sort((x, y) => x - y);
-    const noise = rs.map(aa).sort((x, y) => x - y);
+    const all = rs.flatMap((r) => r.rounds);
+    const rr = roundRatios(all);
+    const mb = rs.map((r) => (r.wal ? r.wal.bytes / 2 ** 20 : Number.NaN));
     console.log(
-      `| ${name} | ${rs.length} | ${f(median(xs))} | ${f(xs[0]!)}–${f(xs[xs.length - 1]!)} | ${f(noise[0]!)}–${f(noise[noise.length - 1]!)} |`,
+      `| ${name} | ${rs.length} | ${f(median(rs.map((r) => roundRatios(r.rounds).median)))} | ${f(rr.min)}–${f(rr.max)} | ${f(rr.aaMin)}–${f(rr.aaMax)} | ${mb.map((x) => x.toFixed(0)).join(', ')} | ${rs.map((r) => r.wal?.fpi ?? '–').join(', ')} |`,
     );
   }
   console.log('');

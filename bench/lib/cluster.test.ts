@@ -39,6 +39,8 @@ test('the bench cluster starts as configured and is removed without a trace', {
     const settings = await cluster.settings();
     assert.equal(settings['autovacuum'], 'on');
     assert.equal(settings['shared_buffers'], '64MB');
+    // full-page images compressed: a purge's or a bulk write's first touch of each page after a checkpoint
+    assert.equal(settings['wal_compression'], 'lz4');
     assert.match(settings['shared_preload_libraries'] ?? '', /pg_stat_statements/);
     const url = await cluster.createDatabase('bench_check');
     const c = new pg.Client({ connectionString: url });

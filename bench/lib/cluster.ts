@@ -1,6 +1,6 @@
 // The benchmark's own PostgreSQL cluster: initdb on a temporary directory, a free loopback port,
 // configured as docs/operations.md recommends for production (autovacuum on, shared_buffers sized for
-// the run, pg_stat_statements loaded), stopped and removed at the end. `npm run bench` uses it unless
+// the run, wal_compression = lz4, pg_stat_statements loaded), stopped and removed at the end. `npm run bench` uses it unless
 // DATABASE_URL names an existing server. PostgreSQL refuses to run as root, so as root the server's
 // binaries run as the `postgres` user (runuser), on a directory that user owns.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -44,6 +44,7 @@ export const REPORTED_SETTINGS = [
   'wal_level',
   'max_wal_size',
   'checkpoint_timeout',
+  'wal_compression',
   'shared_preload_libraries',
   'track_io_timing',
   'jit',
@@ -131,6 +132,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       autovacuum: 'on',
       max_wal_size: "'4GB'",
       checkpoint_timeout: "'15min'",
+      // The first change to a page after a checkpoint logs the whole page: a purge's or a bulk
+      // write's WAL is mostly such images, and every commit behind them waits for their flush.
+      wal_compression: 'lz4',
       shared_preload_libraries: "'pg_stat_statements'",
       'pg_stat_statements.track': 'top',
       'pg_stat_statements.max': '5000',

@@ -49,3 +49,30 @@ export function requireDatabaseUrl(what: string): string {
   }
   return url;
 }
+
+/**
+ * A before/during comparison measured in rounds (each its own before-window, then its during):
+ * each round's p-th percentile ratio, their median, min and max, and the measure's own A/A test,
+ * each before-window's first half ÷ its second half (the spread a ratio of 1 shows by noise alone).
+ */
+export function roundRatios(
+  rounds: readonly { before: readonly number[]; during: readonly number[] }[],
+  p = 99,
+) {
+  const ratios = rounds.map((r) => percentile(r.during, p) / percentile(r.before, p));
+  const aa = rounds.map((r) => {
+    const h = Math.floor(r.before.length / 2);
+    return percentile(r.before.slice(0, h), p) / percentile(r.before.slice(h), p);
+  });
+  const low = (xs: number[]) => (xs.length ? Math.min(...xs) : Number.NaN);
+  const high = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
+  return {
+    ratios,
+    median: median(ratios),
+    min: low(ratios),
+    max: high(ratios),
+    aa,
+    aaMin: low(aa),
+    aaMax: high(aa),
+  };
+}

@@ -93,3 +93,19 @@ test('the measured reason lists the CPU by process, largest first, with the sum'
     '',
   );
 });
+
+test("the purge's row shows its rounds' spread and the before-windows' A/A spread beside the ratio", () => {
+  const metrics: Record<string, { median: number; unit: string }> = {
+    'purge.p99_before': { median: 2.65, unit: 'ms' },
+    'purge.p99_during': { median: 3.1, unit: 'ms' },
+    'purge.rounds_min': { median: 0.9, unit: '×' },
+    'purge.rounds_max': { median: 1.6, unit: '×' },
+    'purge.aa_min': { median: 0.7, unit: '×' },
+    'purge.aa_max': { median: 1.2, unit: '×' },
+  };
+  const row = TARGETS.find((t) => t.ratios[0] === 'growth.purge')!;
+  assert.equal(
+    detailOf(row, Object.keys(metrics), (n) => metrics[n], String),
+    'before 2.65 ms; during 3.1 ms; rounds from 0.9 ×; to 1.6 ×; A/A halves of the before-windows from 0.7 ×; to 1.2 ×',
+  );
+});
