@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type ParameterizedStatement, quoteSchema, type Statement } from '@surety/db';
 
 /** The statements of the store, built once per schema. Every value is a bound parameter. */
@@ -38,7 +39,7 @@ export interface CompleteValues {
 
 export function statements(schema: string): Statements {
   const t = `${quoteSchema(schema)}.idempotency_keys`;
-  const n = (name: string) => `surety_idem_${name}_${schema}`.slice(0, 63);
+  const n = (name: string) => statementName(name, schema);
   // $5 is the headers' JSON text, cast through text: a parameter PostgreSQL describes as jsonb is
   // JSON.stringify'd again by postgres.js (its jsonb serializer), stored as a JSON string.
   const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, body_gzip, body_encoding, created_at, expires_at, lock_id)
@@ -175,6 +176,19 @@ export function statements(schema: string): Statements {
     purge: purge(t, false),
     purgeAsyncCommit: purge(t, true),
   };
+}
+
+/**
+ * `surety_idem_<name>_<schema>`, or, when that is longer than the 63 bytes PostgreSQL keeps of a
+ * name (NAMEDATALEN; schemas are ASCII), its first 52 characters and 10 hex digits of its
+ * SHA-256: cut at 63, two long schemas with a common prefix got the same names, and the second
+ * engine on a connection was refused ("Prepared statements must be unique").
+ */
+function statementName(name: string, schema: string): string {
+  const full = `surety_idem_${name}_${schema}`;
+  if (full.length <= 63) return full;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 10);
+  return `${full.slice(0, 63 - hash.length - 1)}_${hash}`;
 }
 
 /**
