@@ -136,8 +136,9 @@ class Pipelined extends PgQuery {
         sent.add(name);
       }
       connection.bind({ statement: name ?? '', values: this.#values[i] });
-      // Described, so that rows, if any, arrive as a result of their own.
-      connection.describe({ type: 'P', name: '' });
+      // Described, so that rows, if any, arrive as a result of their own; BEGIN and COMMIT answer
+      // no rows (a result ends at its CommandComplete either way).
+      if (statement !== BEGIN && statement !== COMMIT) connection.describe({ type: 'P', name: '' });
       connection.execute({});
     });
     connection.sync();
@@ -168,5 +169,6 @@ export function pipeline(client: pg.PoolClient, steps: readonly Step[]): Promise
   });
 }
 
-export const BEGIN: Statement = { text: 'BEGIN' };
-export const COMMIT: Statement = { text: 'COMMIT' };
+// Named, so parsed once per connection: unnamed, the server parsed both on every transaction.
+export const BEGIN: Statement = { name: 'surety_begin', text: 'BEGIN' };
+export const COMMIT: Statement = { name: 'surety_commit', text: 'COMMIT' };
