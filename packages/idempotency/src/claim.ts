@@ -123,12 +123,16 @@ async function executeOnce(
   try {
     const outcome = await ctx.sql.transaction<Outcome>(
       async (tx, first) => {
-        const rows = (first?.rows ?? []) as unknown as (ClaimRow & { locked: boolean })[];
-        if (rows.length === 0 || !rows[0]!.locked) {
+        const claimed = first?.rows[0] as { locked: boolean; rows: ClaimRow[] | string | null } | undefined;
+        if (!claimed?.locked) {
           spans?.claimed('in_flight');
           return { kind: 'in_flight', retryAfterSeconds: ctx.retryAfterSeconds };
         }
-        // Rows share a lock id only with another (tenant, key) on a 64-bit hash collision.
+        // The stored rows, as one JSON array (statements.ts); a driver that leaves json unparsed
+        // hands over its text. Rows share a lock id only with another (tenant, key) on a 64-bit
+        // hash collision.
+        const rows: ClaimRow[] =
+          typeof claimed.rows === 'string' ? JSON.parse(claimed.rows) : (claimed.rows ?? []);
         const row = rows.find((r) => r.tenant === tenant && r.key === key);
         const judge = (r: ClaimRow) =>
           decide({ row: toRow(r, now), fingerprint, retryAfterSeconds: ctx.retryAfterSeconds });

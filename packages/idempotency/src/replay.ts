@@ -14,7 +14,10 @@ export interface Row {
   lease_expired: boolean | null;
 }
 
-/** A row as the claim returns it (timestamps compared with the engine's clock in JS). */
+/**
+ * A row as the claim returns it, an element of its JSON array (timestamps compared with the engine's
+ * clock in JS; `body_gzip` in base64, whatever the server's bytea_output).
+ */
 export interface ClaimRow {
   tenant: string | null;
   key: string | null;
@@ -23,7 +26,7 @@ export interface ClaimRow {
   status: number | null;
   headers: Record<string, string> | null;
   body: string | null;
-  body_gzip?: Uint8Array | null;
+  body_gzip?: string | null;
   body_encoding?: string | null;
   expires_at: Date | string | null;
   lease_expires_at: Date | string | null;
@@ -35,7 +38,7 @@ export const toRow = (r: ClaimRow, nowMs: number): Row => ({
   status: r.status,
   headers: r.headers,
   body: r.body,
-  body_gzip: r.body_gzip ?? null,
+  body_gzip: typeof r.body_gzip === 'string' ? Buffer.from(r.body_gzip, 'base64') : null,
   body_encoding: r.body_encoding ?? null,
   expired: r.expires_at === null ? null : new Date(r.expires_at).getTime() <= nowMs,
   lease_expired: r.lease_expires_at === null ? null : new Date(r.lease_expires_at).getTime() <= nowMs,
