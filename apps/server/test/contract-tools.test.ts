@@ -48,7 +48,7 @@ describe('surety probe against Surety', () => {
     // "k" and k are one key (issue 20's fix), and PGlite answers a duplicate in flight with 409 at
     // once as PostgreSQL does: no MUST or SHOULD fails on either backend.
     assert.deepEqual(
-      failures(report).map((r) => r.id),
+      failures(report).map((r) => `${r.id}: ${r.detail}`),
       [],
     );
     const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict]));
