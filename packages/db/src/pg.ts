@@ -164,15 +164,27 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         });
         const result = await fn(tx, first);
         const last = atCommitStatement();
-        if (last === undefined) await run(client, 'COMMIT', undefined);
+        let commit: pg.QueryResult | pg.QueryResult[];
+        if (last === undefined) {
+          commit = await client.query('COMMIT').catch((error: unknown) => {
+            throw classify(error);
+          });
+        }
         // One round trip: if the statement fails, PostgreSQL skips the COMMIT after it and the
         // transaction is rolled back below.
         else if (typeof last === 'string') {
           // The simple protocol: the statement may be several.
-          await client.query(`${last};\nCOMMIT`).catch((error: unknown) => {
+          commit = (await client.query(`${last};\nCOMMIT`).catch((error: unknown) => {
             throw classify(error);
+          })) as unknown as pg.QueryResult[];
+        } else commit = await pipeline(client, [last, { statement: COMMIT, params: [] }]);
+        // A transaction a failed statement aborted (its error caught in `fn`): PostgreSQL answers
+        // COMMIT with ROLLBACK and no error. Nothing was committed, so it fails, as on PGlite.
+        if ((Array.isArray(commit) ? commit.at(-1) : commit)?.command === 'ROLLBACK') {
+          throw Object.assign(new Error('Transaction was rolled back instead of committed'), {
+            code: '25P02',
           });
-        } else await pipeline(client, [last, { statement: COMMIT, params: [] }]);
+        }
         runAfterCommit(committed);
         return result;
       } catch (error) {

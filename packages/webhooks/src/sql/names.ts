@@ -8,10 +8,23 @@ export const lockId = (name: string) =>
 /** The LISTEN/NOTIFY channel workers wait on, per schema. */
 export const notifyChannel = (schema: string) => `surety_webhooks_${schema}`;
 
+/**
+ * `surety_wh_<name>_<schema>`, or, when that is longer than the 63 bytes PostgreSQL keeps of a name
+ * (schemas are ASCII, quoteSchema), its first 52 characters and 10 hex digits of its SHA-256: cut
+ * at 63, two long schemas with a common prefix got the same names, and the second engine on a
+ * connection was refused ("Prepared statements must be unique"), as in @surety/idempotency.
+ */
+function statementName(name: string, schema: string): string {
+  const full = `surety_wh_${name}_${schema}`;
+  if (full.length <= 63) return full;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 10);
+  return `${full.slice(0, 63 - hash.length - 1)}_${hash}`;
+}
+
 /** The schema's quoted table names, and prepared statements named per schema. Internal to the package. */
 export function names(schema: string) {
   const s = quoteSchema(schema);
-  const n = (name: string) => `surety_wh_${name}_${schema}`.slice(0, 63);
+  const n = (name: string) => statementName(name, schema);
   return {
     schema,
     s,

@@ -88,6 +88,12 @@ export async function createWindow(
   await q.query(`select pg_advisory_xact_lock(${maintenanceLock(t.schema)})`);
   const last = await lastWindow(q, t);
   if (last.endsMs !== input.startsMs) return false;
+  // A column's compression set on the parent (ALTER COLUMN ... SET COMPRESSION), which PARTITION OF
+  // carried and LIKE copies only when asked (PostgreSQL 14+, where compression can be set).
+  const { rows: version } = await q.query<{ v: number }>(
+    `select current_setting('server_version_num')::int as v`,
+  );
+  const compression = version[0]!.v >= 140000 ? ' including compression' : '';
   for (const h of HISTORY) {
     const lo = await bound(q, t, h, input.startsMs);
     const hi = await bound(q, t, h, input.endsMs);
@@ -106,7 +112,7 @@ export async function createWindow(
     // them go on while it waits; CREATE TABLE ... PARTITION OF takes ACCESS EXCLUSIVE on the parent.
     await q.query(
       `create table ${part} (like ${t.s}.${h.table} including defaults including constraints
-         including generated including storage) ${h.storage}`,
+         including generated including storage${compression}) ${h.storage}`,
     );
     // The events' (tenant, id) lookups: per partition (a partitioned table cannot hold it unique).
     if (h.table === 'webhook_events') {
