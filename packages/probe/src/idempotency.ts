@@ -1,6 +1,7 @@
 /**
  * The Idempotency-Key experiments. Each uses fresh keys, so that one experiment's answers cannot
- * explain another's; together they send 11 requests.
+ * explain another's; together they send 11 requests (16 when 409 in flight fails on timing
+ * and is measured again).
  */
 import type { Exchange } from './client.js';
 import {
@@ -149,6 +150,30 @@ async function length(ctx: Context): Promise<RuleResult[]> {
 }
 
 async function inFlight(ctx: Context): Promise<RuleResult[]> {
+  const first = await duplicates(ctx);
+  if (first.conflict.verdict !== 'fail' || first.conflicts > 0 || first.once.verdict === 'fail') {
+    return [first.once, first.conflict];
+  }
+  // A failure on timing alone rests on one measured execution: a pause on a loaded host (a GC, a
+  // busy core) in the baseline's first request makes a fast operation look slow, and duplicates
+  // queued by the same load look as if they waited for it. So the execution is measured again (a
+  // fresh key and its replay: the shorter of the two measures stands) and the duplicates are sent
+  // again; the rule fails only if it fails again.
+  const key = newKey();
+  const original = await ctx.client.send(request(ctx.operation, { [KEY]: key }));
+  const again = await ctx.client.send(request(ctx.operation, { [KEY]: key }));
+  if (is2xx(original) && ctx.timing) {
+    const executionMs = Math.max(0, original.ms - again.ms);
+    if (executionMs < ctx.timing.executionMs) ctx.timing = { executionMs, replayMs: again.ms };
+  }
+  const second = await duplicates(ctx);
+  return [second.once.verdict === 'fail' ? second.once : first.once, second.conflict];
+}
+
+/** Sends `ctx.duplicates` requests with one fresh key at once and judges both in-flight rules. */
+async function duplicates(
+  ctx: Context,
+): Promise<{ once: RuleResult; conflict: RuleResult; conflicts: number }> {
   const { client, operation } = ctx;
   const key = newKey();
   const answers = await client.burst(
@@ -195,7 +220,7 @@ async function inFlight(ctx: Context): Promise<RuleResult[]> {
             `no 409: the operation runs ~${Math.round(executionMs)} ms, too fast to be sure the duplicates arrived while it ran (a slower operation would show it)`,
           );
   }
-  return [once, conflict];
+  return { once, conflict, conflicts: conflicts.length };
 }
 
 /** Every Idempotency-Key rule, in the order of `RULES`. */

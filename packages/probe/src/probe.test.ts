@@ -71,6 +71,18 @@ describe('surety probe against a conforming API', () => {
     });
   });
 
+  test('a fast POST on a loaded host (its first answer paused, duplicates queued): 409 in flight is not failed', async () => {
+    // The baseline's first request paused 400 ms made a 1 ms operation look 400 ms long, and the
+    // duplicates, held by the crowd before the handler, looked as if they had waited for it.
+    await withServer({ firstPauseMs: 400, crowdPauseMs: 300 }, async (s) => {
+      const report = await probePost(s);
+      const row = report.results.find((r) => r.id === 'in-flight-409')!;
+      assert.equal(row.verdict, 'inconclusive', row.detail);
+      assert.equal(report.counts.fail, 0);
+      assert.equal(report.requests, s.log.length, 'the count is what the server saw');
+    });
+  });
+
   for (const method of ['PUT', 'PATCH', 'DELETE']) {
     test(`${method} of a resource with an ETag: every precondition rule passes`, async () => {
       await withServer({}, async (s) => {

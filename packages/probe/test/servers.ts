@@ -35,11 +35,18 @@ interface Stored {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `delayMs`: how long a create runs. A loaded host, which keeps every rule: `firstPauseMs` holds the
+ * first request it ever answers (a pause, as a GC or a busy core makes), and `crowdPauseMs` holds a
+ * request that arrives within 5 ms of the one before (sent together: queued on a busy host), before
+ * it reaches the handler.
+ */
 export async function startTestServer(
-  options: { break?: Break; delayMs?: number } = {},
+  options: { break?: Break; delayMs?: number; firstPauseMs?: number; crowdPauseMs?: number } = {},
 ): Promise<TestServer> {
   const broken = options.break;
   const delayMs = options.delayMs ?? 0;
+  let lastArrival = Number.NEGATIVE_INFINITY;
   const keys = new Map<string, Stored>();
   const things = new Map<string, { version: number; body: string }>();
   const log: TestServer['log'] = [];
@@ -119,8 +126,13 @@ export async function startTestServer(
     log.push({ method: req.method ?? '', url: req.url ?? '', at: performance.now() });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    const crowded = performance.now() - lastArrival < 5;
+    lastArrival = performance.now();
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      const pause =
+        log.length === 1 ? (options.firstPauseMs ?? 0) : crowded ? (options.crowdPauseMs ?? 0) : 0;
+      if (pause > 0) await sleep(pause);
       const thing = /^\/things\/(\w+)$/.exec(req.url ?? '');
       const work =
         req.method === 'POST' && req.url === '/things'
