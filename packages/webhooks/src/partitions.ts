@@ -5,6 +5,7 @@
 // is tried again after jittered pauses for `lockTimeoutMs`, then reported and left to the next run.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '@surety/db';
+import { InvalidInputError } from './errors.js';
 import { internalsOf } from './internals.js';
 import {
   createWindow,
@@ -71,7 +72,22 @@ export interface MaintenanceReport {
 const suffixOf = (ms: number) => `p${new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')}`;
 
 /** Webhooks.maintain, after the option checks. */
+/** Refuses an option out of range (InvalidInputError), before anything is read or locked. */
+function checkOptions(options: MaintainOptions): void {
+  const int = (name: string, v: number | undefined, min: number, max: number) => {
+    if (v !== undefined && !(Number.isInteger(v) && v >= min && v <= max)) {
+      throw new InvalidInputError(`${name} must be an integer from ${min} to ${max}`);
+    }
+  };
+  int('retentionDays', options.retentionDays, 1, 36_500);
+  int('partitionDays', options.partitionDays, 1, 366);
+  int('ahead', options.ahead, 1, 366);
+  int('lockTimeoutMs', options.lockTimeoutMs, 1, 600_000);
+  int('lockWaitMs', options.lockWaitMs, 1, 600_000);
+}
+
 export async function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport> {
+  checkOptions(options);
   const i = internalsOf(w);
   const t = i.st.tables;
   const nowMs = i.now();

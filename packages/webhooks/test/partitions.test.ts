@@ -372,6 +372,10 @@ describe('partitions and retention', () => {
     await assert.rejects(webhooks.maintain({ retentionDays: 30, partitionDays: 1.5 }), {
       code: 'SURETY_INVALID_INPUT',
     });
+    await assert.rejects(webhooks.maintain({ retentionDays: 30, lockWaitMs: 0 }), {
+      code: 'SURETY_INVALID_INPUT',
+      message: /lockWaitMs/,
+    });
   });
 });
 
