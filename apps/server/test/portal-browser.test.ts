@@ -184,7 +184,12 @@ describe('portal in headless Chromium', { skip }, () => {
 
     allowed = await parentServer();
     other = await parentServer();
-    const settings = await call('PUT', '/v1/portal-settings', { frameAncestors: [allowed.origin] });
+    const settings = await call(
+      'PUT',
+      '/v1/portal-settings',
+      { frameAncestors: [allowed.origin] },
+      { 'if-match': '*' },
+    );
     assert.equal(settings.statusCode, 200, settings.body);
 
     ({ browser, context } = await launchBrowser({ width: 1200, waitMs: WAIT, offsite, pageErrors }));

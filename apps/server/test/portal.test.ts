@@ -582,9 +582,31 @@ describe('GET and PUT /v1/portal-settings', () => {
     const read = await expect(send('GET', '/v1/portal-settings', auth('globex')), 200);
     assert.equal(read.headers.etag, put.headers.etag);
     assert.equal(read.json().frameAncestors.length, 3);
-    // Without If-Match the write is unconditional.
+    // Replacing settings that exist needs If-Match, like every other update (428 without it).
+    problem(
+      await send('PUT', '/v1/portal-settings', auth('globex'), {
+        frameAncestors: ['https://globex.example'],
+      }),
+      428,
+      'precondition_required',
+    );
+    assert.equal((await send('GET', '/v1/portal-settings', auth('globex'))).json().frameAncestors.length, 3);
+  });
+
+  test("every write needs If-Match, the first one too: the GET's ETag or *", async () => {
+    problem(
+      await send('PUT', '/v1/portal-settings', auth('acme'), { frameAncestors: ['https://acme.example'] }),
+      428,
+      'precondition_required',
+    );
+    assert.deepEqual((await send('GET', '/v1/portal-settings', auth('acme'))).json().frameAncestors, []);
     await expect(
-      send('PUT', '/v1/portal-settings', auth('globex'), { frameAncestors: ['https://globex.example'] }),
+      send(
+        'PUT',
+        '/v1/portal-settings',
+        { ...auth('acme'), 'if-match': '*' },
+        { frameAncestors: ['https://acme.example'] },
+      ),
       200,
     );
   });
@@ -630,10 +652,14 @@ describe('the portal page', () => {
     [...PORTAL_CSP_BASE, `frame-ancestors ${frameAncestors}`].join('; ');
 
   test("served per session with its tenant's frame-ancestors, no-referrer, never cached", async () => {
+    const { etag } = (await asAcme('GET', '/v1/portal-settings')).headers;
     await expect(
-      asAcme('PUT', '/v1/portal-settings', {
-        frameAncestors: ['https://app.acme.example', 'http://127.0.0.1:4000'],
-      }),
+      asAcme(
+        'PUT',
+        '/v1/portal-settings',
+        { frameAncestors: ['https://app.acme.example', 'http://127.0.0.1:4000'] },
+        { 'if-match': String(etag) },
+      ),
       200,
     );
     const page = await expect(t.app.inject({ url: `/portal/${sA.id}` }), 200);

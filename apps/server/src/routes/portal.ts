@@ -220,13 +220,13 @@ export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app,
     {
       config: {
         idempotency: { required: false },
-        precondition: 'optional',
+        precondition: 'required',
         sends: ['etag'],
         problems: ['invalid_frame_ancestor', 'version_conflict'],
       },
       schema: {
         operationId: 'setPortalSettings',
-        summary: "Replace the tenant's portal settings (If-Match honoured)",
+        summary: "Replace the tenant's portal settings (If-Match required)",
         description:
           'Sets the origins that may frame the portal: each `https://host[:port]` (http for localhost, ' +
           '127.0.0.1 and [::1] only), `https://*.example.com` for every subdomain of a domain, at most ' +
@@ -257,26 +257,22 @@ export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app,
         });
       }
       const { tenant } = request;
-      // Without If-Match the write is unconditional: it is retried (a few times) on a concurrent one.
+      // Settings always exist (empty until set, with an ETag), so every write needs If-Match (428
+      // without it), like every other update: the GET's ETag, or `*`.
       const tx = txOf(request);
-      for (let i = 0; i < 3; i++) {
-        const row = await data.settings(tx, { tenant });
-        const version = row?.version ?? 0;
-        const check = routePreconditions(request, reply, { exists: true, etag: versionETag(version) });
-        if (!check.proceed) return check.payload;
-        const written = await data.putSettings(tx, {
-          tenant,
-          frameAncestors: checked.origins,
-          ifVersion: version,
-          at: new Date(options.now()).toISOString(),
-        });
-        if (written) {
-          reply.header('etag', versionETag(written.version));
-          return presentSettings(written);
-        }
-        if (check.result.conditional) throw fromConditional(staleWriteProblem(true));
-      }
-      throw fromConditional(staleWriteProblem(false));
+      const row = await data.settings(tx, { tenant });
+      const version = row?.version ?? 0;
+      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(version) });
+      if (!check.proceed) return check.payload;
+      const written = await data.putSettings(tx, {
+        tenant,
+        frameAncestors: checked.origins,
+        ifVersion: version,
+        at: new Date(options.now()).toISOString(),
+      });
+      if (!written) throw fromConditional(staleWriteProblem(check.result.conditional));
+      reply.header('etag', versionETag(written.version));
+      return presentSettings(written);
     },
   );
 };

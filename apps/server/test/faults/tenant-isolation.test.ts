@@ -190,8 +190,18 @@ before(async () => {
   A.portalSession = session.json().id;
   A.portalToken = session.json().token;
   A.portalSettingsEtag = String(
-    (await ok(call('acme', 'PUT', '/v1/portal-settings', { frameAncestors: ['https://acme.example'] }), 200))
-      .headers.etag,
+    (
+      await ok(
+        call(
+          'acme',
+          'PUT',
+          '/v1/portal-settings',
+          { frameAncestors: ['https://acme.example'] },
+          { 'if-match': '*' },
+        ),
+        200,
+      )
+    ).headers.etag,
   );
   const et = await ok(
     call('acme', 'POST', '/v1/event-types', EVENT_TYPE_BODY, { 'idempotency-key': A.eventTypeKey }),
