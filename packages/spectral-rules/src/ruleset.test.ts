@@ -107,3 +107,54 @@ describe('what makes a path a versioned resource', () => {
     assert.deepEqual((await lintDoc(doc)).findings, []);
   });
 });
+
+describe('surety-write-unversioned: writes of a resource that shows no version', () => {
+  const unversioned = async (pathItem: object) => {
+    const doc = goodDocument();
+    (doc.paths as Record<string, object>)['/things/{id}'] = {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      ...pathItem,
+    };
+    const report = await lintDoc(doc);
+    return report.findings.map((f) => `${f.rule} ${f.message.slice(0, f.message.indexOf(' changes'))}`);
+  };
+  const body = { content: { 'application/json': { schema: { type: 'object' } } } };
+  const ok = { responses: { '200': { description: 'ok' } } };
+
+  test('a PATCH, a PUT with a body and the DELETE beside them are each a finding', async () => {
+    const findings = await unversioned({
+      patch: { requestBody: body, ...ok },
+      put: { requestBody: body, ...ok },
+      delete: ok,
+    });
+    assert.deepEqual(findings.sort(), [
+      'surety-write-unversioned DELETE /things/{id}',
+      'surety-write-unversioned PATCH /things/{id}',
+      'surety-write-unversioned PUT /things/{id}',
+    ]);
+  });
+
+  test('no finding where a lost update cannot happen, or the document says so', async () => {
+    // A toggle (PUT without a body: star, follow) and a DELETE of something never changed.
+    assert.deepEqual(await unversioned({ put: ok, delete: ok }), []);
+    // x-versioned: false, on the path or on the operation.
+    assert.deepEqual(await unversioned({ 'x-versioned': false, patch: { requestBody: body, ...ok } }), []);
+    assert.deepEqual(await unversioned({ patch: { 'x-versioned': false, requestBody: body, ...ok } }), []);
+    // The version read, sent back in the body (GitHub's custom_pattern_version).
+    const versionInBody = {
+      content: { 'application/json': { schema: { properties: { lock_version: { type: 'integer' } } } } },
+    };
+    assert.deepEqual(await unversioned({ patch: { requestBody: versionInBody, ...ok } }), []);
+  });
+
+  test('a versioned resource is left to the If-Match rules', async () => {
+    const findings = await unversioned({
+      get: { responses: { '200': { description: 'ok', headers: { ETag: { schema: { type: 'string' } } } } } },
+      patch: { requestBody: body, ...ok },
+    });
+    assert.ok(
+      findings.length > 0 && findings.every((f) => !f.startsWith('surety-write-unversioned')),
+      String(findings),
+    );
+  });
+});

@@ -6,7 +6,14 @@
  */
 import type { RulesetDefinition } from '@stoplight/spectral-core';
 import { oas3 } from '@stoplight/spectral-formats';
-import { read304, readETag, write412, write428, writeIfMatch } from './functions/conditional.js';
+import {
+  read304,
+  readETag,
+  write412,
+  write428,
+  writeIfMatch,
+  writeUnversioned,
+} from './functions/conditional.js';
 import {
   idempotencyConflicts,
   idempotencyKeyExpiry,
@@ -90,6 +97,13 @@ const RULES = [
     'error',
     PATHS,
     write428,
+  ),
+  rule(
+    'surety-write-unversioned',
+    'PUT, PATCH and DELETE of a resource that shows no version at all (no ETag, If-Match, 412 or 428).',
+    'warn',
+    PATHS,
+    writeUnversioned,
   ),
   rule(
     'surety-read-etag',

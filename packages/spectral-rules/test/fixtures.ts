@@ -149,6 +149,20 @@ export const BREAKERS: { rule: string; what: string; mutate(doc: Doc): void }[] 
     },
   },
   {
+    rule: 'surety-write-unversioned',
+    what: 'a PATCH with a body on a path that shows no version',
+    mutate: (d) => {
+      d.paths['/notes/{id}'] = {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { responses: { '200': { description: 'The note' } } },
+        patch: {
+          requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: { '200': { description: 'Changed' } },
+        },
+      };
+    },
+  },
+  {
     rule: 'surety-write-412',
     what: 'a DELETE of a versioned resource without 412',
     mutate: (d) => {

@@ -44,6 +44,16 @@ describe("GitHub's REST API document", {
     assert.ok(count('surety-problem-json') > 1000, 'GitHub documents errors as application/json');
   });
 
+  test('unversioned writes: a PATCH of an issue is one; a bodiless PUT (follow, star) is not', () => {
+    // 253 findings on the document of 2026-11 (100 PUT, 66 PATCH, 87 DELETE); a review of 40 drawn at
+    // random found 11 where a lost update cannot happen (docs/contracts.md, "What it finds").
+    assert.ok(has('surety-write-unversioned', 'PATCH /repos/{owner}/{repo}/issues/{issue_number}'));
+    assert.ok(has('surety-write-unversioned', 'PATCH /gists/{gist_id}'));
+    assert.ok(!has('surety-write-unversioned', 'PUT /user/following/{username}'));
+    assert.ok(!has('surety-write-unversioned', 'PUT /user/starred/{owner}/{repo}'));
+    assert.ok(count('surety-write-unversioned') > 200);
+  });
+
   test('no false positive the review found: a version sent in the body stands for If-Match', () => {
     // PATCH /orgs/{org}/secret-scanning/custom-patterns/{pattern_id} documents 412 and takes
     // custom_pattern_version in its body: a precondition, without the header.

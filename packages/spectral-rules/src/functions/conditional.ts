@@ -163,3 +163,35 @@ export const read304 = onReads(
     return results;
   },
 );
+
+/** Whether the write changes the resource's state (a PATCH, or a PUT with a body), not a toggle. */
+function modifies(method: string, operation: Json): boolean {
+  return method === 'patch' || (method === 'put' && isObject(operation.requestBody));
+}
+
+/**
+ * A PUT / PATCH / DELETE of a resource that shows no version at all (the common case: an API that
+ * never thought of lost updates). DELETE counts only beside a write that changes the resource (a
+ * DELETE of something never changed loses nothing); a bodiless PUT is a toggle (star, follow).
+ * `x-versioned: false` on the path or the operation says a lost update cannot happen there.
+ */
+export const writeUnversioned = createRulesetFunction<unknown, null>(
+  { input: null, options: null },
+  (pathItem, _options, context) => {
+    if (extension(VERSIONED, pathItem) === false || isVersioned(pathItem)) return [];
+    const writes = operationsOf(pathItem).filter(
+      ({ method, operation }) =>
+        WRITES.has(method) && extension(VERSIONED, operation) !== false && !bodyCarriesVersion(operation),
+    );
+    if (!writes.some(({ method, operation }) => modifies(method, operation))) return [];
+    return writes
+      .filter(({ method, operation }) => method === 'delete' || modifies(method, operation))
+      .map(({ method }) => {
+        const at = [...context.path, method];
+        return finding(
+          at,
+          `${label(method, at)} changes a resource that shows no version (no ETag, If-Match, 412 or 428), so of two clients that read it and write it back one loses its update silently: add an ETag to its reads and If-Match with 412 / 428 to its writes, or mark the path \`x-versioned: false\` when a lost update cannot happen there.`,
+        );
+      });
+  },
+);
