@@ -5,6 +5,7 @@ export type WebhookErrorCode =
   | 'SURETY_INVALID_EVENT'
   | 'SURETY_INVALID_INPUT'
   | 'SURETY_INVALID_HEADERS'
+  | 'SURETY_INVALID_FILTER'
   | 'SURETY_INVALID_CURSOR'
   | 'SURETY_ENDPOINT_NOT_FOUND'
   | 'SURETY_ENDPOINT_LIMIT'
@@ -70,6 +71,24 @@ export class InvalidHeadersError extends WebhookError {
   ) {
     super('SURETY_INVALID_HEADERS', message);
     this.name = 'InvalidHeadersError';
+  }
+}
+
+/**
+ * An endpoint `filter` outside the language or its bounds (filter/parse.ts: FILTER_LIMITS): an
+ * unknown operator, a path that does not start with `type`, `resource` or `data`, an ordering of a
+ * non-number, too deep, too wide, too many conditions, a literal too long; or, where the engine was
+ * given the event types' schemas, a path no subscribed type can have or a value of the wrong type.
+ */
+export class InvalidFilterError extends WebhookError {
+  declare readonly code: 'SURETY_INVALID_FILTER';
+  constructor(
+    message: string,
+    /** Where, as JSON pointers into the input (`/filter/data.amount/$gt`), with messages. */
+    readonly errors: { path: string; message: string }[] = [],
+  ) {
+    super('SURETY_INVALID_FILTER', message);
+    this.name = 'InvalidFilterError';
   }
 }
 
@@ -147,4 +166,8 @@ export const isApplicationUidTakenError = brandError(
 export const isInvalidHeadersError = brandError(
   InvalidHeadersError,
   'surety.webhooks.error.SURETY_INVALID_HEADERS',
+);
+export const isInvalidFilterError = brandError(
+  InvalidFilterError,
+  'surety.webhooks.error.SURETY_INVALID_FILTER',
 );
