@@ -5,6 +5,8 @@ import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
 import { resolveApplication } from './applications.js';
 import { ApplicationNotFoundError, EndpointLimitError, EndpointNotFoundError } from './errors.js';
+import { compileFilter, parseFilter } from './filter/index.js';
+import { checkHeaders } from './headers.js';
 import { newId } from './ids.js';
 import { internalsOf } from './internals.js';
 import { toEndpoint } from './sql/endpoint-row.js';
@@ -22,12 +24,29 @@ import type {
   DeleteEndpointInput,
   DisableEndpointInput,
   Endpoint,
+  EndpointFilter,
+  EndpointPatch,
   EndpointRef,
   RotateSecretInput,
   SecretEntry,
   UpdateEndpointInput,
 } from './types.js';
 import type { Webhooks } from './webhooks.js';
+
+/**
+ * The fields checked before anything else (a NUL in a header value is a header problem, not an
+ * unstorable string): headers (InvalidHeadersError), filter (InvalidFilterError).
+ */
+export function checkEndpointFields(fields: Pick<EndpointPatch, 'headers' | 'filter'>): void {
+  if (fields.headers !== undefined) checkHeaders(fields.headers);
+  if (fields.filter != null) parseFilter(fields.filter);
+}
+
+/** The filter as stored: as written, and as the jsonpath predicate publishing evaluates. */
+const filterColumns = (filter: EndpointFilter | null) =>
+  filter === null
+    ? { filterJson: null, filterPath: null }
+    : { filterJson: JSON.stringify(filter), filterPath: compileFilter(parseFilter(filter)) };
 
 const nowIso = (w: Webhooks) => new Date(internalsOf(w).now()).toISOString();
 
@@ -78,6 +97,7 @@ export async function createEndpointFor(
     nowIso: nowIso(w),
     traceContext: input.traceContext ?? true,
     headersJson: JSON.stringify(input.headers ?? {}), // checked by Webhooks.createEndpoint
+    ...filterColumns(input.filter ?? null), // checked by Webhooks.createEndpoint
     maxEndpointsPerTenant: w.maxEndpointsPerTenant,
     applicationId,
   }).catch((error: unknown) => {
@@ -112,6 +132,8 @@ export async function updateEndpointFor(
     ordered: patch.ordered ?? null,
     traceContext: patch.traceContext ?? null,
     headersJson: patch.headers === undefined ? null : JSON.stringify(patch.headers),
+    setFilter: patch.filter !== undefined,
+    ...filterColumns(patch.filter ?? null), // checked by Webhooks.updateEndpoint
     nowIso: nowIso(w),
   });
   if (row) return toEndpoint(row, i.now());

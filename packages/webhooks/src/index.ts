@@ -13,6 +13,7 @@ export {
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
+  InvalidFilterError,
   InvalidHeadersError,
   InvalidInputError,
   isApplicationNotFoundError,
@@ -20,11 +21,23 @@ export {
   isEndpointLimitError,
   isEndpointNotFoundError,
   isInvalidEventError,
+  isInvalidFilterError,
   isInvalidHeadersError,
   isInvalidInputError,
   isWebhookError,
   WebhookError,
 } from './errors.js';
+export { FILTER_MAX_DATA_DEPTH } from './filter/depth.js';
+export {
+  type Comparison,
+  evaluateFilter,
+  FILTER_LIMITS,
+  FILTER_ROOTS,
+  type FilterDocument,
+  type FilterLiteral,
+  type FilterNode,
+  parseFilter,
+} from './filter/index.js';
 export {
   MAX_HEADER_NAME,
   MAX_HEADER_VALUE,
@@ -65,6 +78,7 @@ export type {
   DeleteEndpointInput,
   DisableEndpointInput,
   Endpoint,
+  EndpointFilter,
   EndpointPatch,
   EndpointRef,
   PublishedEvent,

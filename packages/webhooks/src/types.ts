@@ -86,6 +86,8 @@ export interface Endpoint {
   traceContext: boolean;
   /** Custom headers sent with every attempt (`{ name: value }`). */
   headers: Record<string, string>;
+  /** The payload filter (docs/webhooks.md "Payload filters"); null: every event of its types. */
+  filter: EndpointFilter | null;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -142,7 +144,21 @@ export interface CreateEndpointInput {
    * @default {}
    */
   headers?: Record<string, string>;
+  /**
+   * Only events passing this filter are delivered (null or omitted: every event of its types).
+   * Throws InvalidFilterError for one outside the language or its bounds. A test event, or a
+   * replay naming the endpoint, reaches it whatever its filter.
+   */
+  filter?: EndpointFilter | null;
 }
+
+/**
+ * A payload filter: `{ "data.amount": { "$gt": 100 }, "type": { "$in": ["order.paid"] } }`. Keys are
+ * paths into `{ type, resource, data }` or `$and`/`$or`/`$not`; a path's condition is a literal
+ * (equality) or operators (`$eq $ne $gt $gte $lt $lte $in $nin $exists $not`). Bounded by
+ * FILTER_LIMITS; docs/webhooks.md "Payload filters" has the semantics.
+ */
+export type EndpointFilter = { [key: string]: unknown };
 
 /** One endpoint of one tenant: what a lookup or a one-endpoint mutation names. */
 export interface EndpointRef {
@@ -164,6 +180,7 @@ export type EndpointPatch = Partial<
     | 'ordered'
     | 'traceContext'
     | 'headers'
+    | 'filter'
   >
 >;
 

@@ -10,6 +10,7 @@ import {
   updateApplicationFor,
 } from './applications.js';
 import {
+  checkEndpointFields,
   createEndpointFor,
   deleteEndpointFor,
   disableEndpointFor,
@@ -19,7 +20,7 @@ import {
   updateEndpointFor,
 } from './endpoint-writes.js';
 import { InvalidEventError, WebhookError } from './errors.js';
-import { checkHeaders } from './headers.js';
+import { FILTER_MAX_DATA_DEPTH, nestsDeeperThan } from './filter/depth.js';
 import { newId } from './ids.js';
 import { assertStorable, assertTimestamp } from './input.js';
 import { setInternals, type WebhooksInternals } from './internals.js';
@@ -158,6 +159,7 @@ export class Webhooks {
       traceContext: publishingContext(),
       applicationId,
       chosenId: input.id !== undefined,
+      filterable: !nestsDeeperThan(input.data, FILTER_MAX_DATA_DEPTH),
     });
     const deliveries = written.deliveries;
     if (deliveries > 0) {
@@ -189,8 +191,7 @@ export class Webhooks {
     q: Queryable,
     input: CreateEndpointInput,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
-    // headers first: a NUL in a header value is a header problem (InvalidHeadersError)
-    if (input.headers !== undefined) checkHeaders(input.headers);
+    checkEndpointFields(input); // first: a NUL in a header value is a header problem
     assertStorable({ ...input });
     return createEndpointFor(this, q, input);
   }
@@ -206,7 +207,7 @@ export class Webhooks {
    * undefined when another write came first, and throws EndpointNotFoundError when it does not exist.
    */
   async updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined> {
-    if (input.patch.headers !== undefined) checkHeaders(input.patch.headers);
+    checkEndpointFields(input.patch);
     assertStorable({ tenant: input.tenant, id: input.id, ...input.patch });
     return updateEndpointFor(this, q, input);
   }

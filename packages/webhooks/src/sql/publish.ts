@@ -26,6 +26,11 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
   // endpoint named ($8, test events: named, so subscribed or not). One round trip.
   // An id the caller chose ($11) is also written to the event-id table, whose primary key keeps
   // it unique per tenant across the events' partitions (migration 000015).
+  // An endpoint with a filter (migration 000017) gets the event only when its jsonpath predicate
+  // holds on { type, resource, data } (src/filter/); the document is built once per statement (an
+  // uncorrelated subquery) and only when some endpoint has a filter. $13 false (a payload nested
+  // past FILTER_MAX_DATA_DEPTH, which jsonb may refuse to parse): no filtered endpoint gets it.
+  // A named endpoint ($8) gets the event whatever its filter, as whatever its event types.
   // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
   // Each delivery gets a random time-ordered id (`dlv_`, its time from $7 made by the caller ($12),
   // then RANDOM_ID_TAIL: newId's form, as webhook_new_id of migration 000012 makes it) and the event's
@@ -51,7 +56,12 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
                 greatest($7, e.circuit_hold_until), $7, ev.sequence, $7
            from ${EP} e cross join ev
           where e.tenant = $1 and e.status = 'enabled' and ${AUDIENCE[audience].endpoints}
-            and (case when $8::text is null then e.event_types && array['*', $3]::text[] else e.id = $8 end)
+            and (case when $8::text is null
+                      then e.event_types && array['*', $3]::text[]
+                           and (e.filter_path is null or $13::bool and jsonb_path_match(
+                                  (select jsonb_build_object('type', $3::text, 'resource', $5::text, 'data', $6::text::jsonb)),
+                                  e.filter_path, '{}', true))
+                      else e.id = $8 end)
          returning 1)
        select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries,
               (select application_id from ev) as application_id`,
@@ -84,6 +94,8 @@ export async function insertEvent(
     applicationId: string | null;
     /** The caller chose the id (kept unique in the event-id table); false for a generated one. */
     chosenId: boolean;
+    /** Whether filters may be evaluated on the payload (not nested past FILTER_MAX_DATA_DEPTH). */
+    filterable: boolean;
   },
 ): Promise<{ sequence: string; deliveries: number; applicationId: string | null }> {
   const audience: Audience =
@@ -103,6 +115,7 @@ export async function insertEvent(
       input.applicationId,
       input.chosenId,
       idTimePrefix('dlv', Date.parse(input.createdAt)),
+      input.filterable,
     ],
   );
   const r = rows[0]!;

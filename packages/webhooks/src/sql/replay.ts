@@ -9,16 +9,25 @@ type Tables = Pick<Names, 's' | 'EP' | 'EV' | 'D'>;
  * Queues the event again to each subscribed enabled endpoint (or to `endpointId` only) of the
  * event's audience: its application's endpoints, or the tenant's own for an event of none
  * (publish's rule, docs/applications.md), so a named endpoint of another application gets nothing.
- * How many. Each delivery takes a fresh number from the event sequence: on an ordered endpoint a replay
+ * A replay to every endpoint honours their filters (publish's rule); a named endpoint gets the
+ * event whatever its filter. `filterable` false (a payload nested too deep to filter, read by the
+ * caller): no filtered endpoint gets it. How many. Each delivery takes a fresh number from the event sequence: on an ordered endpoint a replay
  * queues behind what is pending (migration 000012).
  */
 export async function insertReplay(
   q: Queryable,
   t: Tables,
-  input: { tenant: string; eventId: string; endpointId: string | null; nowIso: string; channel: string },
+  input: {
+    tenant: string;
+    eventId: string;
+    endpointId: string | null;
+    nowIso: string;
+    channel: string;
+    filterable: boolean;
+  },
 ): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
-    `with ev as (select id, type, application_id, created_at from ${t.EV} where tenant = $1 and id = $2),
+    `with ev as (select id, type, resource, data, application_id, created_at from ${t.EV} where tenant = $1 and id = $2),
      d as (
        insert into ${t.D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
                            event_created_at)
@@ -27,13 +36,30 @@ export async function insertReplay(
          from ${t.EP} e, ev
         where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
           and e.application_id is not distinct from ev.application_id
-          and ($3::text is null or e.id = $3)
+          and (case when $3::text is null
+                    then e.filter_path is null or $6::bool and jsonb_path_match(
+                           jsonb_build_object('type', ev.type, 'resource', ev.resource, 'data', ev.data::jsonb),
+                           e.filter_path, '{}', true)
+                    else e.id = $3 end)
        returning 1),
      n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
      select (select count(*) from d)::int as n, (select count(*) from n)::int as notified, (select count(*) from ev)::int as found`,
-    [input.tenant, input.eventId, input.endpointId, input.nowIso, input.channel],
+    [input.tenant, input.eventId, input.endpointId, input.nowIso, input.channel, input.filterable],
   );
   return rows[0]!.n;
+}
+
+/** The event's payload text, to check it can be filtered; undefined when it is not the tenant's. */
+export async function selectEventData(
+  q: Queryable,
+  t: Pick<Names, 'EV'>,
+  input: { tenant: string; eventId: string },
+): Promise<string | undefined> {
+  const { rows } = await q.query<{ data: string }>(`select data from ${t.EV} where tenant = $1 and id = $2`, [
+    input.tenant,
+    input.eventId,
+  ]);
+  return rows[0]?.data;
 }
 
 /** Puts the endpoint's failed deliveries created since `sinceIso` back to pending, due now; how many. */
