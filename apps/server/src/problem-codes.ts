@@ -109,6 +109,11 @@ export const PROBLEM_CODES = {
     meaning:
       "an endpoint's custom headers cannot be sent: a reserved name, not a token, a control character in a value, too many or too long (`errors`)",
   },
+  invalid_webhook_filter: {
+    status: 422,
+    meaning:
+      "an endpoint's filter is outside the language or its bounds: an unknown operator, a path outside type/resource/data, too deep, too wide or too large (`errors`)",
+  },
   invalid_event: {
     status: 422,
     meaning: "the event type is unknown, or the payload does not match the type's schema (`errors`)",

@@ -7,6 +7,7 @@ import {
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
+  InvalidFilterError,
   InvalidHeadersError,
   InvalidInputError,
   WebhookError,
@@ -147,6 +148,11 @@ export function toProblem(error: FastifyError): HttpProblem {
   }
   if (error instanceof InvalidHeadersError) {
     return new HttpProblem(422, 'invalid_webhook_headers', 'Invalid webhook headers', error.message, {
+      errors: error.errors.map((e) => ({ in: 'body', ...e })),
+    });
+  }
+  if (error instanceof InvalidFilterError) {
+    return new HttpProblem(422, 'invalid_webhook_filter', 'Invalid webhook filter', error.message, {
       errors: error.errors.map((e) => ({ in: 'body', ...e })),
     });
   }

@@ -55,6 +55,20 @@ export const editable = {
       'content-encoding, connection, transfer-encoding, keep-alive, upgrade, te, trailer, expect, ' +
       'http2-settings. Values are stored in plain text and returned with the endpoint; they are not signed.',
   },
+  filter: {
+    type: ['object', 'null'],
+    additionalProperties: true,
+    description:
+      'Only events passing this filter are delivered; null (the default) delivers every event of the ' +
+      "endpoint's event types. Keys are paths into the event, starting with `type`, `resource` or " +
+      '`data` (`data.customer.country`), or `$and`, `$or`, `$not`; a path takes a value (equality) or ' +
+      'operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte` (numbers), `$in`, `$nin`, `$exists`, ' +
+      '`$not`. Example: `{"data.amount": {"$gte": 100}, "data.currency": {"$in": ["EUR", "GBP"]}}`. ' +
+      'At most 6 levels deep, 50 keys or items per object or array, 200 conditions and values, ' +
+      'strings of 256 characters, paths of 8 segments, 16384 bytes; beyond, or for an unknown ' +
+      'operator, 422 `invalid_webhook_filter`. A test event reaches the endpoint whatever its filter. ' +
+      'See docs/webhooks.md, "Payload filters".',
+  },
 } as const;
 
 export const endpointSchema = {
@@ -78,6 +92,7 @@ export const endpointSchema = {
     ordered: { type: 'boolean' },
     traceContext: { type: 'boolean' },
     headers: { type: 'object', additionalProperties: { type: 'string' } },
+    filter: { type: ['object', 'null'], additionalProperties: true },
     version: { type: 'integer' },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },

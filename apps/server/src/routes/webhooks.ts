@@ -48,6 +48,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         problems: [
           'invalid_webhook_url',
           'invalid_webhook_headers',
+          'invalid_webhook_filter',
           'endpoint_limit_reached',
           'unknown_application',
         ],
@@ -148,7 +149,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         idempotency: { required: false },
         precondition: 'required',
         sends: ['etag'],
-        problems: ['invalid_webhook_url', 'invalid_webhook_headers'],
+        problems: ['invalid_webhook_url', 'invalid_webhook_headers', 'invalid_webhook_filter'],
         portal: 'write',
       },
       schema: {

@@ -128,8 +128,16 @@ const VALID: Record<string, () => unknown> = {
     eventTypes: ['*'],
     applicationId: ids.application,
     headers: { 'X-Fuzz': 'a b', Authorization: 'Bearer f' },
+    filter: {
+      'data.amount': { $gte: 1 },
+      $or: [{ type: 'payment.created' }, { 'data.tags': { $in: ['a'] } }],
+    },
   }),
-  'PATCH /v1/webhook-endpoints/{id}': () => ({ description: 'x', headers: { 'X-Fuzz': 'c' } }),
+  'PATCH /v1/webhook-endpoints/{id}': () => ({
+    description: 'x',
+    headers: { 'X-Fuzz': 'c' },
+    filter: { 'data.currency': { $nin: ['USD'] } },
+  }),
   'POST /v1/webhook-endpoints/{id}/rotate-secret': () => ({ overlapSeconds: 10 }),
   'POST /v1/webhook-endpoints/{id}/recover': () => ({ since: '2020-01-01T00:00:00Z' }),
   'POST /v1/webhook-endpoints/{id}/disable': () => ({ reason: 'fuzz' }),

@@ -111,7 +111,8 @@ before(async () => {
       'acme',
       'POST',
       '/v1/webhook-endpoints',
-      { url: 'http://127.0.0.1:9/hook', eventTypes: ['*'] },
+      // A filter every event passes: A's deliveries below still happen, and the filter is in A's snapshot.
+      { url: 'http://127.0.0.1:9/hook', eventTypes: ['*'], filter: { type: { $exists: true } } },
       {
         'idempotency-key': A.endpointKey,
       },
@@ -358,7 +359,7 @@ const CASES: Record<string, Check> = {
   'PATCH /v1/webhook-endpoints/{id}': notFound(
     'PATCH',
     () => `/v1/webhook-endpoints/${A.endpoint}`,
-    () => ({ url: 'http://127.0.0.1:9/stolen' }),
+    () => ({ url: 'http://127.0.0.1:9/stolen', filter: { 'data.never': true } }),
     () => ({ 'if-match': '*' }),
   ),
   'DELETE /v1/webhook-endpoints/{id}': notFound('DELETE', () => `/v1/webhook-endpoints/${A.endpoint}`),
