@@ -159,3 +159,56 @@ test('a consumer sets a filter on its endpoint through its portal session', asyn
   assert.deepEqual(r.json().filter, { 'data.amount': { $exists: true } });
   assert.equal(r.json().applicationId, app.json().id);
 });
+
+describe("checked against the subscribed types' schemas: 422 invalid_webhook_filter", () => {
+  const create = (eventTypes: string[], filter: unknown) =>
+    call('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/s', eventTypes, filter });
+
+  test("a path the service's type does not have, a value it never holds, a type not subscribed", async () => {
+    problem(await create(['payment.created'], { 'data.amont': '1' }), 422, 'invalid_webhook_filter');
+    // amount is a decimal string: a numeric comparison could never match.
+    problem(
+      await create(['payment.created'], { 'data.amount': { $gt: 100 } }),
+      422,
+      'invalid_webhook_filter',
+    );
+    problem(await create(['payment.created'], { 'data.status': 'failed' }), 422, 'invalid_webhook_filter');
+    problem(await create(['payment.created'], { type: 'order.created' }), 422, 'invalid_webhook_filter');
+    assert.equal((await create(['payment.created'], { 'data.status': 'succeeded' })).statusCode, 201);
+  });
+
+  test("a tenant's own type is checked against its schema", async () => {
+    const et = await call('POST', '/v1/event-types', {
+      name: 'shop.sold',
+      description: 'Sold.',
+      schema: { type: 'object', properties: { qty: { type: 'integer' } } },
+      examples: [{ qty: 1 }],
+    });
+    assert.equal(et.statusCode, 201, et.body);
+    problem(await create(['shop.sold'], { 'data.quantity': 1 }), 422, 'invalid_webhook_filter');
+    assert.equal((await create(['shop.sold'], { 'data.qty': { $gte: 2 } })).statusCode, 201);
+  });
+
+  test('changing the event types under a filter is checked too, and refused changes nothing', async () => {
+    const ep = await create(['payment.created'], { 'data.currency': 'EUR' });
+    assert.equal(ep.statusCode, 201, ep.body);
+    const r = await call(
+      'PATCH',
+      `/v1/webhook-endpoints/${ep.json().id}`,
+      { eventTypes: ['order.created'] },
+      { 'if-match': String(ep.headers.etag) },
+    );
+    problem(r, 422, 'invalid_webhook_filter');
+    assert.equal(
+      (await call('GET', `/v1/webhook-endpoints/${ep.json().id}`)).json().version,
+      ep.json().version,
+    );
+    const both = await call(
+      'PATCH',
+      `/v1/webhook-endpoints/${ep.json().id}`,
+      { eventTypes: ['order.created'], filter: null },
+      { 'if-match': String(ep.headers.etag) },
+    );
+    assert.equal(both.statusCode, 200, both.body);
+  });
+});

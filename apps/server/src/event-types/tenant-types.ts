@@ -127,6 +127,14 @@ export class TenantTypes {
     return compiled.registry;
   }
 
+  /** The payload schema of the tenant's own type `name`, or undefined when it has no such type. */
+  async schemaOf(
+    q: Queryable,
+    p: { tenant: string; name: string },
+  ): Promise<TypeDefinition['schema'] | undefined> {
+    return (await this.#data.get(q, p))?.schema;
+  }
+
   /** How many compiled types are held (tests). */
   get size(): number {
     return this.#cache.size;

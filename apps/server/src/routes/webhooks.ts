@@ -1,8 +1,14 @@
 import { staleWriteProblem, versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
-import { ApplicationNotFoundError, EndpointNotFoundError } from '@surety/webhooks';
+import {
+  ApplicationNotFoundError,
+  type EndpointFilter,
+  EndpointNotFoundError,
+  type EndpointPatch,
+} from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { checkEndpointFilter } from '../filters/check.js';
 import { fromConditional } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { applicationRef } from './application-schemas.js';
@@ -78,6 +84,11 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
+      await checkEndpointFilter(app, txOf(request), {
+        tenant: request.tenant,
+        filter: request.body.filter as EndpointFilter | null | undefined,
+        eventTypes: request.body.eventTypes,
+      });
       const { endpoint, secret } = await w.createEndpoint(txOf(request), {
         tenant: request.tenant,
         ...request.body,
@@ -166,6 +177,15 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       const endpoint = await load(txOf(request), request, reply);
       const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
       if (!check.proceed) return check.payload;
+      const { filter, eventTypes } = request.body as Pick<EndpointPatch, 'filter' | 'eventTypes'>;
+      if (filter !== undefined || eventTypes !== undefined) {
+        // The filter as it will be, against the types as they will be.
+        await checkEndpointFilter(app, txOf(request), {
+          tenant: request.tenant,
+          filter: filter === undefined ? endpoint.filter : filter,
+          eventTypes: eventTypes ?? endpoint.eventTypes,
+        });
+      }
       const updated = await w.updateEndpoint(txOf(request), {
         tenant: request.tenant,
         id: endpoint.id,
