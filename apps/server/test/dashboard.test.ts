@@ -304,6 +304,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await settings.getByLabel('Description').fill('Warehouse sync v2');
     await settings.getByLabel('Event types').fill('order.created, order.shipped');
     await rate.fill('50');
+    await settings.getByLabel('Filter (JSON)').fill('{"data.items.quantity": {"$gte": 2}}');
     await settings.scrollIntoViewIfNeeded();
     await shot(page, 'settings.png');
     await settings.getByRole('button', { name: 'Save changes' }).click();
@@ -314,6 +315,8 @@ describe('dashboard in headless Chromium', { skip }, () => {
       { description: now.body.description, eventTypes: now.body.eventTypes, rateLimit: now.body.rateLimit },
       { description: 'Warehouse sync v2', eventTypes: ['order.created', 'order.shipped'], rateLimit: 50 },
     );
+    assert.deepEqual(now.body.filter, { 'data.items.quantity': { $gte: 2 } });
+    await page.locator('dd code', { hasText: '"data.items.quantity"' }).waitFor();
 
     // Another client renames it while the form is open; the form's next save must not undo that.
     const elsewhere = await t.app.inject({
@@ -333,6 +336,15 @@ describe('dashboard in headless Chromium', { skip }, () => {
     assert.equal(now.body.rateLimit, 50, 'the stale save changed nothing');
 
     // Bad input: the service's own message, nothing changed.
+    const filter = settings.getByLabel('Filter (JSON)');
+    await filter.fill('{"data.items.quantity": ');
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The filter is not JSON' }).waitFor();
+    await filter.fill('{"data.itemz": 1}');
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'no field data.itemz' }).waitFor();
+    assert.deepEqual((await read()).body.filter, { 'data.items.quantity': { $gte: 2 } });
+    await filter.fill('{"data.items.quantity": {"$gte": 2}}');
     await rate.fill('2.5');
     await settings.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('alert').filter({ hasText: 'whole number' }).waitFor();

@@ -8,7 +8,10 @@ import { eventTypeList, TYPES_HINT, URL_HINT } from './endpoint-fields.js';
 import { actionButton, announce, field } from './ui.js';
 
 /** @typedef {import('./types.js').Endpoint} Endpoint */
-/** @typedef {Pick<Endpoint, 'url' | 'eventTypes' | 'description' | 'rateLimit'>} Settings */
+/** @typedef {Pick<Endpoint, 'url' | 'eventTypes' | 'description' | 'rateLimit' | 'filter'>} Settings */
+
+/** A filter as the form shows it: indented JSON, empty for none. */
+const filterText = (/** @type {Settings['filter']} */ f) => (f ? JSON.stringify(f, null, 2) : '');
 
 /**
  * @param {Settings} a
@@ -18,7 +21,8 @@ const sameSettings = (a, b) =>
   a.url === b.url &&
   a.eventTypes.join(',') === b.eventTypes.join(',') &&
   (a.description ?? '') === (b.description ?? '') &&
-  (a.rateLimit ?? null) === (b.rateLimit ?? null);
+  (a.rateLimit ?? null) === (b.rateLimit ?? null) &&
+  filterText(a.filter) === filterText(b.filter);
 
 /**
  * The settings form of endpoint `id`, filled from `endpoint` (the version whose ETag is `etag`).
@@ -37,6 +41,7 @@ export function settingsForm({ id, endpoint, etag, saved }) {
     step: '1',
     inputmode: 'numeric',
   });
+  const filter = h('textarea', { name: 'filter', rows: '4', spellcheck: 'false', class: 'code' });
   let shown = endpoint;
   let shownETag = etag;
   /**
@@ -50,6 +55,7 @@ export function settingsForm({ id, endpoint, etag, saved }) {
     types.value = e.eventTypes.join(', ');
     description.value = e.description ?? '';
     rateLimit.value = e.rateLimit === null || e.rateLimit === undefined ? '' : String(e.rateLimit);
+    filter.value = filterText(e.filter);
   };
   fill(endpoint, etag);
 
@@ -70,6 +76,17 @@ export function settingsForm({ id, endpoint, etag, saved }) {
       );
     }
     if (limit !== (shown.rateLimit ?? null)) patch.rateLimit = limit;
+    const text = filter.value.trim();
+    /** @type {Settings['filter']} */
+    let wanted = null;
+    if (text !== '') {
+      try {
+        wanted = JSON.parse(text);
+      } catch {
+        throw new Error('The filter is not JSON: write an object such as {"data.amount": {"$gte": 100}}.');
+      }
+    }
+    if (filterText(wanted) !== filterText(shown.filter)) patch.filter = wanted;
     return patch;
   };
 
@@ -123,6 +140,11 @@ export function settingsForm({ id, endpoint, etag, saved }) {
     field('Event types', types, TYPES_HINT),
     field('Description', description),
     field('Rate limit (deliveries per second)', rateLimit, 'Empty: no limit.'),
+    field(
+      'Filter (JSON)',
+      filter,
+      'Only events matching it are delivered, e.g. {"data.amount": {"$gte": 100}}. Empty: every event of its types.',
+    ),
   );
   form.append(h('div', { class: 'actions' }, actionButton('Save changes', save, { key: 'save' })));
   form.addEventListener('submit', (event) => {

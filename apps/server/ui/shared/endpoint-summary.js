@@ -51,6 +51,7 @@ export function endpointSummary() {
         facts([
           ['Status', statusBadge(e)],
           ['Event types', e.eventTypes.join(', ')],
+          ['Filter', e.filter ? h('code', {}, JSON.stringify(e.filter)) : 'none: every event of its types'],
           ['Signature format', e.format === 'standard' ? 'Standard Webhooks' : 'Surety'],
           ['Endpoint id', h('code', {}, e.id)],
           ['Application', e.applicationId ? h('code', {}, e.applicationId) : null],

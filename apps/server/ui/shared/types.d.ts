@@ -50,6 +50,8 @@ export interface Endpoint {
   rateLimit: number | null;
   ordered: boolean;
   traceContext: boolean;
+  /** The payload filter (docs/webhooks.md "Payload filters"); null: every event of its types. */
+  filter?: Record<string, unknown> | null;
   version: number;
   createdAt: string;
   updatedAt: string;

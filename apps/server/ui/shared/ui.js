@@ -141,7 +141,7 @@ export function secretPanel(secret, { overlapUntil } = {}) {
 /**
  * A labelled form field.
  * @param {string} label
- * @param {HTMLInputElement | HTMLSelectElement} input
+ * @param {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} input
  * @param {string} [hint]
  */
 export function field(label, input, hint) {
