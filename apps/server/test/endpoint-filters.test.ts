@@ -4,7 +4,7 @@
 // an unknown operator) is a 422 `invalid_webhook_filter` that changes nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { auth, createTestApp, problem, type TestApp } from './helpers.js';
+import { callAs, createTestApp, problem, type TestApp } from './helpers.js';
 
 let t: TestApp;
 before(async () => {
@@ -17,17 +17,7 @@ const call = (
   url: string,
   body?: unknown,
   headers: Record<string, string> = {},
-) =>
-  t.app.inject({
-    method,
-    url,
-    headers: {
-      ...auth('acme'),
-      ...headers,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
+) => callAs(t.app, 'acme', method, url, body, headers);
 
 let keys = 0;
 const publish = async (data: Record<string, unknown>) => {

@@ -15,6 +15,26 @@ export const KEYS = {
 export const API_KEYS = `acme:${KEYS.acme},globex:${KEYS.globex}`;
 export const auth = (tenant: keyof typeof KEYS) => ({ authorization: `Bearer ${KEYS[tenant]}` });
 
+/** A request as `tenant` through inject(), `body` sent as JSON when given. */
+export const callAs = (
+  app: FastifyInstance,
+  tenant: keyof typeof KEYS,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) =>
+  app.inject({
+    method,
+    url,
+    headers: {
+      ...auth(tenant),
+      ...headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+
 export interface TestApp {
   app: FastifyInstance;
   db: TestDatabase;
