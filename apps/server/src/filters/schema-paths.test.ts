@@ -49,4 +49,7 @@ test('a path no subscribed type has, or a value it never holds, is refused', () 
   refused({ 'data.amount.cents': 1 }, /no field/);
   refused({ type: 'order.shipped' }, /not subscribed to "order\.shipped"/);
   refused({ 'data.reason': 'x' }, /no field data\.reason in order\.paid$/);
+  // Names of Object.prototype are not fields of a schema's properties.
+  refused({ 'data.constructor': 'x' }, /no field data\.constructor/);
+  refused({ 'data.__proto__': 'x' }, /no field data\.__proto__/);
 });

@@ -26,7 +26,7 @@ function step(s: JsonSchema, key: string): Reach {
   if (types === undefined || types.includes('object')) {
     const props = isSchema(s.properties) ? (s.properties as Record<string, unknown>) : undefined;
     const extra = s.additionalProperties;
-    const own = props?.[key];
+    const own = props && Object.hasOwn(props, key) ? props[key] : undefined;
     if (own !== undefined) out.push(isSchema(own) ? [own] : 'any');
     else if (isSchema(extra)) out.push([extra]);
     // The registries validate objects with `properties` and no `additionalProperties` as closed.
