@@ -4,6 +4,7 @@
 import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
 import { resolveApplication } from './applications.js';
+import { type CheckedDestination, checkEndpointDestination } from './destinations/config.js';
 import { ApplicationNotFoundError, EndpointLimitError, EndpointNotFoundError } from './errors.js';
 import { newId } from './ids.js';
 import { internalsOf } from './internals.js';
@@ -31,6 +32,22 @@ import type { Webhooks } from './webhooks.js';
 
 const nowIso = (w: Webhooks) => new Date(internalsOf(w).now()).toISOString();
 
+const hasUserInfo = (url: string) => {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
+};
+
+/** The engine's rules for a destination: its plain-text switch, allow-list and webhook URL check. */
+const destinationChecks = (w: Webhooks) => ({
+  allowHttp: w.allowHttp,
+  allowList: w.allowList,
+  checkWebhookUrl: (url: string) => w.checkUrl(url),
+});
+
 /** Webhooks.getEndpoint, after the input check: undefined when it is not the tenant's. */
 export async function findEndpoint(
   w: Webhooks,
@@ -54,7 +71,7 @@ export async function createEndpointFor(
   input: CreateEndpointInput,
 ): Promise<{ endpoint: Endpoint; secret: string }> {
   const i = internalsOf(w);
-  const url = w.checkUrl(input.url);
+  const dest = checkEndpointDestination(input, destinationChecks(w));
   const applicationId =
     input.applicationId === undefined
       ? null
@@ -67,7 +84,10 @@ export async function createEndpointFor(
   const row = await insertEndpoint(q, i.st.tables, {
     tenant: input.tenant,
     id: newId('we'),
-    url,
+    url: dest.url,
+    kind: dest.kind,
+    destinationJson: dest.destinationJson,
+    credentialsJson: dest.credentialsJson,
     description: input.description ?? '',
     eventTypes: input.eventTypes,
     format: input.format ?? 'surety',
@@ -96,7 +116,29 @@ export async function updateEndpointFor(
 ): Promise<Endpoint | undefined> {
   const i = internalsOf(w);
   const { tenant, id, patch } = input;
-  const url = patch.url === undefined ? null : w.checkUrl(patch.url);
+  let url: string | null = null;
+  let dest: CheckedDestination | undefined;
+  if (patch.url !== undefined || patch.destination !== undefined || patch.credentials !== undefined) {
+    // The kind never changes; the checks are the kind's. A missing endpoint is EndpointNotFoundError.
+    const current = await selectEndpoint(q, i.st.tables, { tenant, id });
+    if (!current) throw new EndpointNotFoundError();
+    dest = checkEndpointDestination(
+      {
+        kind: current.kind,
+        url: patch.url ?? current.url,
+        destination: patch.destination ?? (current.kind === 'webhook' ? undefined : current.destination),
+        // Kept unless replaced: given apart (null clears them), or as user info in a new URL.
+        credentials:
+          patch.credentials !== undefined
+            ? patch.credentials
+            : patch.url !== undefined && hasUserInfo(patch.url)
+              ? undefined
+              : current.credentials,
+      },
+      destinationChecks(w),
+    );
+    url = dest.url;
+  }
   const row = await updateEndpointRow(q, i.st.tables, {
     tenant,
     id,
@@ -112,6 +154,9 @@ export async function updateEndpointFor(
     ordered: patch.ordered ?? null,
     traceContext: patch.traceContext ?? null,
     headersJson: patch.headers === undefined ? null : JSON.stringify(patch.headers),
+    destinationJson: dest?.destinationJson ?? null,
+    setCredentials: dest !== undefined,
+    credentialsJson: dest?.credentialsJson ?? null,
     nowIso: nowIso(w),
   });
   if (row) return toEndpoint(row, i.now());

@@ -1,4 +1,10 @@
 // An endpoint row as selected, and its mapping to the public Endpoint (internal: not exported from the root).
+import {
+  type BrokerCredentials,
+  type Destination,
+  type DestinationKind,
+  redact,
+} from '../destinations/config.js';
 import type { Endpoint, SecretEntry } from '../types.js';
 import { iso } from './names.js';
 
@@ -27,6 +33,10 @@ export interface EndpointRow {
   circuit_probe_at: Date | null;
   trace_context: boolean;
   headers: Record<string, string>;
+  kind: DestinationKind;
+  destination: Destination;
+  /** Never leaves the engine: toEndpoint redacts it. */
+  credentials: BrokerCredentials | null;
 }
 
 /** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
@@ -45,6 +55,9 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
   ordered: r.ordered,
   traceContext: r.trace_context,
   headers: r.headers,
+  kind: r.kind,
+  destination: r.kind === 'webhook' ? null : r.destination,
+  credentials: redact(r.credentials),
   version: r.version,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
@@ -67,4 +80,5 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
 export const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
   'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
-  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id, headers';
+  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id, headers, ' +
+  'kind, destination, credentials';

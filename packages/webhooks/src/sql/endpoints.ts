@@ -31,6 +31,10 @@ export async function insertEndpoint(
     /** The application's id (resolved by the caller); a foreign key checks it. */
     applicationId: string | null;
     headersJson: string;
+    /** destinations/config.ts: the kind, its settings, its credentials (JSON, or null). */
+    kind: string;
+    destinationJson: string;
+    credentialsJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -39,9 +43,11 @@ export async function insertEndpoint(
        on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-            rate_limit, ordered, created_at, updated_at, trace_context, application_id, headers)
+            rate_limit, ordered, created_at, updated_at, trace_context, application_id, headers,
+            kind, destination, credentials)
      select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::text::jsonb, $8::int[], $9::int,
-            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text, $15::text::jsonb
+            $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text, $15::text::jsonb,
+            $16::text, $17::text::jsonb, $18::text::jsonb
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -60,6 +66,9 @@ export async function insertEndpoint(
       input.traceContext,
       input.applicationId,
       input.headersJson,
+      input.kind,
+      input.destinationJson,
+      input.credentialsJson,
     ],
   );
   return rows[0];
@@ -99,6 +108,10 @@ export async function updateEndpointRow(
     traceContext: boolean | null;
     /** The new headers as JSON (replacing the old ones), or null to keep them. */
     headersJson: string | null;
+    /** A broker endpoint's new settings (JSON) or null to keep them; credentials set when `setCredentials`. */
+    destinationJson: string | null;
+    setCredentials: boolean;
+    credentialsJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -108,7 +121,9 @@ export async function updateEndpointRow(
         retry_schedule = case when $8::bool then $9::int[] else retry_schedule end,
         rate_limit = case when $10::bool then $11::int else rate_limit end,
         ordered = coalesce($12, ordered), version = version + 1, updated_at = $13,
-        trace_context = coalesce($14, trace_context), headers = coalesce($15::text::jsonb, headers)
+        trace_context = coalesce($14, trace_context), headers = coalesce($15::text::jsonb, headers),
+        destination = coalesce($16::text::jsonb, destination),
+        credentials = case when $17::bool then $18::text::jsonb else credentials end
       where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
     [
       input.tenant,
@@ -126,6 +141,9 @@ export async function updateEndpointRow(
       input.nowIso,
       input.traceContext,
       input.headersJson,
+      input.destinationJson,
+      input.setCredentials,
+      input.credentialsJson,
     ],
   );
   return rows[0];
