@@ -4,6 +4,10 @@
 // --- dist/index.d.ts
 export type { ListApplicationsInput } from "./applications.js";
 export type { AttemptErrorCode, NotSentCode } from "./classify.js";
+export type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials, } from "./destinations/config.js";
+export { DESTINATION_KINDS } from "./destinations/config.js";
+export { type BrokerEndpointRow, BrokerError, type BrokerErrorCode, type BrokerPublisherOptions, type PublishFn, type SignedMessage, } from "./destinations/index.js";
+export { MissingBrokerClientError } from "./destinations/peers.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
 export type { WebhookErrorCode } from "./errors.js";
@@ -70,6 +74,7 @@ export interface PageInput {
 
 // --- dist/types.d.ts
 import type { Sql } from "@surety/db";
+import type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials } from "./destinations/config.js";
 import type { AllowList } from "./ssrf/index.js";
 export interface WebhooksOptions {
     sql: Sql;
@@ -116,6 +121,9 @@ export interface Endpoint {
     ordered: boolean;
     traceContext: boolean;
     headers: Record<string, string>;
+    kind: DestinationKind;
+    destination: Destination | null;
+    credentials: RedactedCredentials | null;
     version: number;
     createdAt: string;
     updatedAt: string;
@@ -133,6 +141,9 @@ export interface CircuitState {
 export interface CreateEndpointInput {
     tenant: string;
     url: string;
+    kind?: DestinationKind;
+    destination?: unknown;
+    credentials?: BrokerCredentials | null;
     eventTypes: string[];
     description?: string;
     format?: "surety" | "standard";
@@ -147,7 +158,7 @@ export interface EndpointRef {
     tenant: string;
     id: string;
 }
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers">>;
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "destination" | "credentials">>;
 export interface UpdateEndpointInput extends EndpointRef {
     ifVersion: number;
     patch: EndpointPatch;
@@ -198,6 +209,57 @@ export interface UpdateApplicationInput extends ApplicationRef {
 export interface DeleteApplicationInput extends ApplicationRef {
     ifVersion?: number;
 }
+
+// --- dist/destinations/config.d.ts
+import { type AllowList } from "../ssrf/index.js";
+export type DestinationKind = "webhook" | "amqp" | "nats" | "mqtt";
+export declare const DESTINATION_KINDS: readonly DestinationKind[];
+export type Destination = Record<string, never> | {
+    exchange: string;
+    routingKey: string;
+} | {
+    subject: string;
+} | {
+    topic: string;
+    qos: 1;
+};
+export interface BrokerCredentials {
+    username: string;
+    password: string;
+}
+export interface RedactedCredentials {
+    username: string;
+    password: "[redacted]";
+}
+export declare function defaultPort(url: URL): number;
+export declare function checkBrokerUrl(kind: Exclude<DestinationKind, "webhook">, input: string, options: {
+    allowHttp: boolean;
+    allowList: AllowList;
+}): {
+    url: string;
+    credentials: BrokerCredentials | null;
+};
+export declare function checkDestination(kind: DestinationKind, input: unknown): Destination;
+export declare function checkCredentials(input: unknown): BrokerCredentials | null;
+export declare const redact: (c: BrokerCredentials | null) => RedactedCredentials | null;
+export declare const expand: (template: string, type: string) => string;
+export interface CheckedDestination {
+    url: string;
+    destinationJson: string;
+    credentialsJson: string | null;
+}
+export declare function checkEndpointDestination(input: {
+    kind?: unknown;
+    url: string;
+    destination?: unknown;
+    credentials?: unknown;
+}, options: {
+    allowHttp: boolean;
+    allowList: AllowList;
+    checkWebhookUrl: (url: string) => string;
+}): CheckedDestination & {
+    kind: DestinationKind;
+};
 
 // --- dist/ssrf/index.d.ts
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./allow-list.js";
@@ -622,12 +684,14 @@ export type AttemptResult = {
     status: number;
     retryAfter: string | string[] | undefined;
 } | {
+    kind: "confirmed";
+} | {
     kind: "error";
     code: AttemptErrorCode;
 };
 export type Classification = {
     kind: "delivered";
-    status: number;
+    status: number | null;
     errorCode: null;
     gone: false;
 } | {
@@ -653,6 +717,107 @@ export interface ClassifyInput {
 export declare function statusCode(status: number): AttemptErrorCode | null;
 export declare function healthEffect(outcome: "delivered" | "retry" | "failed", code: AttemptErrorCode | null): "ignored" | "no_send" | "success" | "failure";
 export declare function classify(input: ClassifyInput): Classification;
+
+// --- dist/destinations/index.d.ts
+import type { AllowList, Resolver } from "../ssrf/index.js";
+import type { BrokerCredentials, Destination, DestinationKind } from "./config.js";
+import { BrokerPool, type PoolOptions } from "./pool.js";
+import type { SignedMessage } from "./types.js";
+export type { BrokerErrorCode } from "./errors.js";
+export { BrokerError } from "./errors.js";
+export type { SignedMessage } from "./types.js";
+export interface BrokerEndpointRow {
+    tenant: string;
+    endpoint_id: string;
+    kind: DestinationKind;
+    url: string | null;
+    destination: Destination;
+    credentials: BrokerCredentials | null;
+}
+export type PublishFn = (row: BrokerEndpointRow, message: SignedMessage, timeoutMs: number) => Promise<void>;
+export interface BrokerPublisherOptions extends PoolOptions {
+    allowList: AllowList;
+    resolver?: Resolver;
+    connectTimeoutMs?: number;
+}
+export declare function createBrokerPublisher(options: BrokerPublisherOptions): {
+    publish: PublishFn;
+    close: () => Promise<void>;
+    pool: BrokerPool;
+};
+
+// --- dist/destinations/pool.d.ts
+import type { BrokerDriver, BrokerTarget, SignedMessage } from "./types.js";
+export interface PoolOptions {
+    maxLifetimeMs?: number;
+    idleMs?: number;
+    maxConnections?: number;
+    now?: () => number;
+}
+export declare class BrokerPool {
+    #private;
+    constructor(options?: PoolOptions);
+    get size(): number;
+    send<C>(driver: BrokerDriver<C>, key: string, target: BrokerTarget, message: SignedMessage, signal: AbortSignal): Promise<void>;
+    sweep(): void;
+    close(): Promise<void>;
+}
+
+// --- dist/destinations/types.d.ts
+import type { Destination } from "./config.js";
+export interface BrokerTarget {
+    url: URL;
+    address: string;
+    family: 4 | 6;
+    port: number;
+    tls: boolean;
+    servername: string;
+    credentials: {
+        username: string;
+        password: string;
+    } | null;
+    destination: Destination;
+    connectTimeoutMs: number;
+    timeoutMs: number;
+}
+export interface SignedMessage {
+    id: string;
+    type: string;
+    body: string;
+    headers: Record<string, string>;
+}
+export interface BrokerDriver<C> {
+    connect(target: BrokerTarget, signal: AbortSignal): Promise<C>;
+    send(connection: C, target: BrokerTarget, message: SignedMessage, signal: AbortSignal): Promise<void>;
+    usable(connection: C): boolean;
+    close(connection: C): Promise<void>;
+}
+
+// --- dist/destinations/errors.d.ts
+export type BrokerErrorCode = "missing_peer" | "auth_failed" | "not_authorized" | "unroutable" | "broker_nack" | "connect_timeout" | "timeout" | "tls_error" | "connection_error";
+export declare class BrokerError extends Error {
+    readonly code: BrokerErrorCode;
+    constructor(code: BrokerErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare function socketError(error: unknown, what: string): BrokerError;
+export declare function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, make: () => BrokerError): Promise<T>;
+
+// --- dist/destinations/peers.d.ts
+import { BrokerError } from "./errors.js";
+export declare const PEERS: {
+    readonly amqp: "amqplib";
+    readonly nats: "nats";
+    readonly mqtt: "mqtt";
+};
+export declare class MissingBrokerClientError extends BrokerError {
+    readonly packageName: string;
+    constructor(packageName: string, kind: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare function loadPeer<T>(kind: keyof typeof PEERS, importer?: () => Promise<unknown>): Promise<T>;
 
 // --- dist/envelope.d.ts
 export type { Envelope } from "@surety/core";
@@ -941,6 +1106,7 @@ export interface WorkerEventMap {
 
 // --- dist/worker-options.d.ts
 import type { PostFn } from "./attempt.js";
+import type { BrokerPublisherOptions, PublishFn } from "./destinations/index.js";
 import type { GuardOptions } from "./ssrf/index.js";
 import type { Webhooks } from "./webhooks.js";
 export interface DeliveryWorkerOptions {
@@ -962,6 +1128,8 @@ export interface DeliveryWorkerOptions {
     circuitMaxProbeMs?: number;
     guard?: GuardOptions;
     post?: PostFn;
+    brokers?: Pick<BrokerPublisherOptions, "maxLifetimeMs" | "idleMs" | "maxConnections">;
+    publish?: PublishFn;
     listen?: boolean;
     random?: () => number;
     flushIntervalMs?: number;
@@ -989,6 +1157,7 @@ export type ResolvedWorkerOptions = ReturnType<typeof resolveWorkerOptions>;
 
 // --- dist/attempt.d.ts
 import type { AttemptResult, Classification } from "./classify.js";
+import type { PublishFn } from "./destinations/index.js";
 import type { Completion } from "./outcome-writer.js";
 import type { Claimed } from "./sql/claim.js";
 import type { GuardedResponse } from "./ssrf/index.js";
@@ -1005,6 +1174,7 @@ export interface Sent {
 export declare function sendAttempt(input: {
     row: Claimed;
     post: PostFn;
+    publish?: PublishFn | undefined;
     timeoutMs: number;
     startedMs: number;
 }): Promise<Sent>;
@@ -1019,30 +1189,10 @@ export declare function deferral(row: Claimed, nowMs: number, waitMs: number): C
 
 // --- dist/sql/claim.d.ts
 import type { Queryable, Sql } from "@surety/db";
-import type { SecretEntry } from "../types.js";
+import type { Claimed } from "./claimed.js";
 import { type Names } from "./names.js";
 import { type TokenStatements } from "./tokens.js";
-export interface Claimed {
-    id: string;
-    tenant: string;
-    endpoint_id: string;
-    attempts: number;
-    event_id: string;
-    type: string | null;
-    api_version: string;
-    created_at: Date;
-    sequence: string;
-    data: string;
-    url: string | null;
-    secrets: SecretEntry[] | null;
-    format: "surety" | "standard";
-    endpoint_status: string | null;
-    retry_schedule: number[] | null;
-    rate_limit: number | null;
-    trace_context: unknown;
-    endpoint_trace_context: boolean | null;
-    endpoint_headers: Record<string, string> | null;
-}
+export type { Claimed } from "./claimed.js";
 export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claim: import("@surety/db").Statement;
     claimTake: import("@surety/db").Statement;
@@ -1089,7 +1239,34 @@ export declare function claimIn(tx: Queryable, st: ClaimStatements, params: Clai
 export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
     workerId: string;
 }): Promise<void>;
-export {};
+
+// --- dist/sql/claimed.d.ts
+import type { BrokerCredentials, Destination, DestinationKind } from "../destinations/config.js";
+import type { SecretEntry } from "../types.js";
+export interface Claimed {
+    id: string;
+    tenant: string;
+    endpoint_id: string;
+    attempts: number;
+    event_id: string;
+    type: string | null;
+    api_version: string;
+    created_at: Date;
+    sequence: string;
+    data: string;
+    url: string | null;
+    secrets: SecretEntry[] | null;
+    format: "surety" | "standard";
+    endpoint_status: string | null;
+    retry_schedule: number[] | null;
+    rate_limit: number | null;
+    trace_context: unknown;
+    endpoint_trace_context: boolean | null;
+    endpoint_headers: Record<string, string> | null;
+    kind: DestinationKind;
+    destination: Destination;
+    credentials: BrokerCredentials | null;
+}
 
 // --- dist/sql/tokens.d.ts
 import type { Queryable } from "@surety/db";
@@ -1167,7 +1344,7 @@ export { idTimePrefix } from "./ids.js";
 export { pickParams } from "./sql/claim.js";
 export { notifyChannel } from "./sql/names.js";
 export declare const claimOnce: (tx: Queryable, webhooks: Webhooks, params: ClaimParams) => Promise<{
-    rows: import("./sql/claim.js").Claimed[];
+    rows: import("./sql/claimed.js").Claimed[];
     held: string[];
 }>;
 
@@ -1219,6 +1396,7 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/applications.d.ts: above)
 // (dist/pages.d.ts: above)
 // (dist/types.d.ts: above)
+// (dist/destinations/config.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)
 // (dist/ssrf/classify.d.ts: above)
@@ -1233,5 +1411,6 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)
 // (dist/sql/claim.d.ts: above)
+// (dist/sql/claimed.d.ts: above)
 // (dist/sql/tokens.d.ts: above)
 // (dist/ids.d.ts: above)
