@@ -130,3 +130,32 @@ test('an event reaches a JetStream stream with its Nats-Msg-Id and a verifiable 
     await nc.close();
   }
 });
+
+test("the tenant's AsyncAPI document carries each broker endpoint's channel and bindings, and parses", async () => {
+  const created = await call('POST', '/v1/webhook-endpoints', {
+    kind: 'mqtt',
+    url: 'mqtt://user:mqtt-secret@127.0.0.1:1883',
+    destination: { topic: 'acme/{type}' },
+    eventTypes: ['order.shipped'],
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const { id } = created.json();
+  const res = await call('GET', '/v1/asyncapi.json');
+  assert.equal(res.statusCode, 200);
+  assert.ok(!res.body.includes('mqtt-secret'), 'no credentials in the contract');
+  const doc = res.json();
+  assert.equal(doc.channels[id].address, 'acme/{type}');
+  assert.deepEqual(doc.channels[id].parameters.type.enum, ['order.shipped']);
+  assert.deepEqual(doc.operations[`publish_${id}`].bindings.mqtt, {
+    qos: 1,
+    retain: false,
+    bindingVersion: '0.2.0',
+  });
+  assert.equal(doc.servers[id].host, '127.0.0.1:1883');
+  const { Parser } = await import('@asyncapi/parser');
+  const { diagnostics } = await new Parser().parse(res.body);
+  assert.deepEqual(
+    diagnostics.filter((d) => d.severity === 0).map((d) => `${d.code} ${d.path.join('/')}: ${d.message}`),
+    [],
+  );
+});
