@@ -142,17 +142,29 @@ async function surety(kind: keyof typeof endpoints, run: number) {
       for (let j = i; j < Math.min(N, i + 500); j++)
         await webhooks.publish(tx, { tenant, type: 'order.shipped', data: { pad: body.slice(60, 360) } });
     });
+  // Running as in production (claims run ahead of the attempts), until every attempt finished and
+  // the outcomes are written (stop flushes them).
   const w = new DeliveryWorker({
     webhooks,
     listen: false,
     concurrency: IN_FLIGHT,
     batchSize: 100,
+    pollIntervalMs: 20,
     guard: { allowList: parseAllowList('127.0.0.1/32') },
   });
-  const r = await measure(async () => {
-    await w.drain();
+  let finished = 0;
+  let all: () => void = () => {};
+  const done = new Promise<void>((r) => {
+    all = r;
   });
-  await w.stop();
+  w.on('attempt:finished', () => {
+    if (++finished === N) all();
+  });
+  const r = await measure(async () => {
+    await w.start();
+    await done;
+    await w.stop();
+  });
   const { rows } = await sql.query<{ n: number }>(
     `select count(*)::int as n from bench_destinations.webhook_deliveries where tenant = $1 and status = 'delivered'`,
     [tenant],
