@@ -400,3 +400,62 @@ for (const h of harnesses) {
     });
   });
 }
+
+describe('nothing takes the message: unroutable, never counted as delivered', () => {
+  after(stopWorkers);
+  const amqpUp = harnesses[0]!.needs.every(installed);
+  const natsUp = harnesses[1]!.needs.every(installed);
+
+  test('AMQP: an exchange that does not exist, and one with no queue bound (mandatory)', {
+    skip: amqpUp ? false : 'no RabbitMQ',
+  }, async () => {
+    if (!(await listening(5672))) return;
+    const tenant = `unroutable${++n}`;
+    const exchange = `surety-test-unbound-${Date.now()}`;
+    const { default: amqplib } = await import('amqplib');
+    const c = await amqplib.connect('amqp://guest:guest@127.0.0.1:5672');
+    const ch = await c.createChannel();
+    await ch.assertExchange(exchange, 'topic', { durable: false });
+    try {
+      for (const ex of [exchange, `${exchange}-missing`])
+        await webhooks.createEndpoint(db.sql, {
+          tenant,
+          kind: 'amqp',
+          url: 'amqp://guest:guest@127.0.0.1:5672/',
+          destination: { exchange: ex },
+          eventTypes: ['*'],
+        });
+      await publishMany(tenant, 1);
+      await worker().drain();
+      assert.deepEqual(
+        (await attemptCodes(tenant)).map((a) => a.error_code),
+        ['unroutable', 'unroutable'],
+      );
+      assert.deepEqual(
+        (await rows(tenant)).map((r) => r.status),
+        ['pending', 'pending'],
+      );
+    } finally {
+      await ch.deleteExchange(exchange);
+      await c.close();
+    }
+  });
+
+  test('NATS: no JetStream stream captures the subject', { skip: natsUp ? false : 'no NATS' }, async () => {
+    if (!(await listening(4222))) return;
+    const tenant = `unroutable${++n}`;
+    await webhooks.createEndpoint(db.sql, {
+      tenant,
+      kind: 'nats',
+      url: 'nats://127.0.0.1:4222',
+      destination: { subject: `nostream${Date.now()}.{type}` },
+      eventTypes: ['*'],
+    });
+    await publishMany(tenant, 1);
+    await worker().drain();
+    assert.deepEqual(
+      (await attemptCodes(tenant)).map((a) => a.error_code),
+      ['unroutable'],
+    );
+  });
+});
