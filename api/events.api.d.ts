@@ -3,6 +3,7 @@
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
 export { type AsyncApiDocument, type AsyncApiOptions, buildAsyncApi, DEFAULT_RETRY_SCHEDULE, SERVICE_CONTRACT_VERSION, serviceContract, toJson, toYaml, WEBHOOK_CHANNEL, } from "./asyncapi.js";
+export { type DestinationChannel, withDestinations } from "./asyncapi-destinations.js";
 export { type ContractsCliOptions, runContractsCli } from "./cli.js";
 export { contractValidator } from "./contract-validator.js";
 export { type ContractDiff, diffContracts, formatReport, isAllowedChange } from "./diff/contracts.js";
@@ -117,6 +118,23 @@ export declare const isObject: (v: unknown) => v is Record<string, unknown>;
 export declare const cloneJson: <T>(v: T) => T;
 export declare function jsonEqual(a: unknown, b: unknown): boolean;
 export declare const pointerSegment: (s: string) => string;
+
+// --- dist/asyncapi-destinations.d.ts
+import type { AsyncApiDocument } from "./asyncapi.js";
+export interface DestinationChannel {
+    id: string;
+    kind: "amqp" | "nats" | "mqtt";
+    url: string;
+    destination: {
+        exchange?: string;
+        routingKey?: string;
+        subject?: string;
+        topic?: string;
+    };
+    eventTypes: readonly string[];
+    description?: string;
+}
+export declare function withDestinations(doc: AsyncApiDocument, destinations: readonly DestinationChannel[]): AsyncApiDocument;
 
 // --- dist/cli.d.ts
 import { type AsyncApiOptions } from "./asyncapi.js";

@@ -4,12 +4,14 @@
 // --- dist/index.d.ts
 export type { ListApplicationsInput } from "./applications.js";
 export type { AttemptErrorCode, NotSentCode } from "./classify.js";
+export type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials, } from "./destinations/config.js";
+export { DESTINATION_KINDS } from "./destinations/config.js";
+export { type BrokerEndpointRow, BrokerError, type BrokerErrorCode, type BrokerPublisherOptions, type PublishFn, type SignedMessage, } from "./destinations/index.js";
+export { MissingBrokerClientError } from "./destinations/peers.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
 export type { WebhookErrorCode } from "./errors.js";
-export { ApplicationNotFoundError, ApplicationUidTakenError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidFilterError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidFilterError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
-export { FILTER_MAX_DATA_DEPTH } from "./filter/depth.js";
-export { type Comparison, evaluateFilter, FILTER_LIMITS, FILTER_ROOTS, type FilterDocument, type FilterLiteral, type FilterNode, parseFilter, } from "./filter/index.js";
+export { ApplicationNotFoundError, ApplicationUidTakenError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
@@ -20,7 +22,7 @@ export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./s
 export type { Backlog } from "./sql/backlog.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
 export type { AllowList } from "./ssrf/classify.js";
-export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointFilter, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
+export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
 export { Webhooks } from "./webhooks.js";
 export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
@@ -72,6 +74,7 @@ export interface PageInput {
 
 // --- dist/types.d.ts
 import type { Sql } from "@surety/db";
+import type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials } from "./destinations/config.js";
 import type { AllowList } from "./ssrf/index.js";
 export interface WebhooksOptions {
     sql: Sql;
@@ -118,7 +121,9 @@ export interface Endpoint {
     ordered: boolean;
     traceContext: boolean;
     headers: Record<string, string>;
-    filter: EndpointFilter | null;
+    kind: DestinationKind;
+    destination: Destination | null;
+    credentials: RedactedCredentials | null;
     version: number;
     createdAt: string;
     updatedAt: string;
@@ -136,6 +141,9 @@ export interface CircuitState {
 export interface CreateEndpointInput {
     tenant: string;
     url: string;
+    kind?: DestinationKind;
+    destination?: unknown;
+    credentials?: BrokerCredentials | null;
     eventTypes: string[];
     description?: string;
     format?: "surety" | "standard";
@@ -145,16 +153,12 @@ export interface CreateEndpointInput {
     traceContext?: boolean;
     applicationId?: string;
     headers?: Record<string, string>;
-    filter?: EndpointFilter | null;
 }
-export type EndpointFilter = {
-    [key: string]: unknown;
-};
 export interface EndpointRef {
     tenant: string;
     id: string;
 }
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "filter">>;
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "destination" | "credentials">>;
 export interface UpdateEndpointInput extends EndpointRef {
     ifVersion: number;
     patch: EndpointPatch;
@@ -205,6 +209,57 @@ export interface UpdateApplicationInput extends ApplicationRef {
 export interface DeleteApplicationInput extends ApplicationRef {
     ifVersion?: number;
 }
+
+// --- dist/destinations/config.d.ts
+import { type AllowList } from "../ssrf/index.js";
+export type DestinationKind = "webhook" | "amqp" | "nats" | "mqtt";
+export declare const DESTINATION_KINDS: readonly DestinationKind[];
+export type Destination = Record<string, never> | {
+    exchange: string;
+    routingKey: string;
+} | {
+    subject: string;
+} | {
+    topic: string;
+    qos: 1;
+};
+export interface BrokerCredentials {
+    username: string;
+    password: string;
+}
+export interface RedactedCredentials {
+    username: string;
+    password: "[redacted]";
+}
+export declare function defaultPort(url: URL): number;
+export declare function checkBrokerUrl(kind: Exclude<DestinationKind, "webhook">, input: string, options: {
+    allowHttp: boolean;
+    allowList: AllowList;
+}): {
+    url: string;
+    credentials: BrokerCredentials | null;
+};
+export declare function checkDestination(kind: DestinationKind, input: unknown): Destination;
+export declare function checkCredentials(input: unknown): BrokerCredentials | null;
+export declare const redact: (c: BrokerCredentials | null) => RedactedCredentials | null;
+export declare const expand: (template: string, type: string) => string;
+export interface CheckedDestination {
+    url: string;
+    destinationJson: string;
+    credentialsJson: string | null;
+}
+export declare function checkEndpointDestination(input: {
+    kind?: unknown;
+    url: string;
+    destination?: unknown;
+    credentials?: unknown;
+}, options: {
+    allowHttp: boolean;
+    allowList: AllowList;
+    checkWebhookUrl: (url: string) => string;
+}): CheckedDestination & {
+    kind: DestinationKind;
+};
 
 // --- dist/ssrf/index.d.ts
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./allow-list.js";
@@ -629,12 +684,14 @@ export type AttemptResult = {
     status: number;
     retryAfter: string | string[] | undefined;
 } | {
+    kind: "confirmed";
+} | {
     kind: "error";
     code: AttemptErrorCode;
 };
 export type Classification = {
     kind: "delivered";
-    status: number;
+    status: number | null;
     errorCode: null;
     gone: false;
 } | {
@@ -661,6 +718,107 @@ export declare function statusCode(status: number): AttemptErrorCode | null;
 export declare function healthEffect(outcome: "delivered" | "retry" | "failed", code: AttemptErrorCode | null): "ignored" | "no_send" | "success" | "failure";
 export declare function classify(input: ClassifyInput): Classification;
 
+// --- dist/destinations/index.d.ts
+import type { AllowList, Resolver } from "../ssrf/index.js";
+import type { BrokerCredentials, Destination, DestinationKind } from "./config.js";
+import { BrokerPool, type PoolOptions } from "./pool.js";
+import type { SignedMessage } from "./types.js";
+export type { BrokerErrorCode } from "./errors.js";
+export { BrokerError } from "./errors.js";
+export type { SignedMessage } from "./types.js";
+export interface BrokerEndpointRow {
+    tenant: string;
+    endpoint_id: string;
+    kind: DestinationKind;
+    url: string | null;
+    destination: Destination;
+    credentials: BrokerCredentials | null;
+}
+export type PublishFn = (row: BrokerEndpointRow, message: SignedMessage, timeoutMs: number) => Promise<void>;
+export interface BrokerPublisherOptions extends PoolOptions {
+    allowList: AllowList;
+    resolver?: Resolver;
+    connectTimeoutMs?: number;
+}
+export declare function createBrokerPublisher(options: BrokerPublisherOptions): {
+    publish: PublishFn;
+    close: () => Promise<void>;
+    pool: BrokerPool;
+};
+
+// --- dist/destinations/pool.d.ts
+import type { BrokerDriver, BrokerTarget, SignedMessage } from "./types.js";
+export interface PoolOptions {
+    maxLifetimeMs?: number;
+    idleMs?: number;
+    maxConnections?: number;
+    now?: () => number;
+}
+export declare class BrokerPool {
+    #private;
+    constructor(options?: PoolOptions);
+    get size(): number;
+    send<C>(driver: BrokerDriver<C>, key: string, target: BrokerTarget, message: SignedMessage, signal: AbortSignal): Promise<void>;
+    sweep(): void;
+    close(): Promise<void>;
+}
+
+// --- dist/destinations/types.d.ts
+import type { Destination } from "./config.js";
+export interface BrokerTarget {
+    url: URL;
+    address: string;
+    family: 4 | 6;
+    port: number;
+    tls: boolean;
+    servername: string;
+    credentials: {
+        username: string;
+        password: string;
+    } | null;
+    destination: Destination;
+    connectTimeoutMs: number;
+    timeoutMs: number;
+}
+export interface SignedMessage {
+    id: string;
+    type: string;
+    body: string;
+    headers: Record<string, string>;
+}
+export interface BrokerDriver<C> {
+    connect(target: BrokerTarget, signal: AbortSignal): Promise<C>;
+    send(connection: C, target: BrokerTarget, message: SignedMessage, signal: AbortSignal): Promise<void>;
+    usable(connection: C): boolean;
+    close(connection: C): Promise<void>;
+}
+
+// --- dist/destinations/errors.d.ts
+export type BrokerErrorCode = "missing_peer" | "auth_failed" | "not_authorized" | "unroutable" | "broker_nack" | "connect_timeout" | "timeout" | "tls_error" | "connection_error";
+export declare class BrokerError extends Error {
+    readonly code: BrokerErrorCode;
+    constructor(code: BrokerErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare function socketError(error: unknown, what: string): BrokerError;
+export declare function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, make: () => BrokerError): Promise<T>;
+
+// --- dist/destinations/peers.d.ts
+import { BrokerError } from "./errors.js";
+export declare const PEERS: {
+    readonly amqp: "amqplib";
+    readonly nats: "nats";
+    readonly mqtt: "mqtt";
+};
+export declare class MissingBrokerClientError extends BrokerError {
+    readonly packageName: string;
+    constructor(packageName: string, kind: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare function loadPeer<T>(kind: keyof typeof PEERS, importer?: () => Promise<unknown>): Promise<T>;
+
 // --- dist/envelope.d.ts
 export type { Envelope } from "@surety/core";
 export declare function envelopeJson(e: {
@@ -673,7 +831,7 @@ export declare function envelopeJson(e: {
 }): string;
 
 // --- dist/errors.d.ts
-export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE";
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE";
 export declare class WebhookError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
@@ -713,17 +871,6 @@ export declare class InvalidHeadersError extends WebhookError {
         message: string;
     }[]);
 }
-export declare class InvalidFilterError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_FILTER";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
 export declare class EndpointNotFoundError extends WebhookError {
     readonly code: "SURETY_ENDPOINT_NOT_FOUND";
     constructor();
@@ -751,65 +898,6 @@ export declare const isEndpointNotFoundError: (value: unknown) => value is Endpo
 export declare const isApplicationNotFoundError: (value: unknown) => value is ApplicationNotFoundError;
 export declare const isApplicationUidTakenError: (value: unknown) => value is ApplicationUidTakenError;
 export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
-export declare const isInvalidFilterError: (value: unknown) => value is InvalidFilterError;
-
-// --- dist/filter/depth.d.ts
-export declare const FILTER_MAX_DATA_DEPTH = 1000;
-export declare function nestsDeeperThan(value: unknown, max: number): boolean;
-
-// --- dist/filter/index.d.ts
-export { evaluateFilter, type FilterDocument } from "./evaluate.js";
-export { compileFilter } from "./jsonpath.js";
-export { type Comparison, FILTER_LIMITS, FILTER_ROOTS, type FilterLiteral, type FilterNode, parseFilter, } from "./parse.js";
-
-// --- dist/filter/evaluate.d.ts
-import type { FilterNode } from "./parse.js";
-export interface FilterDocument {
-    type: string;
-    resource: string | null;
-    data: unknown;
-}
-export declare function evaluateFilter(node: FilterNode, doc: FilterDocument): boolean;
-
-// --- dist/filter/parse.d.ts
-export type FilterLiteral = string | number | boolean | null;
-export declare const FILTER_ROOTS: readonly string[];
-export declare const FILTER_LIMITS: Readonly<{
-    depth: 6;
-    width: 50;
-    nodes: 200;
-    stringLength: 256;
-    pathSegments: 8;
-    segmentLength: 64;
-    bytes: 16384;
-}>;
-export type Comparison = "eq" | "ne" | "gt" | "gte" | "lt" | "lte";
-export type FilterNode = {
-    op: "and" | "or";
-    of: FilterNode[];
-} | {
-    op: "not";
-    of: FilterNode;
-} | {
-    op: "cmp";
-    path: string[];
-    cmp: Comparison;
-    value: FilterLiteral;
-} | {
-    op: "in";
-    path: string[];
-    values: FilterLiteral[];
-    negate: boolean;
-} | {
-    op: "exists";
-    path: string[];
-    exists: boolean;
-};
-export declare function parseFilter(filter: unknown): FilterNode;
-
-// --- dist/filter/jsonpath.d.ts
-import type { FilterNode } from "./parse.js";
-export declare function compileFilter(node: FilterNode): string;
 
 // --- dist/headers.d.ts
 export declare const MAX_HEADERS = 20;
@@ -1018,6 +1106,7 @@ export interface WorkerEventMap {
 
 // --- dist/worker-options.d.ts
 import type { PostFn } from "./attempt.js";
+import type { BrokerPublisherOptions, PublishFn } from "./destinations/index.js";
 import type { GuardOptions } from "./ssrf/index.js";
 import type { Webhooks } from "./webhooks.js";
 export interface DeliveryWorkerOptions {
@@ -1039,6 +1128,8 @@ export interface DeliveryWorkerOptions {
     circuitMaxProbeMs?: number;
     guard?: GuardOptions;
     post?: PostFn;
+    brokers?: Pick<BrokerPublisherOptions, "maxLifetimeMs" | "idleMs" | "maxConnections">;
+    publish?: PublishFn;
     listen?: boolean;
     random?: () => number;
     flushIntervalMs?: number;
@@ -1066,6 +1157,7 @@ export type ResolvedWorkerOptions = ReturnType<typeof resolveWorkerOptions>;
 
 // --- dist/attempt.d.ts
 import type { AttemptResult, Classification } from "./classify.js";
+import type { PublishFn } from "./destinations/index.js";
 import type { Completion } from "./outcome-writer.js";
 import type { Claimed } from "./sql/claim.js";
 import type { GuardedResponse } from "./ssrf/index.js";
@@ -1082,6 +1174,7 @@ export interface Sent {
 export declare function sendAttempt(input: {
     row: Claimed;
     post: PostFn;
+    publish?: PublishFn | undefined;
     timeoutMs: number;
     startedMs: number;
 }): Promise<Sent>;
@@ -1096,30 +1189,10 @@ export declare function deferral(row: Claimed, nowMs: number, waitMs: number): C
 
 // --- dist/sql/claim.d.ts
 import type { Queryable, Sql } from "@surety/db";
-import type { SecretEntry } from "../types.js";
+import type { Claimed } from "./claimed.js";
 import { type Names } from "./names.js";
 import { type TokenStatements } from "./tokens.js";
-export interface Claimed {
-    id: string;
-    tenant: string;
-    endpoint_id: string;
-    attempts: number;
-    event_id: string;
-    type: string | null;
-    api_version: string;
-    created_at: Date;
-    sequence: string;
-    data: string;
-    url: string | null;
-    secrets: SecretEntry[] | null;
-    format: "surety" | "standard";
-    endpoint_status: string | null;
-    retry_schedule: number[] | null;
-    rate_limit: number | null;
-    trace_context: unknown;
-    endpoint_trace_context: boolean | null;
-    endpoint_headers: Record<string, string> | null;
-}
+export type { Claimed } from "./claimed.js";
 export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
     claim: import("@surety/db").Statement;
     claimTake: import("@surety/db").Statement;
@@ -1166,7 +1239,34 @@ export declare function claimIn(tx: Queryable, st: ClaimStatements, params: Clai
 export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
     workerId: string;
 }): Promise<void>;
-export {};
+
+// --- dist/sql/claimed.d.ts
+import type { BrokerCredentials, Destination, DestinationKind } from "../destinations/config.js";
+import type { SecretEntry } from "../types.js";
+export interface Claimed {
+    id: string;
+    tenant: string;
+    endpoint_id: string;
+    attempts: number;
+    event_id: string;
+    type: string | null;
+    api_version: string;
+    created_at: Date;
+    sequence: string;
+    data: string;
+    url: string | null;
+    secrets: SecretEntry[] | null;
+    format: "surety" | "standard";
+    endpoint_status: string | null;
+    retry_schedule: number[] | null;
+    rate_limit: number | null;
+    trace_context: unknown;
+    endpoint_trace_context: boolean | null;
+    endpoint_headers: Record<string, string> | null;
+    kind: DestinationKind;
+    destination: Destination;
+    credentials: BrokerCredentials | null;
+}
 
 // --- dist/sql/tokens.d.ts
 import type { Queryable } from "@surety/db";
@@ -1244,7 +1344,7 @@ export { idTimePrefix } from "./ids.js";
 export { pickParams } from "./sql/claim.js";
 export { notifyChannel } from "./sql/names.js";
 export declare const claimOnce: (tx: Queryable, webhooks: Webhooks, params: ClaimParams) => Promise<{
-    rows: import("./sql/claim.js").Claimed[];
+    rows: import("./sql/claimed.js").Claimed[];
     held: string[];
 }>;
 
@@ -1296,6 +1396,7 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/applications.d.ts: above)
 // (dist/pages.d.ts: above)
 // (dist/types.d.ts: above)
+// (dist/destinations/config.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)
 // (dist/ssrf/classify.d.ts: above)
@@ -1310,5 +1411,6 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)
 // (dist/sql/claim.d.ts: above)
+// (dist/sql/claimed.d.ts: above)
 // (dist/sql/tokens.d.ts: above)
 // (dist/ids.d.ts: above)

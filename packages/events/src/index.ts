@@ -9,6 +9,7 @@ export {
   toYaml,
   WEBHOOK_CHANNEL,
 } from './asyncapi.js';
+export { type DestinationChannel, withDestinations } from './asyncapi-destinations.js';
 export { type ContractsCliOptions, runContractsCli } from './cli.js';
 export { contractValidator } from './contract-validator.js';
 export { type ContractDiff, diffContracts, formatReport, isAllowedChange } from './diff/contracts.js';

@@ -2,6 +2,7 @@
 // result is classified elsewhere (classify.ts); nothing here decides what it means.
 import { signSync } from '@surety/webhook-verify';
 import type { AttemptResult, Classification } from './classify.js';
+import type { PublishFn } from './destinations/index.js';
 import { envelopeJson } from './envelope.js';
 import type { Completion } from './outcome-writer.js';
 import type { Claimed } from './sql/claim.js';
@@ -27,6 +28,8 @@ export interface Sent {
 export async function sendAttempt(input: {
   row: Claimed;
   post: PostFn;
+  /** A broker endpoint's publish (destinations/); undefined: every endpoint is a webhook. */
+  publish?: PublishFn | undefined;
   timeoutMs: number;
   startedMs: number;
 }): Promise<Sent> {
@@ -58,6 +61,22 @@ export async function sendAttempt(input: {
       format: row.format,
       timestamp: Math.floor(startedMs / 1000),
     });
+    if (row.kind !== 'webhook') {
+      // destinations/: the same envelope and signature, published; success is the broker's confirmation.
+      if (!input.publish)
+        throw Object.assign(new Error(`no publisher for ${row.kind} endpoints`), { code: 'missing_peer' });
+      await input.publish(
+        row,
+        {
+          id: row.event_id,
+          type: row.type,
+          body,
+          headers: { ...row.endpoint_headers, ...signed, 'content-type': 'application/json' },
+        },
+        input.timeoutMs,
+      );
+      return { result: { kind: 'confirmed' }, excerpt: null, errorMessage: null };
+    }
     const res = await input.post(row.url, {
       // The endpoint's own headers first: none may name what follows (headers.ts refuses them).
       headers: {

@@ -30,11 +30,14 @@ export type AttemptErrorCode =
 export type AttemptResult =
   | { kind: 'not_sent'; code: NotSentCode }
   | { kind: 'response'; status: number; retryAfter: string | string[] | undefined }
+  /** A broker confirmed the publish (destinations/: publisher confirm, JetStream ack, PUBACK). */
+  | { kind: 'confirmed' }
   | { kind: 'error'; code: AttemptErrorCode };
 
 /** What the attempt means for the delivery. */
 export type Classification =
-  | { kind: 'delivered'; status: number; errorCode: null; gone: false }
+  /** `status` is null for a broker's confirmation. */
+  | { kind: 'delivered'; status: number | null; errorCode: null; gone: false }
   | { kind: 'failed'; status: number | null; errorCode: AttemptErrorCode; gone: boolean }
   | { kind: 'retry'; status: number | null; errorCode: AttemptErrorCode; delayMs: number; nextAtMs: number };
 
@@ -86,6 +89,7 @@ export function classify(input: ClassifyInput): Classification {
   const { result } = input;
   if (result.kind === 'not_sent')
     return { kind: 'failed', status: null, errorCode: result.code, gone: false };
+  if (result.kind === 'confirmed') return { kind: 'delivered', status: null, errorCode: null, gone: false };
   const status = result.kind === 'response' ? result.status : null;
   const errorCode = result.kind === 'response' ? statusCode(result.status) : result.code;
   if (errorCode === null) return { kind: 'delivered', status: status!, errorCode: null, gone: false };

@@ -4,6 +4,7 @@
 import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
 import { resolveApplication } from './applications.js';
+import { type CheckedDestination, checkEndpointDestination } from './destinations/config.js';
 import { ApplicationNotFoundError, EndpointLimitError, EndpointNotFoundError } from './errors.js';
 import { compileFilter, parseFilter } from './filter/index.js';
 import { checkHeaders } from './headers.js';
@@ -50,6 +51,22 @@ const filterColumns = (filter: EndpointFilter | null) =>
 
 const nowIso = (w: Webhooks) => new Date(internalsOf(w).now()).toISOString();
 
+const hasUserInfo = (url: string) => {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
+};
+
+/** The engine's rules for a destination: its plain-text switch, allow-list and webhook URL check. */
+const destinationChecks = (w: Webhooks) => ({
+  allowHttp: w.allowHttp,
+  allowList: w.allowList,
+  checkWebhookUrl: (url: string) => w.checkUrl(url),
+});
+
 /** Webhooks.getEndpoint, after the input check: undefined when it is not the tenant's. */
 export async function findEndpoint(
   w: Webhooks,
@@ -73,7 +90,7 @@ export async function createEndpointFor(
   input: CreateEndpointInput,
 ): Promise<{ endpoint: Endpoint; secret: string }> {
   const i = internalsOf(w);
-  const url = w.checkUrl(input.url);
+  const dest = checkEndpointDestination(input, destinationChecks(w));
   const applicationId =
     input.applicationId === undefined
       ? null
@@ -86,7 +103,10 @@ export async function createEndpointFor(
   const row = await insertEndpoint(q, i.st.tables, {
     tenant: input.tenant,
     id: newId('we'),
-    url,
+    url: dest.url,
+    kind: dest.kind,
+    destinationJson: dest.destinationJson,
+    credentialsJson: dest.credentialsJson,
     description: input.description ?? '',
     eventTypes: input.eventTypes,
     format: input.format ?? 'surety',
@@ -116,7 +136,29 @@ export async function updateEndpointFor(
 ): Promise<Endpoint | undefined> {
   const i = internalsOf(w);
   const { tenant, id, patch } = input;
-  const url = patch.url === undefined ? null : w.checkUrl(patch.url);
+  let url: string | null = null;
+  let dest: CheckedDestination | undefined;
+  if (patch.url !== undefined || patch.destination !== undefined || patch.credentials !== undefined) {
+    // The kind never changes; the checks are the kind's. A missing endpoint is EndpointNotFoundError.
+    const current = await selectEndpoint(q, i.st.tables, { tenant, id });
+    if (!current) throw new EndpointNotFoundError();
+    dest = checkEndpointDestination(
+      {
+        kind: current.kind,
+        url: patch.url ?? current.url,
+        destination: patch.destination ?? (current.kind === 'webhook' ? undefined : current.destination),
+        // Kept unless replaced: given apart (null clears them), or as user info in a new URL.
+        credentials:
+          patch.credentials !== undefined
+            ? patch.credentials
+            : patch.url !== undefined && hasUserInfo(patch.url)
+              ? undefined
+              : current.credentials,
+      },
+      destinationChecks(w),
+    );
+    url = dest.url;
+  }
   const row = await updateEndpointRow(q, i.st.tables, {
     tenant,
     id,
@@ -134,6 +176,9 @@ export async function updateEndpointFor(
     headersJson: patch.headers === undefined ? null : JSON.stringify(patch.headers),
     setFilter: patch.filter !== undefined,
     ...filterColumns(patch.filter ?? null), // checked by Webhooks.updateEndpoint
+    destinationJson: dest?.destinationJson ?? null,
+    setCredentials: dest !== undefined,
+    credentialsJson: dest?.credentialsJson ?? null,
     nowIso: nowIso(w),
   });
   if (row) return toEndpoint(row, i.now());

@@ -4,6 +4,22 @@
 
 export type { ListApplicationsInput } from './applications.js';
 export type { AttemptErrorCode, NotSentCode } from './classify.js';
+export type {
+  BrokerCredentials,
+  Destination,
+  DestinationKind,
+  RedactedCredentials,
+} from './destinations/config.js';
+export { DESTINATION_KINDS } from './destinations/config.js';
+export {
+  type BrokerEndpointRow,
+  BrokerError,
+  type BrokerErrorCode,
+  type BrokerPublisherOptions,
+  type PublishFn,
+  type SignedMessage,
+} from './destinations/index.js';
+export { MissingBrokerClientError } from './destinations/peers.js';
 export type { Envelope } from './envelope.js';
 export { envelopeJson } from './envelope.js';
 export type { WebhookErrorCode } from './errors.js';

@@ -1,5 +1,11 @@
 // The engine's public data types: options, inputs, endpoints.
 import type { Sql } from '@surety/db';
+import type {
+  BrokerCredentials,
+  Destination,
+  DestinationKind,
+  RedactedCredentials,
+} from './destinations/config.js';
 import type { AllowList } from './ssrf/index.js';
 
 export interface WebhooksOptions {
@@ -84,10 +90,16 @@ export interface Endpoint {
   ordered: boolean;
   /** Whether attempts send the W3C `traceparent` of their span to the receiver (docs/observability.md). */
   traceContext: boolean;
-  /** Custom headers sent with every attempt (`{ name: value }`). */
+  /** Custom headers sent with every attempt (`{ name: value }`; AMQP / NATS headers, MQTT user properties). */
   headers: Record<string, string>;
   /** The payload filter (docs/webhooks.md "Payload filters"); null: every event of its types. */
   filter: EndpointFilter | null;
+  /** How events leave: `webhook` (HTTP POST to `url`) or a broker's (`url` is the broker's, docs/destinations.md). */
+  kind: DestinationKind;
+  /** A broker endpoint's settings (exchange and routing key, subject, topic and QoS); null for a webhook. */
+  destination: Destination | null;
+  /** A broker endpoint's credentials, redacted: the password is never returned. */
+  credentials: RedactedCredentials | null;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -116,7 +128,18 @@ export interface CircuitState {
 
 export interface CreateEndpointInput {
   tenant: string;
+  /**
+   * A webhook's https URL, or a broker's (`amqps://host/vhost`, `tls://host:4222`, `mqtts://host`;
+   * plain `amqp:` / `nats:` / `mqtt:` only with `allowHttp`). User info in a broker URL is taken
+   * out and kept as the credentials.
+   */
   url: string;
+  /** @default "webhook" */
+  kind?: DestinationKind;
+  /** A broker endpoint's settings (required for one; see Destination). */
+  destination?: unknown;
+  /** A broker endpoint's credentials (or user info in `url`); never returned. */
+  credentials?: BrokerCredentials | null;
   eventTypes: string[];
   description?: string;
   /** @default "surety" */
@@ -181,6 +204,8 @@ export type EndpointPatch = Partial<
     | 'traceContext'
     | 'headers'
     | 'filter'
+    | 'destination'
+    | 'credentials'
   >
 >;
 

@@ -1,4 +1,5 @@
 import type { PostFn } from './attempt.js';
+import type { BrokerPublisherOptions, PublishFn } from './destinations/index.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import type { GuardOptions } from './ssrf/index.js';
 import type { Webhooks } from './webhooks.js';
@@ -63,6 +64,14 @@ export interface DeliveryWorkerOptions {
   guard?: GuardOptions;
   /** Replace the HTTP transport (tests inject a recorder). */
   post?: PostFn;
+  /**
+   * Broker endpoints (amqp, nats, mqtt; docs/destinations.md): pooled connections' bounds. The
+   * broker's host is checked by `guard`'s rules (its allow-list and resolver), within its
+   * `connectTimeoutMs`.
+   */
+  brokers?: Pick<BrokerPublisherOptions, 'maxLifetimeMs' | 'idleMs' | 'maxConnections'>;
+  /** Replace the broker publisher (tests inject a recorder). */
+  publish?: PublishFn;
   /** Use LISTEN/NOTIFY to wake at once on new events. @default true */
   listen?: boolean;
   /** Random source for jitter. @default Math.random */

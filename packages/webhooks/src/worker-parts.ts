@@ -3,6 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import { completionOf, type PostFn, sendAttempt } from './attempt.js';
 import { classify } from './classify.js';
+import { createBrokerPublisher, type PublishFn } from './destinations/index.js';
 import { isEndpointNotFoundError } from './errors.js';
 import { EndpointHealthRecorder } from './health.js';
 import type { WebhooksInternals } from './internals.js';
@@ -48,6 +49,26 @@ export function healthRecorderFor(input: {
   });
 }
 
+/**
+ * The worker's broker publisher: `options.publish` when given, else pooled connections checked by
+ * the guard's SSRF rules (closed at stop).
+ */
+export function publishFor(input: {
+  webhooks: Webhooks;
+  given: DeliveryWorkerOptions;
+  options: ResolvedWorkerOptions;
+}): { publish: PublishFn; close: (() => Promise<void>) | undefined } {
+  if (input.given.publish) return { publish: input.given.publish, close: undefined };
+  const guard = input.given.guard;
+  const p = createBrokerPublisher({
+    allowList: guard?.allowList ?? input.webhooks.allowList,
+    ...(guard?.resolver ? { resolver: guard.resolver } : {}),
+    connectTimeoutMs: Math.min(guard?.connectTimeoutMs ?? 5000, input.options.timeoutMs),
+    ...input.given.brokers,
+  });
+  return { publish: p.publish, close: p.close };
+}
+
 /** The worker's POST: `options.post` when given, else through a guarded dispatcher (closed at stop). */
 export function postFor(input: {
   webhooks: Webhooks;
@@ -71,6 +92,7 @@ export interface AttemptParts {
   internals: WebhooksInternals;
   options: ResolvedWorkerOptions;
   post: PostFn;
+  publish: PublishFn;
 }
 
 /**
@@ -84,7 +106,7 @@ export async function runAttempt(input: AttemptParts, row: Claimed): Promise<Com
   // tracing.ts: a span linked to the publisher's trace, when an SDK is registered.
   const span = sdkRegistered() ? new AttemptSpan(row) : undefined;
   const post = span ? span.post(input.post, row.endpoint_trace_context !== false) : input.post;
-  const sent = await sendAttempt({ row, post, timeoutMs: o.timeoutMs, startedMs });
+  const sent = await sendAttempt({ row, post, publish: input.publish, timeoutMs: o.timeoutMs, startedMs });
   const durationMs = Math.round(performance.now() - started);
   const endMs = i.now();
   const c = classify({

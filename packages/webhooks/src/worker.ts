@@ -19,7 +19,7 @@ import {
   type ResolvedWorkerOptions,
   resolveWorkerOptions,
 } from './worker-options.js';
-import { type AttemptParts, healthRecorderFor, postFor, runAttempt } from './worker-parts.js';
+import { type AttemptParts, healthRecorderFor, postFor, publishFor, runAttempt } from './worker-parts.js';
 import { WorkerSlots } from './worker-slots.js';
 
 export type { PostFn } from './attempt.js';
@@ -43,6 +43,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly #post: PostFn;
   readonly #parts: AttemptParts;
   #guard: GuardedDispatcher | undefined;
+  readonly #closeBrokers: (() => Promise<void>) | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
   #inflight = 0;
@@ -100,7 +101,16 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       given: options,
       options: this.#o,
     }));
-    this.#parts = { worker: this, webhooks: this.#w, internals: this.#i, options: this.#o, post: this.#post };
+    const brokers = publishFor({ webhooks: this.#w, given: options, options: this.#o });
+    this.#closeBrokers = brokers.close;
+    this.#parts = {
+      worker: this,
+      webhooks: this.#w,
+      internals: this.#i,
+      options: this.#o,
+      post: this.#post,
+      publish: brokers.publish,
+    };
   }
 
   /** Starts claiming and delivering; resolves once listening. */
@@ -139,6 +149,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     });
     await this.#unlisten?.();
     await this.#guard?.close();
+    await this.#closeBrokers?.();
   }
 
   /** Claims and delivers until nothing is due, then resolves (tests, `surety worker --once`). */

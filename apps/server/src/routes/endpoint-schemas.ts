@@ -19,7 +19,52 @@ const eventTypes = {
 } as const;
 
 export const editable = {
-  url: { type: 'string', minLength: 1, maxLength: 2048 },
+  url: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 2048,
+    description:
+      "A webhook's https URL, or a broker's: `amqps://host[:port]/vhost`, `tls://host:4222` (NATS), " +
+      '`mqtts://host[:port]` (plain `amqp:`, `nats:`, `mqtt:` where plain http is allowed). User info in a ' +
+      'broker URL is taken out and kept as the credentials. The host is checked like a webhook URL (SSRF).',
+  },
+  destination: {
+    type: 'object',
+    additionalProperties: false,
+    maxProperties: 2,
+    properties: {
+      exchange: {
+        type: 'string',
+        maxLength: 255,
+        description: 'amqp: the exchange published to (`""`: the default exchange).',
+      },
+      routingKey: {
+        type: 'string',
+        maxLength: 255,
+        description: 'amqp: the routing key; `{type}` is the event type. Default `{type}`.',
+      },
+      subject: {
+        type: 'string',
+        maxLength: 255,
+        description: 'nats: the subject (a JetStream stream must capture it); `{type}` is the event type.',
+      },
+      topic: { type: 'string', maxLength: 255, description: 'mqtt: the topic; `{type}` is the event type.' },
+      qos: { type: 'integer', const: 1, description: 'mqtt: QoS 1 (the PUBACK confirms).' },
+    },
+    description:
+      "A broker endpoint's settings (amqp: exchange, routingKey; nats: subject; mqtt: topic, qos).",
+  },
+  credentials: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['username', 'password'],
+    properties: {
+      username: { type: 'string', maxLength: 1024 },
+      password: { type: 'string', maxLength: 4096 },
+    },
+    description:
+      "A broker endpoint's credentials; never returned (the answer shows the password as `[redacted]`). null removes them.",
+  },
   description: { type: 'string', maxLength: 500 },
   eventTypes,
   format: { type: 'string', enum: ['surety', 'standard'] },
@@ -81,6 +126,21 @@ export const endpointSchema = {
       description: 'The application it belongs to (`app_…`); null for one of your own.',
     },
     url: { type: 'string' },
+    kind: { type: 'string', enum: ['webhook', 'amqp', 'nats', 'mqtt'] },
+    destination: {
+      type: ['object', 'null'],
+      properties: {
+        exchange: { type: 'string' },
+        routingKey: { type: 'string' },
+        subject: { type: 'string' },
+        topic: { type: 'string' },
+        qos: { type: 'integer' },
+      },
+    },
+    credentials: {
+      type: ['object', 'null'],
+      properties: { username: { type: 'string' }, password: { type: 'string', const: '[redacted]' } },
+    },
     description: { type: 'string' },
     eventTypes: { type: 'array', items: { type: 'string' } },
     format: { type: 'string' },

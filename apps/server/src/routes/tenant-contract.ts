@@ -1,4 +1,11 @@
-import { type RegisteredEvent, serviceContract, toJson } from '@surety/events';
+import {
+  type DestinationChannel,
+  type RegisteredEvent,
+  serviceContract,
+  toJson,
+  withDestinations,
+} from '@surety/events';
+import type { Endpoint, Webhooks } from '@surety/webhooks';
 import type { FastifyPluginAsync } from 'fastify';
 import { eventTypeData } from '../data/event-types.js';
 
@@ -23,7 +30,8 @@ export const tenantContractRoutes: FastifyPluginAsync<TenantContractRoutesOption
         description:
           "The AsyncAPI 3.0 document of every event your endpoints can receive: the service's types and " +
           'the ones you registered (deprecated ones marked), with their schemas, examples and the ' +
-          'delivery semantics. Give it to the receivers of your webhooks.',
+          'delivery semantics, and each broker endpoint (amqp, nats, mqtt) as a channel with its protocol ' +
+          'bindings. Give it to the receivers of your webhooks.',
         tags: ['event-types'],
         response: { 200: { type: 'object', additionalProperties: true } },
       },
@@ -45,13 +53,45 @@ export const tenantContractRoutes: FastifyPluginAsync<TenantContractRoutesOption
             deprecated: r.deprecated,
           })),
       ];
-      const doc = serviceContract(events, {
-        title: 'Surety webhooks: your contract',
-        description:
-          "The events your endpoints can receive: the service's own types and the ones you registered " +
-          '(`POST /v1/event-types`).',
-      });
+      const doc = withDestinations(
+        serviceContract(events, {
+          title: 'Surety webhooks: your contract',
+          description:
+            "The events your endpoints can receive: the service's own types and the ones you registered " +
+            '(`POST /v1/event-types`).',
+        }),
+        await brokerDestinations(app.webhooks, app.sql, request.tenant),
+      );
       return reply.type('application/json; charset=utf-8').send(toJson(doc));
     },
   );
 };
+
+/** Most endpoints read for the document: past them, broker endpoints are left out (said in docs/destinations.md). */
+const MAX_PAGES = 20;
+
+/** The tenant's broker endpoints (no credentials: the API's redacted form is not used). */
+async function brokerDestinations(
+  w: Webhooks,
+  q: Parameters<Webhooks['listEndpoints']>[0],
+  tenant: string,
+): Promise<DestinationChannel[]> {
+  const out: DestinationChannel[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const p = await w.listEndpoints(q, { tenant, limit: 100, ...(cursor ? { cursor } : {}) });
+    for (const e of p.data) if (e.kind !== 'webhook') out.push(channelOf(e));
+    if (!p.hasMore || p.nextCursor === null) break;
+    cursor = p.nextCursor;
+  }
+  return out;
+}
+
+const channelOf = (e: Endpoint): DestinationChannel => ({
+  id: e.id,
+  kind: e.kind as DestinationChannel['kind'],
+  url: e.url,
+  destination: (e.destination ?? {}) as DestinationChannel['destination'],
+  eventTypes: e.eventTypes,
+  ...(e.description ? { description: e.description } : {}),
+});

@@ -73,6 +73,13 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
           required: ['url', 'eventTypes'],
           properties: {
             ...editable,
+            kind: {
+              type: 'string',
+              enum: ['webhook', 'amqp', 'nats', 'mqtt'],
+              description:
+                'How events leave: `webhook` (HTTP POST, the default) or published to a broker, confirmed ' +
+                'by it (docs/destinations.md). Fixed for life.',
+            },
             applicationId: applicationRef(
               'The application it belongs to, for life, by id or uid: it then receives only the events ' +
                 'published to that application. Omitted: one of your own, which receives the events ' +

@@ -9,6 +9,28 @@ import { ago, plural, rate, rateTone, when } from './format.js';
 export const statusBadge = (e) =>
   e.status === 'enabled' ? badge('Enabled', 'ok') : badge('Disabled', 'bad');
 
+/** @type {Record<string, string>} */
+const KINDS = { amqp: 'AMQP', nats: 'NATS', mqtt: 'MQTT' };
+
+/**
+ * A broker endpoint's kind (a webhook has none: it is the default).
+ * @param {Endpoint} e
+ */
+export const kindBadge = (e) =>
+  e.kind && e.kind !== 'webhook' ? badge(KINDS[e.kind] ?? e.kind, 'neutral') : null;
+
+/**
+ * Where a broker endpoint publishes, in words (`exchange events, key {type}`); null for a webhook.
+ * @param {Endpoint} e
+ */
+export function destinationText(e) {
+  const d = e.destination;
+  if (!d || !e.kind || e.kind === 'webhook') return null;
+  if (e.kind === 'amqp') return `exchange "${d.exchange}", routing key ${d.routingKey}`;
+  if (e.kind === 'nats') return `subject ${d.subject}`;
+  return `topic ${d.topic}, QoS ${d.qos}`;
+}
+
 /**
  * The circuit breaker, when it is not closed: open (waiting for its probe) or half open (probing).
  * @param {Endpoint} e

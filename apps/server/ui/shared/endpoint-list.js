@@ -2,7 +2,7 @@
 // The overview's endpoint cards, each with its health, paged with "Show more".
 import { api, path } from './api.js';
 import { facts, h, replaceChildren } from './dom.js';
-import { circuitBadge, rateBadge, statusBadge } from './endpoint-badges.js';
+import { circuitBadge, kindBadge, rateBadge, statusBadge } from './endpoint-badges.js';
 import { when } from './format.js';
 import { moreButton } from './ui.js';
 
@@ -21,6 +21,7 @@ function endpointCard(e) {
         { class: 'card-title', href: `#/endpoints/${e.id}`, dataset: { key: `ep-${e.id}` } },
         e.description || e.url,
       ),
+      kindBadge(e),
       statusBadge(e),
       circuitBadge(e),
     ),

@@ -1,7 +1,7 @@
 // @ts-check
 // The top of an endpoint's page: its URL, why it is disabled or held by its breaker, health, facts.
 import { facts, h, replaceChildren } from './dom.js';
-import { circuitCallout, rateBadge, statusBadge } from './endpoint-badges.js';
+import { circuitCallout, destinationText, kindBadge, rateBadge, statusBadge } from './endpoint-badges.js';
 import { ago, when } from './format.js';
 
 /** @typedef {import('./types.js').Endpoint} Endpoint */
@@ -25,7 +25,8 @@ export function endpointSummary() {
   function render(e) {
     replaceChildren(
       node,
-      h('p', { class: 'url lede' }, e.url),
+      h('p', { class: 'url lede' }, e.url, ' ', kindBadge(e)),
+      destinationText(e) ? h('p', { class: 'muted' }, destinationText(e)) : null,
       e.status === 'disabled'
         ? h(
             'div',

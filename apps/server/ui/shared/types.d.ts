@@ -38,6 +38,10 @@ export interface Endpoint {
   id: string;
   object: 'webhook_endpoint';
   url: string;
+  /** How events leave (issue 36): HTTP POST, or a broker's publish; absent from an older server. */
+  kind?: 'webhook' | 'amqp' | 'nats' | 'mqtt';
+  /** A broker endpoint's settings (exchange and routing key, subject, topic). */
+  destination?: Record<string, string | number> | null;
   /** The application (the tenant's customer) it belongs to; null: the tenant's own. */
   applicationId?: string | null;
   description?: string;

@@ -1,35 +1,11 @@
 // The claim: due deliveries taken in batches with FOR UPDATE SKIP LOCKED under the fairness caps
 // and rate limits, and the worker's slot counts (docs/decisions.md, issue 15).
 import type { Queryable, Sql } from '@surety/db';
-import type { SecretEntry } from '../types.js';
+import type { Claimed } from './claimed.js';
 import { eventTime, lockId, type Names } from './names.js';
 import { grantRateLimited, type TokenStatements } from './tokens.js';
 
-/** A claimed delivery with its event and endpoint (null when they were deleted meanwhile). */
-export interface Claimed {
-  id: string;
-  tenant: string;
-  endpoint_id: string;
-  attempts: number;
-  event_id: string;
-  type: string | null;
-  api_version: string;
-  created_at: Date;
-  sequence: string;
-  data: string;
-  url: string | null;
-  secrets: SecretEntry[] | null;
-  format: 'surety' | 'standard';
-  endpoint_status: string | null;
-  retry_schedule: number[] | null;
-  rate_limit: number | null;
-  /** The publisher's W3C trace context (migration 000010); null when none was active. */
-  trace_context: unknown;
-  /** Whether the endpoint sends `traceparent` to the receiver; null when it was deleted. */
-  endpoint_trace_context: boolean | null;
-  /** The endpoint's custom headers (migration 000013); null when it was deleted. */
-  endpoint_headers: Record<string, string> | null;
-}
+export type { Claimed } from './claimed.js';
 
 export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
   return {
@@ -170,7 +146,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
        select c.id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
-              ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers
+              ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers,
+              coalesce(ep.kind, 'webhook') as kind, ep.destination, ep.credentials
          from claimed c
          left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id
                               and ${eventTime('e', 'c')}

@@ -1,4 +1,10 @@
 // An endpoint row as selected, and its mapping to the public Endpoint (internal: not exported from the root).
+import {
+  type BrokerCredentials,
+  type Destination,
+  type DestinationKind,
+  redact,
+} from '../destinations/config.js';
 import type { Endpoint, EndpointFilter, SecretEntry } from '../types.js';
 import { iso } from './names.js';
 
@@ -28,6 +34,10 @@ export interface EndpointRow {
   trace_context: boolean;
   headers: Record<string, string>;
   filter: EndpointFilter | null;
+  kind: DestinationKind;
+  destination: Destination;
+  /** Never leaves the engine: toEndpoint redacts it. */
+  credentials: BrokerCredentials | null;
 }
 
 /** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
@@ -47,6 +57,9 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
   traceContext: r.trace_context,
   headers: r.headers,
   filter: r.filter,
+  kind: r.kind,
+  destination: r.kind === 'webhook' ? null : r.destination,
+  credentials: redact(r.credentials),
   version: r.version,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
@@ -69,4 +82,5 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
 export const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
   'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
-  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id, headers, filter';
+  'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id, headers, filter, ' +
+  'kind, destination, credentials';

@@ -34,6 +34,10 @@ export async function insertEndpoint(
     /** The filter as JSON and its jsonpath form, both null for none. */
     filterJson: string | null;
     filterPath: string | null;
+    /** destinations/config.ts: the kind, its settings, its credentials (JSON, or null). */
+    kind: string;
+    destinationJson: string;
+    credentialsJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -42,10 +46,11 @@ export async function insertEndpoint(
        on conflict (tenant) do update set endpoints = t.endpoints + 1 where t.endpoints < $12
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
-            rate_limit, ordered, created_at, updated_at, trace_context, application_id, headers, filter, filter_path)
+            rate_limit, ordered, created_at, updated_at, trace_context, application_id, headers, filter, filter_path,
+            kind, destination, credentials)
      select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::text::jsonb, $8::int[], $9::int,
             $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text, $15::text::jsonb,
-            $16::text::jsonb, $17::text::jsonpath
+            $16::text::jsonb, $17::text::jsonpath, $18::text, $19::text::jsonb, $20::text::jsonb
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -66,6 +71,9 @@ export async function insertEndpoint(
       input.headersJson,
       input.filterJson,
       input.filterPath,
+      input.kind,
+      input.destinationJson,
+      input.credentialsJson,
     ],
   );
   return rows[0];
@@ -109,6 +117,10 @@ export async function updateEndpointRow(
     setFilter: boolean;
     filterJson: string | null;
     filterPath: string | null;
+    /** A broker endpoint's new settings (JSON) or null to keep them; credentials set when `setCredentials`. */
+    destinationJson: string | null;
+    setCredentials: boolean;
+    credentialsJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -120,7 +132,9 @@ export async function updateEndpointRow(
         ordered = coalesce($12, ordered), version = version + 1, updated_at = $13,
         trace_context = coalesce($14, trace_context), headers = coalesce($15::text::jsonb, headers),
         filter = case when $16::bool then $17::text::jsonb else filter end,
-        filter_path = case when $16::bool then $18::text::jsonpath else filter_path end
+        filter_path = case when $16::bool then $18::text::jsonpath else filter_path end,
+        destination = coalesce($19::text::jsonb, destination),
+        credentials = case when $20::bool then $21::text::jsonb else credentials end
       where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
     [
       input.tenant,
@@ -141,6 +155,9 @@ export async function updateEndpointRow(
       input.setFilter,
       input.filterJson,
       input.filterPath,
+      input.destinationJson,
+      input.setCredentials,
+      input.credentialsJson,
     ],
   );
   return rows[0];
