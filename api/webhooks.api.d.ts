@@ -11,7 +11,9 @@ export { MissingBrokerClientError } from "./destinations/peers.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
 export type { WebhookErrorCode } from "./errors.js";
-export { ApplicationNotFoundError, ApplicationUidTakenError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
+export { ApplicationNotFoundError, ApplicationUidTakenError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidFilterError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidFilterError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
+export { FILTER_MAX_DATA_DEPTH } from "./filter/depth.js";
+export { type Comparison, evaluateFilter, FILTER_LIMITS, FILTER_ROOTS, type FilterDocument, type FilterLiteral, type FilterNode, parseFilter, } from "./filter/index.js";
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
@@ -22,7 +24,7 @@ export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./s
 export type { Backlog } from "./sql/backlog.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
 export type { AllowList } from "./ssrf/classify.js";
-export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
+export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointFilter, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
 export { Webhooks } from "./webhooks.js";
 export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
@@ -121,6 +123,7 @@ export interface Endpoint {
     ordered: boolean;
     traceContext: boolean;
     headers: Record<string, string>;
+    filter: EndpointFilter | null;
     kind: DestinationKind;
     destination: Destination | null;
     credentials: RedactedCredentials | null;
@@ -153,12 +156,16 @@ export interface CreateEndpointInput {
     traceContext?: boolean;
     applicationId?: string;
     headers?: Record<string, string>;
+    filter?: EndpointFilter | null;
 }
+export type EndpointFilter = {
+    [key: string]: unknown;
+};
 export interface EndpointRef {
     tenant: string;
     id: string;
 }
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "destination" | "credentials">>;
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "filter" | "destination" | "credentials">>;
 export interface UpdateEndpointInput extends EndpointRef {
     ifVersion: number;
     patch: EndpointPatch;
@@ -831,7 +838,7 @@ export declare function envelopeJson(e: {
 }): string;
 
 // --- dist/errors.d.ts
-export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE";
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE";
 export declare class WebhookError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
@@ -871,6 +878,17 @@ export declare class InvalidHeadersError extends WebhookError {
         message: string;
     }[]);
 }
+export declare class InvalidFilterError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_FILTER";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
 export declare class EndpointNotFoundError extends WebhookError {
     readonly code: "SURETY_ENDPOINT_NOT_FOUND";
     constructor();
@@ -898,6 +916,65 @@ export declare const isEndpointNotFoundError: (value: unknown) => value is Endpo
 export declare const isApplicationNotFoundError: (value: unknown) => value is ApplicationNotFoundError;
 export declare const isApplicationUidTakenError: (value: unknown) => value is ApplicationUidTakenError;
 export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
+export declare const isInvalidFilterError: (value: unknown) => value is InvalidFilterError;
+
+// --- dist/filter/depth.d.ts
+export declare const FILTER_MAX_DATA_DEPTH = 1000;
+export declare function nestsDeeperThan(value: unknown, max: number): boolean;
+
+// --- dist/filter/index.d.ts
+export { evaluateFilter, type FilterDocument } from "./evaluate.js";
+export { compileFilter } from "./jsonpath.js";
+export { type Comparison, FILTER_LIMITS, FILTER_ROOTS, type FilterLiteral, type FilterNode, parseFilter, } from "./parse.js";
+
+// --- dist/filter/evaluate.d.ts
+import type { FilterNode } from "./parse.js";
+export interface FilterDocument {
+    type: string;
+    resource: string | null;
+    data: unknown;
+}
+export declare function evaluateFilter(node: FilterNode, doc: FilterDocument): boolean;
+
+// --- dist/filter/parse.d.ts
+export type FilterLiteral = string | number | boolean | null;
+export declare const FILTER_ROOTS: readonly string[];
+export declare const FILTER_LIMITS: Readonly<{
+    depth: 6;
+    width: 50;
+    nodes: 200;
+    stringLength: 256;
+    pathSegments: 8;
+    segmentLength: 64;
+    bytes: 16384;
+}>;
+export type Comparison = "eq" | "ne" | "gt" | "gte" | "lt" | "lte";
+export type FilterNode = {
+    op: "and" | "or";
+    of: FilterNode[];
+} | {
+    op: "not";
+    of: FilterNode;
+} | {
+    op: "cmp";
+    path: string[];
+    cmp: Comparison;
+    value: FilterLiteral;
+} | {
+    op: "in";
+    path: string[];
+    values: FilterLiteral[];
+    negate: boolean;
+} | {
+    op: "exists";
+    path: string[];
+    exists: boolean;
+};
+export declare function parseFilter(filter: unknown): FilterNode;
+
+// --- dist/filter/jsonpath.d.ts
+import type { FilterNode } from "./parse.js";
+export declare function compileFilter(node: FilterNode): string;
 
 // --- dist/headers.d.ts
 export declare const MAX_HEADERS = 20;
