@@ -109,7 +109,8 @@ export function createDriverSql<C>(options: DriverSqlOptions<C>): Sql {
     notify:
       options.notify ??
       (async (channel, payload = '') => {
-        await run(connection, 'select pg_notify($1, $2)', [channel, payload], undefined);
+        // `select 1 from`: pg_notify returns void, which Prisma's raw queries cannot read back (P2010).
+        await run(connection, 'select 1 from pg_notify($1, $2)', [channel, payload], undefined);
       }),
     close: options.close ?? (async () => {}),
   };

@@ -161,7 +161,7 @@ export function joinTransaction(outer: OuterTransaction): JoinedTransaction {
     },
     // Inside the transaction: PostgreSQL delivers it at COMMIT, never after a rollback.
     async notify(channel, payload = '') {
-      await own.query('select pg_notify($1, $2)', [channel, payload]);
+      await own.query('select 1 from pg_notify($1, $2)', [channel, payload]); // void: not read back
     },
     // The outer transaction and its connection belong to the ORM.
     async close() {},

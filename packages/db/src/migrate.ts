@@ -63,7 +63,8 @@ export async function migrate(sql: Sql, options: MigrateOptions): Promise<{ appl
   for (const { set, migrations } of options.sets) {
     for (const migration of migrations) {
       await sql.transaction(async (tx) => {
-        await tx.query('select pg_advisory_xact_lock(hashtext($1)::int8)', [lockName]);
+        // `select 1 from`: the function returns void, which some drivers cannot read back (Prisma: P2010).
+        await tx.query('select 1 from pg_advisory_xact_lock(hashtext($1)::int8)', [lockName]);
         await tx.exec(
           `create schema if not exists ${schema};
            create table if not exists ${schema}.migrations (

@@ -91,8 +91,11 @@ export function prismaAdapterOnSurety(options: { schema?: string } = {}): Prisma
 
 /**
  * Runs `fn` with the PrismaClients of {@link prismaAdapterOnSurety} writing in Surety's transaction
- * `tx`. Await every Prisma call inside `fn`.
+ * `tx`. `fn` may return a Prisma call unawaited (`onSurety(tx, () => prisma.order.count())`).
  */
-export function onSurety<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
-  return current.run(clientOf(tx), fn);
+export function onSurety<T>(tx: Tx, fn: () => PromiseLike<T>): Promise<T> {
+  // A PrismaPromise is lazy: it sends nothing until `.then()` is called. Returned unawaited, it
+  // would start when the caller awaits it, after `run` has left the context, and find no
+  // transaction. Awaiting it here starts it inside.
+  return current.run(clientOf(tx), async () => await fn());
 }

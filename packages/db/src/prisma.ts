@@ -1,5 +1,5 @@
 import { createDriverSql, type DriverConnection } from './driver-sql.js';
-import { classify } from './errors.js';
+import { classify, DatabaseUnavailableError } from './errors.js';
 
 export { onSurety, prismaAdapterOnSurety } from './prisma-adapter.js';
 
@@ -43,6 +43,20 @@ function sqlError(error: unknown): unknown {
     }
     const meta = e.meta as Record<string, unknown> | undefined;
     queue.push(e.cause, meta?.driverAdapterError, (meta?.driverAdapterError as { cause?: unknown })?.cause);
+  }
+  return error;
+}
+
+// P2028 "Unable to start a transaction in the given time": no connection came free within `maxWait`
+// (the pool is exhausted, or the server slow), and nothing was sent. Like a pool timeout (P2024), it
+// means "the database is not available now": a 503 with Retry-After, not a 500. Its other P2028
+// (a transaction past its `timeout`) is the handler's own doing, and stays as it is.
+function startTimeout(error: unknown): unknown {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (e?.code === 'P2028' && /unable to start a transaction in the given time/i.test(String(e.message))) {
+    return new DatabaseUnavailableError(`database unavailable: ${String(e.message).trim()}`, {
+      cause: error,
+    });
   }
   return error;
 }
@@ -108,7 +122,12 @@ export function prismaSql<TxClient extends PrismaTransactionClient>(
   return createDriverSql<TxClient>({
     name: 'prisma',
     connection: connectionOf(prisma),
-    transaction: (fn) => prisma.$transaction((tx) => fn(connectionOf(tx), tx), options),
+    transaction: (fn) =>
+      prisma
+        .$transaction((tx) => fn(connectionOf(tx), tx), options)
+        .catch((error: unknown) => {
+          throw startTimeout(error);
+        }),
   });
 }
 
@@ -158,10 +177,14 @@ export async function prismaTransaction<TxClient extends PrismaTransactionClient
   options?: { maxWait?: number; timeout?: number },
 ): Promise<T> {
   let joined: JoinedTransaction | undefined;
-  const result = await prisma.$transaction((tx) => {
-    joined = prismaTx(tx);
-    return fn(tx, joined);
-  }, options);
+  const result = await prisma
+    .$transaction((tx) => {
+      joined = prismaTx(tx);
+      return fn(tx, joined);
+    }, options)
+    .catch((error: unknown) => {
+      throw startTimeout(error);
+    });
   joined?.committed();
   return result;
 }

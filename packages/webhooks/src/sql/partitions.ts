@@ -85,7 +85,7 @@ export async function createWindow(
   input: { suffix: string; startsMs: number; endsMs: number; lockTimeoutMs: number },
 ): Promise<boolean> {
   await setLockTimeout(q, input.lockTimeoutMs);
-  await q.query(`select pg_advisory_xact_lock(${maintenanceLock(t.schema)})`);
+  await q.query(`select 1 from pg_advisory_xact_lock(${maintenanceLock(t.schema)})`); // void: not read back
   const last = await lastWindow(q, t);
   if (last.endsMs !== input.startsMs) return false;
   // A column's compression set on the parent (ALTER COLUMN ... SET COMPRESSION), which PARTITION OF
@@ -146,7 +146,7 @@ export async function dropWindow(
   input: { suffix: string; lockTimeoutMs: number },
 ): Promise<DropResult> {
   await setLockTimeout(q, input.lockTimeoutMs);
-  await q.query(`select pg_advisory_xact_lock(${maintenanceLock(t.schema)})`);
+  await q.query(`select 1 from pg_advisory_xact_lock(${maintenanceLock(t.schema)})`); // void: not read back
   const { rows: still } = await q.query(`select 1 from ${t.P} where suffix = $1`, [input.suffix]);
   if (still.length === 0) return { kind: 'gone' };
   // Each table's partitions of the window: `<table>_<suffix>`, and for p0 the old table of

@@ -1,0 +1,99 @@
+// @surety/db/prisma where a user meets Prisma's edges (issue 31): a PrismaPromise handed back
+// unawaited from onSurety (Prisma's promises start on `.then()`), Surety's own statements that return
+// `void` (migrations, NOTIFY) through Prisma's raw queries, and Prisma's transaction-start timeout.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { isDatabaseUnavailableError, migrate } from '@surety/db';
+import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
+import { onSurety, prismaAdapterOnSurety, prismaSql } from '../src/prisma.js';
+import { generatePrismaClient, type PrismaClientClass } from './prisma-client.js';
+
+let PrismaClient: PrismaClientClass;
+let remove = async () => {};
+before(async () => {
+  if (needsPostgres) return;
+  ({ PrismaClient, remove } = await generatePrismaClient());
+});
+after(() => remove());
+
+test('onSurety: a Prisma call returned unawaited (a lazy PrismaPromise) runs in the Surety transaction', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  await db.sql.query(`create schema "${db.schema}"`);
+  await db.sql.query(`create table "${db.schema}".orders (id serial primary key, note text not null unique)`);
+  const prisma = new PrismaClient({ adapter: prismaAdapterOnSurety({ schema: db.schema }) });
+  try {
+    // The one-liner a user writes: the PrismaPromise starts only when the caller awaits it, after
+    // onSurety's callback returned.
+    const order = await db.sql.transaction((tx) =>
+      onSurety(tx, () => prisma.order.create({ data: { note: 'one-liner' } })),
+    );
+    assert.equal(order.note, 'one-liner');
+    const n = await db.sql.transaction((tx) => onSurety(tx, () => prisma.$queryRawUnsafe('select 1 as one')));
+    assert.deepEqual(n, [{ one: 1 }]);
+  } finally {
+    await prisma.$disconnect();
+    await db.close();
+  }
+});
+
+test('prismaSql: migrations and NOTIFY (statements returning void) run through Prisma', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: postgresUrl!, max: 2 }, { schema: db.schema }),
+  });
+  try {
+    const sql = prismaSql(prisma);
+    const set = {
+      set: 'boundaries',
+      migrations: [
+        { id: 1, name: 'orders', script: 'create table :SCHEMA.t (a int); create index on :SCHEMA.t (a);' },
+      ],
+    };
+    assert.deepEqual((await migrate(sql, { schema: db.schema, sets: [set] })).applied, [
+      'boundaries/1_orders',
+    ]);
+    assert.deepEqual((await migrate(sql, { schema: db.schema, sets: [set] })).applied, []);
+    await sql.notify('surety_boundaries', 'y');
+  } finally {
+    await prisma.$disconnect();
+    await db.close();
+  }
+});
+
+test('prismaSql: "Unable to start a transaction in the given time" (maxWait) is DatabaseUnavailableError', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: postgresUrl!, max: 1 }) });
+  try {
+    const sql = prismaSql(prisma, { maxWait: 200, timeout: 10_000 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let started!: () => void;
+    const holding = new Promise<void>((r) => {
+      started = r;
+    });
+    // The pool's one connection is held by a transaction; the next cannot start within maxWait.
+    const holder = sql.transaction(async (tx) => {
+      await tx.query('select 1 as one');
+      started();
+      await held;
+    });
+    await holding;
+    const error = await sql.transaction((tx) => tx.query('select 1 as one')).catch((e: unknown) => e);
+    release();
+    await holder;
+    assert.ok(isDatabaseUnavailableError(error), `not unavailable: ${String(error)}`);
+    assert.equal((error as { code?: string }).code, 'SURETY_DB_UNAVAILABLE');
+  } finally {
+    await prisma.$disconnect();
+    await db.close();
+  }
+});
