@@ -326,14 +326,44 @@ export declare function kyselyTx<DB>(trx: Transaction<DB>): Tx;
 // (dist/pglite.d.ts: above)
 // ===== ./drizzle → ./dist/drizzle.d.ts
 // --- dist/drizzle.d.ts
-import { type DrizzleConfig } from "drizzle-orm";
-import { PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type { Sql, Tx } from "./types.js";
-export type TxDrizzle<TSchema extends Record<string, unknown> = Record<string, never>> = PgDatabase<PgQueryResultHKT, TSchema>;
+import type { DrizzleConfig } from "drizzle-orm";
+import { type TxDrizzle } from "./drizzle-shared.js";
+import type { Tx } from "./types.js";
+export { drizzleSql, drizzleTx, type TxDrizzle } from "./drizzle-shared.js";
 export declare function drizzleOf<TSchema extends Record<string, unknown> = Record<string, never>>(tx: Tx, config?: DrizzleConfig<TSchema>): TxDrizzle<TSchema>;
+
+// --- dist/drizzle-shared.d.ts
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { Savepoints } from "./savepoints.js";
+import type { Sql, Tx } from "./types.js";
+export declare const NAME = "drizzle";
+export type TxDrizzle<TSchema extends Record<string, unknown> = Record<string, never>> = PgDatabase<PgQueryResultHKT, TSchema>;
+export declare function guarded(levels: Savepoints, text: string): string;
 export declare function drizzleSql<TSchema extends Record<string, unknown>>(db: PgDatabase<PgQueryResultHKT, TSchema>): Sql;
 export declare function drizzleTx<TSchema extends Record<string, unknown>>(trx: PgDatabase<PgQueryResultHKT, TSchema>): Tx;
+export declare function ownDrizzle<TSchema extends Record<string, unknown>>(tx: Tx): TxDrizzle<TSchema> | undefined;
 
+// --- dist/savepoints.d.ts
+export interface Savepoints {
+    begin(): string;
+    commit(): string;
+    rollback(): string;
+    translate(text: string): string;
+}
+export declare function savepoints(prefix: string): Savepoints;
+
+// (dist/types.d.ts: above)
+// (dist/pglite.d.ts: above)
+// ===== ./drizzle-pglite → ./dist/drizzle-pglite.d.ts
+// --- dist/drizzle-pglite.d.ts
+import { type DrizzleConfig } from "drizzle-orm";
+import { type TxDrizzle } from "./drizzle-shared.js";
+import type { Tx } from "./types.js";
+export { drizzleSql, drizzleTx, type TxDrizzle } from "./drizzle-shared.js";
+export declare function drizzleOf<TSchema extends Record<string, unknown> = Record<string, never>>(tx: Tx, config?: DrizzleConfig<TSchema>): TxDrizzle<TSchema>;
+
+// (dist/drizzle-shared.d.ts: above)
+// (dist/savepoints.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/pglite.d.ts: above)
 // ===== ./knex → ./dist/knex.d.ts
@@ -410,7 +440,7 @@ import type { Tx } from "./types.js";
 export declare function prismaAdapterOnSurety(options?: {
     schema?: string;
 }): PrismaPg;
-export declare function onSurety<T>(tx: Tx, fn: () => Promise<T>): Promise<T>;
+export declare function onSurety<T>(tx: Tx, fn: () => PromiseLike<T>): Promise<T>;
 
 // (dist/types.d.ts: above)
 // (dist/pglite.d.ts: above)

@@ -1,6 +1,7 @@
 // Drizzle, Surety owns the transaction: the route's Drizzle runs on the key's transaction, with
-// rows by position (a self-join keeps both `name` columns). PostgreSQL (DATABASE_URL) or PGlite.
-import { openSql } from '@surety/db';
+// rows by position (a self-join keeps both `name` columns). Needs PostgreSQL (DATABASE_URL):
+// @surety/db/drizzle loads node-postgres' Drizzle only; on PGlite, import from @surety/db/drizzle-pglite.
+import { createPgSql } from '@surety/db';
 import { drizzleOf } from '@surety/db/drizzle';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
@@ -16,7 +17,7 @@ const payments = pgSchema(schema).table('payments', {
   refundOf: text('refund_of'),
 });
 
-const sql = await openSql({ databaseUrl: process.env.DATABASE_URL });
+const sql = createPgSql({ connectionString: process.env.DATABASE_URL });
 await sql.query(`create schema if not exists ${schema}`);
 await sql.query(
   `create table if not exists ${schema}.payments (id text primary key, cents int not null, refund_of text)`,

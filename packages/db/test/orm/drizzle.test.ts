@@ -1,12 +1,14 @@
-// @surety/db/drizzle (Drizzle 0.45) in both directions, on node-postgres (DATABASE_URL) and on
-// PGlite: the semantics table (semantics.ts), a self-join whose two columns share a name, a nested
+// @surety/db/drizzle (node-postgres) and @surety/db/drizzle-pglite (Drizzle 0.45) in both
+// directions, on node-postgres (DATABASE_URL) and on PGlite: the semantics table (semantics.ts), a self-join whose two columns share a name, a nested
 // .transaction() as a savepoint, and a transaction the application opened itself (drizzleTx).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgliteSql, isNestedTransactionError } from '@surety/db';
-import { drizzleOf, drizzleSql, drizzleTx, type TxDrizzle } from '@surety/db/drizzle';
+import { drizzleOf as drizzleOfNodePg } from '@surety/db/drizzle';
+// drizzle-pglite's drizzleOf is drizzle's on node-postgres: the tests below run it on both backends.
+import { drizzleOf, drizzleSql, drizzleTx, type TxDrizzle } from '@surety/db/drizzle-pglite';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { createInbox } from '@surety/webhook-verify/inbox';
 import { Webhooks } from '@surety/webhooks';
@@ -214,4 +216,18 @@ describe('drizzle: rows by position, savepoints, an application transaction', ()
     assert.equal(await events('ok'), 1);
     assert.equal(await events('undone'), 0);
   });
+});
+
+test('@surety/db/drizzle (node-postgres only) refuses a PGlite transaction and names the subpath that takes it', async () => {
+  const sql = await createPgliteSql();
+  try {
+    await sql.transaction(async (tx) => {
+      assert.throws(
+        () => drizzleOfNodePg(tx),
+        (e: Error) => e instanceof TypeError && /@surety\/db\/drizzle-pglite/.test(e.message),
+      );
+    });
+  } finally {
+    await sql.close();
+  }
 });
