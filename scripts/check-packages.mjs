@@ -5,7 +5,9 @@
 //      or a map's `sources` points at is in it; metadata), publint (no errors or warnings),
 //      attw --profile esm-only (no problems), npm publish --dry-run;
 //   3. `changeset version` applies the pending changesets (on a throwaway clone);
-//   4. the install-from-tarballs smoke test outside the workspace (scripts/packages/smoke.mjs).
+//   4. the install-from-tarballs smoke test outside the workspace (scripts/packages/smoke.mjs);
+//   5. with DATABASE_URL, the ORM smoke matrix: one app per ORM and direction, each with only its own
+//      ORM and driver installed, compiled with tsc and run with node (scripts/packages/orm-smoke.mjs).
 // Prints one line per check and a summary; exits 1 when any check failed.
 // Usage: node scripts/check-packages.mjs [--write-readmes] [--keep] [--no-smoke]
 //   DATABASE_URL: PostgreSQL for the pg-only app's examples (skipped, and said so, without it).
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { checkChangesets } from './packages/changesets.mjs';
+import { ormSmoke } from './packages/orm-smoke.mjs';
 import { checkReadmeExample } from './packages/readme-examples.mjs';
 import { smoke } from './packages/smoke.mjs';
 import { checkTarballFiles } from './packages/tarball-files.mjs';
@@ -176,6 +179,15 @@ try {
     await smoke({ root, work, packages, databaseUrl: process.env.DATABASE_URL || undefined, report }).catch(
       (e) => report('smoke test', false, e.stack ?? String(e)),
     );
+    section('the ORM smoke matrix: one app per ORM and direction, its own ORM and driver only');
+    if (process.env.DATABASE_URL) {
+      const tarballs = Object.fromEntries(packages.map((p) => [p.name, p.tarball]));
+      await ormSmoke({ root, work, tarballs, databaseUrl: process.env.DATABASE_URL, report }).catch((e) =>
+        report('ORM smoke matrix', false, e.stack ?? String(e)),
+      );
+    } else {
+      report('ORM smoke matrix', true, 'skipped: set DATABASE_URL (PostgreSQL)');
+    }
   }
 } finally {
   if (args.has('--keep')) console.log(`(kept ${work})`);

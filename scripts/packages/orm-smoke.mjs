@@ -1,0 +1,312 @@
+#!/usr/bin/env node
+// The ORM smoke matrix (issue 31): per ORM and direction, a fresh app outside the workspace installs
+// the packed tarballs plus exactly one ORM and its real driver (and its framework), compiles with tsc
+// to JavaScript and runs under plain node against PostgreSQL. Each app (scripts/smoke/<name>.ts)
+// checks itself (scripts/smoke/check.ts): a keyed POST, its replay, 20 concurrent duplicates -> one
+// row, a throw after the write -> no row. No other ORM, driver or PGlite is installed, so an adapter
+// that imported a peer it does not need fails at start, as it would in a user's app.
+//
+// Part of scripts/check-packages.mjs (with DATABASE_URL). On its own, it packs what it needs:
+//   DATABASE_URL=… node scripts/packages/orm-smoke.mjs [app…] [--tarballs <dir>] [--keep]
+// One npm cache (the user's), --prefer-offline, two apps at a time.
+import { execFile } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The versions the apps install: those the workspace tests against. */
+const VERSIONS = {
+  pg: '^8.23.1',
+  express: '^5.3.0',
+  '@types/express': '^5.0.6',
+  fastify: '^5.12.8',
+  '@types/node': '^20.19.43',
+  kysely: '^0.28.19',
+  'drizzle-orm': '^0.45.4',
+  knex: '^3.3.0',
+  postgres: '^3.4.9',
+  typeorm: '^0.3.31',
+  '@prisma/client': '^7.10.0',
+  '@prisma/adapter-pg': '^7.10.0',
+  prisma: '^7.10.0',
+  '@nestjs/common': '^11.2.10',
+  '@nestjs/core': '^11.2.10',
+  '@nestjs/platform-express': '^11.2.10',
+  '@nestjs/platform-fastify': '^11.2.8',
+  'reflect-metadata': '^0.2.2',
+  rxjs: '^7.8.2',
+};
+
+/** Every optional ORM or driver peer of @surety/db: an app may hold only its own. */
+const ORM_PEERS = [
+  '@electric-sql/pglite',
+  'drizzle-orm',
+  'knex',
+  'kysely',
+  'postgres',
+  'typeorm',
+  '@prisma/client',
+  '@prisma/adapter-pg',
+];
+
+const EXPRESS = ['express', '@types/express'];
+const NEST = ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', 'pg'];
+/** The apps: their sources (the first files are the entry points run), and what they install. */
+export const APPS = [
+  { name: 'kysely', entries: ['kysely.ts'], deps: ['kysely', 'pg', 'fastify'] },
+  { name: 'drizzle', entries: ['drizzle.ts'], deps: ['drizzle-orm', 'pg', ...EXPRESS] },
+  { name: 'knex', entries: ['knex.ts'], deps: ['knex', 'pg', 'fastify'] },
+  { name: 'postgres-js', entries: ['postgres-js.ts'], deps: ['postgres', ...EXPRESS] },
+  {
+    name: 'prisma',
+    entries: ['prisma-surety.ts', 'prisma-owns.ts'],
+    deps: ['@prisma/client', '@prisma/adapter-pg', ...EXPRESS],
+    // The `prisma` CLI that generates the client brings PGlite and postgres.js (for `prisma dev`), and
+    // npm keeps them after `npm prune --omit=dev` (they satisfy @surety/db's optional peers): it is
+    // installed in a folder of its own, as a deploy that generates at build time leaves it behind.
+    prisma: true,
+  },
+  { name: 'typeorm', entries: ['typeorm.ts'], deps: ['typeorm', 'pg', 'fastify'] },
+  {
+    name: 'nestjs-express',
+    entries: ['nestjs-express.ts'],
+    sources: ['nest-module.ts'],
+    deps: [...NEST, '@nestjs/platform-express'],
+  },
+  {
+    name: 'nestjs-fastify',
+    entries: ['nestjs-fastify.ts'],
+    sources: ['nest-module.ts'],
+    deps: [...NEST, '@nestjs/platform-fastify'],
+  },
+];
+
+const SURETY = ['@surety/core', '@surety/db', '@surety/idempotency'];
+
+const COMPILER = {
+  strict: true,
+  target: 'ES2022',
+  lib: ['ES2023', 'DOM'],
+  module: 'node16',
+  moduleResolution: 'node16',
+  // drizzle-orm's and typeorm's own declarations fail skipLibCheck false whoever imports them; the
+  // types of the packages are checked with it off by scripts/packages/smoke.mjs.
+  skipLibCheck: true,
+  experimentalDecorators: true,
+  types: ['node'],
+  outDir: 'dist',
+  rootDir: 'src',
+};
+
+async function sh(cmd, args, options) {
+  try {
+    return await run(cmd, args, { maxBuffer: 64 * 1024 * 1024, ...options });
+  } catch (error) {
+    const output = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim();
+    throw new Error(`${cmd} ${args.join(' ')} failed:\n${output.split('\n').slice(-40).join('\n')}`);
+  }
+}
+
+/**
+ * @param {object} o
+ * @param {string} o.root the repository
+ * @param {string} o.work a temporary folder outside the workspace
+ * @param {Record<string, string>} o.tarballs package name -> tarball path
+ * @param {string} o.databaseUrl PostgreSQL
+ * @param {(name: string, ok: boolean, detail?: string) => void} o.report
+ * @param {string[]} [o.only] app names
+ */
+export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only }) {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const sources = join(root, 'scripts', 'smoke');
+  const apps = APPS.filter((a) => !only?.length || only.includes(a.name));
+  const overrides = Object.fromEntries(SURETY.map((n) => [n, `file:${tarballs[n]}`]));
+
+  const one = async (a) => {
+    const started = Date.now();
+    const dir = join(work, 'orm', a.name);
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    const dependencies = { ...overrides, '@types/node': VERSIONS['@types/node'] };
+    for (const d of a.deps) dependencies[d] = VERSIONS[d];
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify(
+        { name: `smoke-${a.name}`, private: true, type: 'module', dependencies, overrides },
+        null,
+        2,
+      ),
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: COMPILER, include: ['src'] }, null, 2),
+    );
+    for (const f of ['check.ts', ...a.entries, ...(a.sources ?? [])])
+      copyFileSync(join(sources, f), join(dir, 'src', f));
+    const label = `ORM app ${a.name}`;
+    try {
+      const cli = join(work, 'orm', `${a.name}-cli`);
+      if (a.prisma) {
+        mkdirSync(cli, { recursive: true });
+        const devDependencies = { prisma: VERSIONS.prisma };
+        writeFileSync(
+          join(cli, 'package.json'),
+          JSON.stringify({ name: 'prisma-cli', private: true, devDependencies }),
+        );
+      }
+      await Promise.all(
+        [dir, ...(a.prisma ? [cli] : [])].map((cwd) =>
+          sh(
+            'npm',
+            [
+              'install',
+              '--no-audit',
+              '--no-fund',
+              '--ignore-scripts',
+              '--prefer-offline',
+              '--loglevel=error',
+            ],
+            {
+              cwd,
+            },
+          ),
+        ),
+      );
+      if (a.prisma) {
+        // `prisma generate` needs no database, but fetches a schema-engine binary from outside the
+        // npm registry first; generating does not use it, so a stub that refuses to run stands in.
+        mkdirSync(join(dir, 'prisma'));
+        copyFileSync(join(sources, 'prisma', 'schema.prisma'), join(dir, 'prisma', 'schema.prisma'));
+        const stub = join(dir, 'schema-engine-stub');
+        writeFileSync(
+          stub,
+          '#!/bin/sh\necho "schema engine stub: the smoke app creates its tables in SQL" >&2\nexit 1\n',
+          {
+            mode: 0o755,
+          },
+        );
+        await sh(process.execPath, [join(cli, 'node_modules', 'prisma', 'build', 'index.js'), 'generate'], {
+          cwd: dir,
+          env: {
+            ...process.env,
+            PRISMA_SCHEMA_ENGINE_BINARY: stub,
+            CHECKPOINT_DISABLE: '1',
+            PRISMA_HIDE_UPDATE_MESSAGE: '1',
+          },
+          timeout: 120_000,
+        });
+      }
+      await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, timeout: 180_000 });
+      const extra = ORM_PEERS.filter((p) => !a.deps.includes(p) && existsSync(join(dir, 'node_modules', p)));
+      if (extra.length > 0) throw new Error(`installed besides its own ORM and driver: ${extra.join(', ')}`);
+      const installed = Date.now() - started;
+      for (const entry of a.entries) {
+        const begun = Date.now();
+        await sh(process.execPath, [join('dist', entry.replace(/\.ts$/, '.js'))], {
+          cwd: dir,
+          env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' },
+          timeout: 90_000,
+        }).then(
+          (r) =>
+            report(
+              `${label}: ${entry}`,
+              true,
+              `installed and compiled in ${installed} ms, ran in ${Date.now() - begun} ms: ${r.stdout.trim()}`,
+            ),
+          (e) => report(`${label}: ${entry}`, false, e.message),
+        );
+      }
+    } catch (error) {
+      report(label, false, error.message);
+    }
+  };
+
+  const queue = [...apps];
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let a = queue.shift(); a; a = queue.shift()) await one(a);
+    }),
+  );
+}
+
+// --- on its own ------------------------------------------------------------------------------------
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const keep = args.includes('--keep');
+  const at = args.indexOf('--tarballs');
+  const given = at >= 0 ? args.splice(at, 2)[1] : undefined;
+  const only = args.filter((a) => !a.startsWith('--'));
+  const root = realpathSync(new URL('../..', import.meta.url).pathname);
+  if (!process.env.DATABASE_URL) {
+    console.error('orm-smoke: set DATABASE_URL (PostgreSQL)');
+    process.exit(2);
+  }
+  const work = mkdtempSync(join(realpathSync(tmpdir()), 'surety-orm-smoke-'));
+  if (!relative(root, work).startsWith('..')) throw new Error(`${work} is inside the workspace`);
+  const started = Date.now();
+  const results = [];
+  try {
+    let dir = given;
+    if (!dir) {
+      dir = join(work, 'tarballs');
+      mkdirSync(dir);
+      await sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b'], {
+        cwd: root,
+      });
+      await sh(
+        'npm',
+        [
+          'pack',
+          '--loglevel=error',
+          `--pack-destination=${dir}`,
+          ...SURETY.flatMap((n) => ['-w', `packages/${n.split('/')[1]}`]),
+        ],
+        {
+          cwd: root,
+        },
+      );
+    }
+    const files = readdirSync(dir);
+    const tarballs = Object.fromEntries(
+      SURETY.map((n) => [
+        n,
+        join(
+          dir,
+          files.find((f) => f.startsWith(`${n.slice(1).replace('/', '-')}-`)),
+        ),
+      ]),
+    );
+    await ormSmoke({
+      root,
+      work,
+      tarballs,
+      databaseUrl: process.env.DATABASE_URL,
+      only,
+      report: (name, ok, detail) => {
+        results.push(ok);
+        console.log(
+          `${ok ? '  ok  ' : '  FAIL'} ${name}${detail ? `\n      ${detail.replace(/\n/g, '\n      ')}` : ''}`,
+        );
+      },
+    });
+  } finally {
+    if (keep) console.log(`(kept ${work})`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+  const failed = results.filter((ok) => !ok).length;
+  console.log(
+    `== ORM smoke: ${results.length - failed} of ${results.length} passed in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
+  process.exit(failed === 0 && results.length > 0 ? 0 : 1);
+}
