@@ -78,7 +78,7 @@ function refuseTransforms(pgjs: postgres.Sql): void {
  * claim costs one round trip more. `close()` ends the instance only when `options.end` is true.
  * @example
  * const pgjs = postgres(process.env.DATABASE_URL!);
- * const engine = new Idempotency({ sql: postgresSql(pgjs) });
+ * const engine = createIdempotency({ sql: postgresSql(pgjs) });
  */
 export function postgresSql(pgjs: postgres.Sql, options: { end?: boolean } = {}): Sql {
   refuseTransforms(pgjs);

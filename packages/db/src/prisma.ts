@@ -109,7 +109,7 @@ const connectionOf = (on: PrismaTransactionClient): DriverConnection => ({
  * BEGIN, the claim, the record and COMMIT are round trips of their own (Prisma pipelines nothing).
  * `options` are Prisma's interactive-transaction limits.
  * @example
- * const engine = new Idempotency({ sql: prismaSql(prisma) });
+ * const engine = createIdempotency({ sql: prismaSql(prisma) });
  * await engine.execute(request, async (tx) => {
  *   const order = await prismaOf<typeof prisma>(tx).order.create({ data: { note } });
  *   return { status: 201, headers: {}, body: JSON.stringify(order) };

@@ -196,7 +196,7 @@ const connectionOf = (runner: QueryRunner | DataSource): DriverConnection => ({
  * through TypeORM's transactional EntityManager (`typeormOf(dataSource, tx)`). BEGIN, the
  * claim, the record and COMMIT are round trips of their own.
  * @example
- * const engine = new Idempotency({ sql: typeormSql(dataSource) });
+ * const engine = createIdempotency({ sql: typeormSql(dataSource) });
  * await engine.execute(request, async (tx) => {
  *   await typeormOf(dataSource, tx).save(Order, { note });
  *   return { status: 201, headers: {}, body: '{}' };

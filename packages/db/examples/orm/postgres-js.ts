@@ -1,13 +1,13 @@
 // postgres.js and Surety, both ways (docs/orm.md). Needs DATABASE_URL.
 import { postgresBegin, postgresOf, postgresSql } from '@surety/db/postgres-js';
-import { fingerprint, Idempotency } from '@surety/idempotency';
+import { createIdempotency, fingerprint } from '@surety/idempotency';
 import { Webhooks } from '@surety/webhooks';
 import postgres from 'postgres';
 
 const pgjs = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
 const schema = `example_pgjs_${process.pid}`;
 const sql = postgresSql(pgjs); // Surety's Sql: each Surety transaction is a postgres.js sql.begin()
-const engine = new Idempotency({ sql, schema });
+const engine = createIdempotency({ sql, schema });
 const webhooks = new Webhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();

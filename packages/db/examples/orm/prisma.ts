@@ -5,7 +5,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createPgSql } from '@surety/db';
 import { onSurety, prismaAdapterOnSurety, prismaOf, prismaSql, prismaTransaction } from '@surety/db/prisma';
-import { fingerprint, Idempotency } from '@surety/idempotency';
+import { createIdempotency, fingerprint } from '@surety/idempotency';
 import { Webhooks } from '@surety/webhooks';
 
 interface Db {
@@ -27,7 +27,7 @@ const { PrismaClient } = (await import(process.env.PRISMA_CLIENT!)) as {
 const url = process.env.DATABASE_URL!;
 const schema = `example_prisma_${process.pid}`;
 const sql = createPgSql({ connectionString: url });
-const engine = new Idempotency({ sql, schema });
+const engine = createIdempotency({ sql, schema });
 const webhooks = new Webhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();

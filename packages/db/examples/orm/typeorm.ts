@@ -1,7 +1,7 @@
 // TypeORM and Surety, both ways (docs/orm.md). Needs DATABASE_URL.
 import { createPgSql } from '@surety/db';
 import { typeormOf, typeormSql, typeormTransaction } from '@surety/db/typeorm';
-import { fingerprint, Idempotency } from '@surety/idempotency';
+import { createIdempotency, fingerprint } from '@surety/idempotency';
 import { Webhooks } from '@surety/webhooks';
 import { DataSource, EntitySchema } from 'typeorm';
 
@@ -19,7 +19,7 @@ const dataSource = await new DataSource({
   entities: [Order],
 }).initialize();
 const pgSql = createPgSql({ connectionString: process.env.DATABASE_URL! });
-const engine = new Idempotency({ sql: pgSql, schema });
+const engine = createIdempotency({ sql: pgSql, schema });
 const webhooks = new Webhooks({ sql: pgSql, schema });
 await engine.migrate();
 await webhooks.migrate();

@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { Body, Controller, Inject, Injectable, Module, Post, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { openSql } from '@surety/db';
-import { Idempotency } from '@surety/idempotency';
+import { createIdempotency } from '@surety/idempotency';
 import { IdempotencyTransaction, Idempotent, SuretyIdempotencyModule, Tx } from '@surety/idempotency/nestjs';
 
 const sql = await openSql({ databaseUrl: process.env.DATABASE_URL });
 const schema = `example_nest_${process.pid}`;
-const engine = new Idempotency({ sql, schema });
+const engine = createIdempotency({ sql, schema });
 await engine.migrate();
 await sql.query(`create table ${schema}.orders (id serial primary key, note text not null)`);
 
