@@ -16,6 +16,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   writeFileSync,
@@ -48,18 +49,6 @@ const VERSIONS = {
   'reflect-metadata': '^0.2.2',
   rxjs: '^7.8.2',
 };
-
-/** Every optional ORM or driver peer of @surety/db: an app may hold only its own. */
-const ORM_PEERS = [
-  '@electric-sql/pglite',
-  'drizzle-orm',
-  'knex',
-  'kysely',
-  'postgres',
-  'typeorm',
-  '@prisma/client',
-  '@prisma/adapter-pg',
-];
 
 const EXPRESS = ['express', '@types/express'];
 const NEST = ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', 'pg'];
@@ -131,6 +120,10 @@ async function sh(cmd, args, options) {
 export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only }) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const sources = join(root, 'scripts', 'smoke');
+  // Every optional peer of @surety/db (the ORMs, their drivers, PGlite): an app may hold only its own.
+  const ORM_PEERS = Object.keys(
+    JSON.parse(readFileSync(join(root, 'packages', 'db', 'package.json'), 'utf8')).peerDependenciesMeta,
+  );
   const apps = APPS.filter((a) => !only?.length || only.includes(a.name));
   const overrides = Object.fromEntries(SURETY.map((n) => [n, `file:${tarballs[n]}`]));
 
@@ -152,7 +145,7 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
       join(dir, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: COMPILER, include: ['src'] }, null, 2),
     );
-    for (const f of ['check.ts', ...a.entries, ...(a.sources ?? [])])
+    for (const f of ['check.ts', 'surety.ts', ...a.entries, ...(a.sources ?? [])])
       copyFileSync(join(sources, f), join(dir, 'src', f));
     const label = `ORM app ${a.name}`;
     try {

@@ -1,25 +1,17 @@
 // Drizzle on Surety's transaction (drizzleOf), node-postgres, with Express. Installs: drizzle-orm,
 // pg, express, and no PGlite: @surety/db/drizzle must load without it.
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { createPgSql } from '@surety/db';
 import { drizzleOf } from '@surety/db/drizzle';
-import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/express';
 import { integer, pgSchema, text } from 'drizzle-orm/pg-core';
 import express from 'express';
 import { check, type PaymentBody } from './check.js';
+import { suretyOnPg, urlOf } from './surety.js';
 
-const schema = `smoke_drizzle_${process.pid}`;
+const { schema, engine, count, drop } = await suretyOnPg('drizzle');
 const payments = pgSchema(schema).table('payments', {
   id: text('id').primaryKey(),
   cents: integer('cents').notNull(),
 });
-const sql = createPgSql({ connectionString: process.env.DATABASE_URL });
-await sql.query(`create schema ${schema}`);
-await sql.query(`create table ${schema}.payments (id text primary key, cents int not null)`);
-const engine = createIdempotency({ sql, schema });
-await engine.migrate();
 
 const app = express();
 app.post('/payments', express.json(), idempotency({ engine }), async (req, res) => {
@@ -29,16 +21,12 @@ app.post('/payments', express.json(), idempotency({ engine }), async (req, res) 
   res.status(201).json({ id: body.id, cents: body.cents });
 });
 const server = app.listen(0, '127.0.0.1');
-await once(server, 'listening');
 
 await check('drizzle (node-postgres, Surety owns the transaction, Express)', {
-  url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-  count: async (id) =>
-    (await sql.query<{ n: number }>(`select count(*)::int as n from ${schema}.payments where id = $1`, [id]))
-      .rows[0]!.n,
+  url: await urlOf(server),
+  count,
   close: async () => {
     server.close();
-    await sql.query(`drop schema ${schema} cascade`);
-    await sql.close();
+    await drop();
   },
 });

@@ -1,23 +1,15 @@
 // Kysely on Surety's transaction (kyselyOf), with Fastify. Installs: kysely, pg, fastify.
-import type { AddressInfo } from 'node:net';
-import { createPgSql } from '@surety/db';
 import { kyselyOf } from '@surety/db/kysely';
-import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
 import Fastify from 'fastify';
 import { check, type PaymentBody } from './check.js';
+import { suretyOnPg } from './surety.js';
 
 interface Database {
   payments: { id: string; cents: number };
 }
 
-const schema = `smoke_kysely_${process.pid}`;
-const sql = createPgSql({ connectionString: process.env.DATABASE_URL });
-await sql.query(`create schema ${schema}`);
-await sql.query(`create table ${schema}.payments (id text primary key, cents int not null)`);
-const engine = createIdempotency({ sql, schema });
-await engine.migrate();
-
+const { schema, engine, count, drop } = await suretyOnPg('kysely');
 const app = Fastify();
 await app.register(idempotency, { engine });
 app.post<{ Body: PaymentBody }>('/payments', { config: { idempotency: true } }, async (req, reply) => {
@@ -27,16 +19,12 @@ app.post<{ Body: PaymentBody }>('/payments', { config: { idempotency: true } }, 
   reply.code(201);
   return { id: req.body.id, cents: req.body.cents };
 });
-await app.listen({ port: 0, host: '127.0.0.1' });
 
 await check('kysely (Surety owns the transaction, Fastify)', {
-  url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
-  count: async (id) =>
-    (await sql.query<{ n: number }>(`select count(*)::int as n from ${schema}.payments where id = $1`, [id]))
-      .rows[0]!.n,
+  url: await app.listen({ port: 0, host: '127.0.0.1' }),
+  count,
   close: async () => {
     await app.close();
-    await sql.query(`drop schema ${schema} cascade`);
-    await sql.close();
+    await drop();
   },
 });

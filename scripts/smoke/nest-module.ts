@@ -2,7 +2,6 @@
 // writes on the key's transaction through an injected service, compiled by tsc with decorators.
 import 'reflect-metadata';
 import { Body, Controller, Inject, Injectable, Module, Post, Res } from '@nestjs/common';
-import type { Sql } from '@surety/db';
 import type { Idempotency } from '@surety/idempotency';
 import { IdempotencyTransaction, Idempotent, SuretyIdempotencyModule } from '@surety/idempotency/nestjs';
 import type { PaymentBody } from './check.js';
@@ -39,13 +38,4 @@ export function paymentsModule(engine: Idempotency, schema: string): new () => u
   })
   class AppModule {}
   return AppModule;
-}
-
-/** The table, the engine's migrations, and the count the checks read. */
-export async function prepare(sql: Sql, schema: string) {
-  await sql.query(`create schema ${schema}`);
-  await sql.query(`create table ${schema}.payments (id text primary key, cents int not null)`);
-  return async (id: string) =>
-    (await sql.query<{ n: number }>(`select count(*)::int as n from ${schema}.payments where id = $1`, [id]))
-      .rows[0]!.n;
 }

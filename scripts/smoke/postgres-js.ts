@@ -1,13 +1,12 @@
 // postgres.js owns the transaction (postgresSql, postgresOf), with Express. Installs: postgres,
 // express; Surety's engine and migrations run on postgres.js.
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { postgresOf, postgresSql } from '@surety/db/postgres-js';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/express';
 import express from 'express';
 import postgres from 'postgres';
 import { check, type PaymentBody } from './check.js';
+import { urlOf } from './surety.js';
 
 const schema = `smoke_pgjs_${process.pid}`;
 const pgjs = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
@@ -25,10 +24,9 @@ app.post('/payments', express.json(), idempotency({ engine }), async (req, res) 
   res.status(201).json({ id: body.id, cents: body.cents });
 });
 const server = app.listen(0, '127.0.0.1');
-await once(server, 'listening');
 
 await check('postgres.js (postgres.js owns the transaction, Express)', {
-  url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  url: await urlOf(server),
   count: async (id) => {
     const [row] = await pgjs`select count(*)::int as n from ${pgjs(schema)}.payments where id = ${id}`;
     return row!.n as number;

@@ -1,8 +1,6 @@
 // Prisma owns each transaction (prismaSql, prismaOf), with Express: the engine's claim, its
 // migrations and the payment run in Prisma's interactive transactions. Installs: @prisma/client,
 // @prisma/adapter-pg, prisma (to generate the client), express.
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { prismaOf, prismaSql } from '@surety/db/prisma';
 import { createIdempotency } from '@surety/idempotency';
@@ -10,6 +8,7 @@ import { idempotency, txOf } from '@surety/idempotency/express';
 import express from 'express';
 import { check, type PaymentBody } from './check.js';
 import { type Prisma, PrismaClient } from './generated/prisma/client.js';
+import { urlOf } from './surety.js';
 
 const schema = `smoke_prisma_owns_${process.pid}`;
 const prisma = new PrismaClient({
@@ -31,10 +30,9 @@ app.post('/payments', express.json(), idempotency({ engine }), async (req, res) 
   res.status(201).json({ id: payment.id, cents: payment.cents });
 });
 const server = app.listen(0, '127.0.0.1');
-await once(server, 'listening');
 
 await check('prisma (Prisma owns the transaction: prismaSql, Express)', {
-  url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  url: await urlOf(server),
   count: (id) => prisma.payment.count({ where: { id } }),
   close: async () => {
     server.close();

@@ -1,14 +1,12 @@
 // TypeORM on Surety's transaction (typeormOf), with Fastify. Installs: typeorm, pg, fastify.
-import type { AddressInfo } from 'node:net';
-import { createPgSql } from '@surety/db';
 import { typeormOf } from '@surety/db/typeorm';
-import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
 import Fastify from 'fastify';
 import { DataSource, EntitySchema } from 'typeorm';
 import { check, type PaymentBody } from './check.js';
+import { suretyOnPg } from './surety.js';
 
-const schema = `smoke_typeorm_${process.pid}`;
+const { schema, engine, drop } = await suretyOnPg('typeorm');
 const Payment = new EntitySchema<{ id: string; cents: number }>({
   name: 'Payment',
   tableName: 'payments',
@@ -20,11 +18,6 @@ const dataSource = await new DataSource({
   url: process.env.DATABASE_URL,
   entities: [Payment],
 }).initialize();
-const sql = createPgSql({ connectionString: process.env.DATABASE_URL });
-await sql.query(`create schema ${schema}`);
-await sql.query(`create table ${schema}.payments (id text primary key, cents int not null)`);
-const engine = createIdempotency({ sql, schema });
-await engine.migrate();
 
 const app = Fastify();
 await app.register(idempotency, { engine });
@@ -38,14 +31,13 @@ app.post<{ Body: PaymentBody }>('/payments', { config: { idempotency: true } }, 
   reply.code(201);
   return { id: payment.id, cents: payment.cents };
 });
-await app.listen({ port: 0, host: '127.0.0.1' });
 
 await check('typeorm (Surety owns the transaction, Fastify)', {
-  url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+  url: await app.listen({ port: 0, host: '127.0.0.1' }),
   count: (id) => dataSource.getRepository(Payment).countBy({ id }),
   close: async () => {
     await app.close();
-    await sql.query(`drop schema ${schema} cascade`);
-    await Promise.all([sql.close(), dataSource.destroy()]);
+    await dataSource.destroy();
+    await drop();
   },
 });

@@ -5,20 +5,19 @@
 // tarballs).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-const PEERS = [
-  '@electric-sql/pglite',
-  'drizzle-orm',
-  'knex',
-  'kysely',
-  'postgres',
-  'typeorm',
-  '@prisma/client',
-  '@prisma/adapter-pg',
-];
+// Every optional peer of @surety/db: the ORMs, their drivers, PGlite.
+const PEERS = Object.keys(
+  (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      peerDependenciesMeta: object;
+    }
+  ).peerDependenciesMeta,
+);
 
 /** Each subpath, and the optional peers it may load. */
 const SUBPATHS: Record<string, readonly string[]> = {
