@@ -416,6 +416,12 @@ export interface PrismaTransactionClient {
     $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
     $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
+export interface PrismaInteractive<TxClient> {
+    $transaction<T>(fn: (tx: TxClient) => Promise<T>, options?: {
+        maxWait?: number;
+        timeout?: number;
+    }): Promise<T>;
+}
 export interface PrismaClientLike<TxClient extends PrismaTransactionClient = PrismaTransactionClient> {
     $transaction<T>(fn: (tx: TxClient) => Promise<T>, options?: {
         maxWait?: number;
@@ -430,6 +436,10 @@ export declare function prismaSql<TxClient extends PrismaTransactionClient>(pris
 export declare function prismaOf<TxClient = PrismaTransactionClient>(tx: Tx): TxClient;
 export declare function prismaTx(tx: PrismaTransactionClient): JoinedTransaction;
 export declare function prismaTransaction<TxClient extends PrismaTransactionClient, T>(prisma: PrismaClientLike<TxClient>, fn: (tx: TxClient, joined: JoinedTransaction) => Promise<T>, options?: {
+    maxWait?: number;
+    timeout?: number;
+}): Promise<T>;
+export declare function prismaOnSurety<TxClient, T>(tx: Tx, prisma: PrismaInteractive<TxClient>, fn: (db: TxClient) => Promise<T>, options?: {
     maxWait?: number;
     timeout?: number;
 }): Promise<T>;

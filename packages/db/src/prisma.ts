@@ -1,6 +1,8 @@
 import { createDriverSql, type DriverConnection } from './driver-sql.js';
 import { classify, DatabaseUnavailableError } from './errors.js';
 
+import { onSurety } from './prisma-adapter.js';
+
 export { onSurety, prismaAdapterOnSurety } from './prisma-adapter.js';
 
 import { type JoinedTransaction, joinTransaction, type OuterTransaction } from './join.js';
@@ -14,6 +16,14 @@ import type { QueryOptions, QueryResult, Sql, Tx } from './types.js';
 export interface PrismaTransactionClient {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+/** A PrismaClient's interactive transaction (`$transaction(async (tx) => …)`), as {@link prismaOnSurety} calls it. */
+export interface PrismaInteractive<TxClient> {
+  $transaction<T>(
+    fn: (tx: TxClient) => Promise<T>,
+    options?: { maxWait?: number; timeout?: number },
+  ): Promise<T>;
 }
 
 /** The part of a PrismaClient that {@link prismaTransaction} calls. */
@@ -187,4 +197,29 @@ export async function prismaTransaction<TxClient extends PrismaTransactionClient
     });
   joined?.committed();
   return result;
+}
+
+/**
+ * Runs `fn` in one of Prisma's interactive transactions opened on Surety's transaction `tx` (a
+ * SAVEPOINT there), `prisma` being a client of {@link prismaAdapterOnSurety}. The client `fn` gets
+ * is bound to `tx`'s connection when it opens, so none of its calls depends on the async context:
+ * not even Prisma's batching of the `findUnique` calls made in one tick into one query, which runs
+ * in the first caller's context and which {@link onSurety} alone cannot follow (docs/orm.md). Costs
+ * the SAVEPOINT and its release. `options` are Prisma's interactive-transaction limits: give
+ * `timeout` (Prisma's default 5 s) your slowest handler's time.
+ * @example
+ * await engine.execute(request, (tx) =>
+ *   prismaOnSurety(tx, prismaOnSuretyClient, async (db) => {
+ *     const order = await db.order.findUnique({ where: { id } });
+ *     return { status: 200, headers: {}, body: JSON.stringify(order) };
+ *   }),
+ * );
+ */
+export function prismaOnSurety<TxClient, T>(
+  tx: Tx,
+  prisma: PrismaInteractive<TxClient>,
+  fn: (db: TxClient) => Promise<T>,
+  options?: { maxWait?: number; timeout?: number },
+): Promise<T> {
+  return onSurety(tx, () => prisma.$transaction(fn, options));
 }

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { isDatabaseUnavailableError, migrate } from '@surety/db';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
-import { onSurety, prismaAdapterOnSurety, prismaSql } from '../src/prisma.js';
+import { onSurety, prismaAdapterOnSurety, prismaOnSurety, prismaSql } from '../src/prisma.js';
 import { generatePrismaClient, type PrismaClientClass } from './prisma-client.js';
 
 let PrismaClient: PrismaClientClass;
@@ -92,6 +92,35 @@ test('prismaSql: "Unable to start a transaction in the given time" (maxWait) is 
     await holder;
     assert.ok(isDatabaseUnavailableError(error), `not unavailable: ${String(error)}`);
     assert.equal((error as { code?: string }).code, 'SURETY_DB_UNAVAILABLE');
+  } finally {
+    await prisma.$disconnect();
+    await db.close();
+  }
+});
+
+test('prismaOnSurety: findUnique from two transactions in the same tick each read their own transaction', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  await db.sql.query(`create schema "${db.schema}"`);
+  await db.sql.query(`create table "${db.schema}".orders (id serial primary key, note text not null unique)`);
+  const prisma = new PrismaClient({ adapter: prismaAdapterOnSurety({ schema: db.schema }) });
+  try {
+    // Both transactions insert a row of their own, then wait for each other, so that their
+    // findUnique calls are made in the same tick: Prisma batches those into one query.
+    let arrived = 0;
+    let open!: () => void;
+    const together = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const own = (note: string) =>
+      db.sql.transaction(async (tx) => {
+        await tx.query(`insert into "${db.schema}".orders (note) values ($1)`, [note]);
+        if (++arrived === 2) open();
+        await together;
+        return prismaOnSurety(tx, prisma, async (p) => (await p.order.findUnique({ where: { note } }))?.note);
+      });
+    assert.deepEqual(await Promise.all([own('a'), own('b')]), ['a', 'b']);
   } finally {
     await prisma.$disconnect();
     await db.close();

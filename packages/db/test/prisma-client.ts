@@ -50,6 +50,7 @@ export interface OrderTx extends PrismaTransactionClient {
       data: { note: string; lines?: { create: { note: string }[] } };
     }): Promise<{ id: number; note: string }>;
     findMany(): Promise<{ id: number; note: string }[]>;
+    findUnique(args: { where: { id?: number; note?: string } }): Promise<{ id: number; note: string } | null>;
   };
 }
 export interface TestPrisma extends PrismaClientLike<OrderTx>, OrderTx {
