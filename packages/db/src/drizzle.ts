@@ -32,8 +32,9 @@ class TxPgClient {
 }
 
 /**
- * Drizzle bound to the handler's transaction (node-postgres; PGlite's is @surety/db/drizzle-pglite): every query runs on its connection, so it commits
- * with the Idempotency-Key record, the outbox event and the inbox row, or not at all. Its
+ * Drizzle bound to the handler's transaction (node-postgres; on PGlite, @surety/db/drizzle-pglite):
+ * every query runs on its connection, so it commits with the Idempotency-Key record, the outbox
+ * event and the inbox row, or not at all. Its
  * `.transaction()` is a SAVEPOINT. `config` is Drizzle's own (`schema` for the relational
  * queries, `casing`, `logger`). Given a `tx` of `drizzleSql(db)`, returns that Drizzle transaction.
  * @example
