@@ -3,7 +3,8 @@
 // the packed tarballs plus exactly one ORM and its real driver (and its framework), compiles with tsc
 // to JavaScript and runs under plain node against PostgreSQL. Each app (scripts/smoke/<name>.ts)
 // checks itself (scripts/smoke/check.ts): a keyed POST, its replay, 20 concurrent duplicates -> one
-// row, a throw after the write -> no row. No other ORM, driver or PGlite is installed, so an adapter
+// row, a throw after the write -> no row; the examples of docs/orm.md and docs/idempotency.md for that
+// ORM run there too, compiled from the same tarballs, and print what they say. No other ORM, driver or PGlite is installed, so an adapter
 // that imported a peer it does not need fails at start, as it would in a user's app.
 //
 // Part of scripts/check-packages.mjs (with DATABASE_URL). On its own, it packs what it needs:
@@ -54,10 +55,30 @@ const EXPRESS = ['express', '@types/express'];
 const NEST = ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', 'pg'];
 /** The apps: their sources (the first files are the entry points run), and what they install. */
 export const APPS = [
-  { name: 'kysely', entries: ['kysely.ts'], deps: ['kysely', 'pg', 'fastify'] },
-  { name: 'drizzle', entries: ['drizzle.ts'], deps: ['drizzle-orm', 'pg', ...EXPRESS] },
-  { name: 'knex', entries: ['knex.ts'], deps: ['knex', 'pg', 'fastify'] },
-  { name: 'postgres-js', entries: ['postgres-js.ts'], deps: ['postgres', ...EXPRESS] },
+  {
+    name: 'kysely',
+    entries: ['kysely.ts'],
+    docs: ['orm/kysely-surety-owns.ts', 'orm/kysely-kysely-owns.ts'],
+    deps: ['kysely', 'pg', 'fastify'],
+  },
+  {
+    name: 'drizzle',
+    entries: ['drizzle.ts'],
+    docs: ['orm/drizzle-surety-owns.ts', 'orm/drizzle-drizzle-owns.ts'],
+    deps: ['drizzle-orm', 'pg', ...EXPRESS, 'fastify'],
+  },
+  {
+    name: 'knex',
+    entries: ['knex.ts'],
+    docs: ['orm/knex-surety-owns.ts', 'orm/knex-knex-owns.ts'],
+    deps: ['knex', 'pg', 'fastify'],
+  },
+  {
+    name: 'postgres-js',
+    entries: ['postgres-js.ts'],
+    docs: ['idempotency/lease-express.ts'],
+    deps: ['postgres', ...EXPRESS],
+  },
   {
     name: 'prisma',
     entries: ['prisma-surety.ts', 'prisma-owns.ts'],
@@ -82,7 +103,13 @@ export const APPS = [
   },
 ];
 
-const SURETY = ['@surety/core', '@surety/db', '@surety/idempotency'];
+const SURETY = [
+  '@surety/core',
+  '@surety/db',
+  '@surety/idempotency',
+  '@surety/webhook-verify',
+  '@surety/webhooks',
+];
 
 const COMPILER = {
   strict: true,
@@ -147,6 +174,11 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
     );
     for (const f of ['check.ts', 'surety.ts', ...a.entries, ...(a.sources ?? [])])
       copyFileSync(join(sources, f), join(dir, 'src', f));
+    // The docs' examples of this ORM (docs/orm.md, docs/idempotency.md show them verbatim), compiled
+    // and run here as a reader's app would: each prints what its `// prints:` line says.
+    mkdirSync(join(dir, 'src', 'docs'));
+    for (const f of a.docs ?? [])
+      copyFileSync(join(root, 'docs', 'examples', f), join(dir, 'src', 'docs', f.replace('/', '-')));
     const label = `ORM app ${a.name}`;
     try {
       const cli = join(work, 'orm', `${a.name}-cli`);
@@ -218,6 +250,26 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
               `installed and compiled in ${installed} ms, ran in ${Date.now() - begun} ms: ${r.stdout.trim()}`,
             ),
           (e) => report(`${label}: ${entry}`, false, e.message),
+        );
+      }
+      for (const f of a.docs ?? []) {
+        const expected = /^\s*\/\/ prints: (.*)$/m.exec(
+          readFileSync(join(root, 'docs', 'examples', f), 'utf8'),
+        )?.[1];
+        await sh(process.execPath, [join('dist', 'docs', f.replace('/', '-').replace(/\.ts$/, '.js'))], {
+          cwd: dir,
+          env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' },
+          timeout: 90_000,
+        }).then(
+          (r) =>
+            report(
+              `${label}: docs/examples/${f} prints what it says`,
+              r.stdout.trim() === expected,
+              r.stdout.trim() === expected
+                ? r.stdout.trim()
+                : `printed ${r.stdout.trim()}\nexpected ${expected}`,
+            ),
+          (e) => report(`${label}: docs/examples/${f}`, false, e.message),
         );
       }
     } catch (error) {

@@ -1,13 +1,12 @@
 // Drizzle, Drizzle owns the transaction: Surety's engine and publish() run inside db.transaction(),
-// on Drizzle's node-postgres pool (DATABASE_URL) or on its PGlite.
-import { PGlite } from '@electric-sql/pglite';
+// on Drizzle's node-postgres pool. Needs PostgreSQL (DATABASE_URL); drizzleSql(db) takes a PGlite
+// Drizzle (drizzle-orm/pglite) the same way.
 import { drizzleOf, drizzleSql, drizzleTx } from '@surety/db/drizzle';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
 import { Webhooks } from '@surety/webhooks';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { integer, pgSchema, text } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import Fastify from 'fastify';
 import pg from 'pg';
 
@@ -17,10 +16,8 @@ const payments = pgSchema(schema).table('payments', {
   cents: integer('cents').notNull(),
 });
 
-const url = process.env.DATABASE_URL;
-const pool = url ? new pg.Pool({ connectionString: url }) : undefined;
-const pglite = url ? undefined : new PGlite();
-const db = pool ? drizzlePg({ client: pool }) : drizzlePglite({ client: pglite! });
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+const db = drizzlePg({ client: pool });
 const sql = drizzleSql(db); // every Surety transaction is a Drizzle transaction
 await sql.query(`create schema if not exists ${schema}`);
 await sql.query(`create table if not exists ${schema}.payments (id text primary key, cents int not null)`);
@@ -61,4 +58,4 @@ console.log(first.statusCode, retry.headers['idempotent-replayed'], rows.length,
 
 await app.close();
 await sql.query(`drop schema ${schema} cascade`);
-await (pool ? pool.end() : pglite!.close());
+await pool.end();
