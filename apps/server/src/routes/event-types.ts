@@ -100,7 +100,15 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
       if (await data.get(tx, { tenant, name })) throw taken();
       const compiled = compileType({ name, description, schema, examples });
       if (compiled.kind === 'invalid') throw compileProblem(compiled);
-      if ((await data.count(tx, { tenant })) >= MAX_EVENT_TYPES_PER_TENANT) {
+      const row = await data.insert(tx, {
+        tenant,
+        name,
+        fields: { description, schema, examples, compatibility, deprecated: false },
+        now: new Date().toISOString(),
+        maxTypes: MAX_EVENT_TYPES_PER_TENANT,
+      });
+      if (row === 'taken') throw taken(); // created concurrently since our read
+      if (row === 'limit') {
         throw new HttpProblem(
           409,
           'event_type_limit_reached',
@@ -109,13 +117,6 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
           { limit: MAX_EVENT_TYPES_PER_TENANT },
         );
       }
-      const row = await data.insert(tx, {
-        tenant,
-        name,
-        fields: { description, schema, examples, compatibility, deprecated: false },
-        now: new Date().toISOString(),
-      });
-      if (!row) throw taken(); // created concurrently since our read
       reply.code(201).header('location', `/v1/event-types/${name}`);
       validators(reply, row);
       return presentTenantType(row);
