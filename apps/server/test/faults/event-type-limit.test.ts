@@ -27,7 +27,9 @@ const create = (name: string, tenant: 'acme' | 'globex' = 'acme') =>
   });
 const count = (tenant: string) => t.count('event_types', 'tenant = $1', [tenant]);
 
-test('20 concurrent creates at 5 below the limit end exactly at the limit', { skip: needsPostgres }, async () => {
+test('20 concurrent creates at 5 below the limit end exactly at the limit', {
+  skip: needsPostgres,
+}, async () => {
   const below = MAX_EVENT_TYPES_PER_TENANT - 5;
   for (let i = 0; i < below; i += 20) {
     const batch = Array.from({ length: Math.min(20, below - i) }, (_, j) => create(`seed.t${i + j}`));
