@@ -7,7 +7,6 @@ import { txOf } from '@surety/idempotency/fastify';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { type EventTypeRow, eventTypeData } from '../data/event-types.js';
 import { breakingChanges, type Compatibility } from '../event-types/compatibility.js';
-import { compileProblem, compileType } from '../event-types/tenant-types.js';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import {
@@ -71,6 +70,8 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
           'event_type_limit_reached',
           'invalid_event_schema',
           'invalid_event_example',
+          'schema_too_costly',
+          'validation_busy',
         ],
       },
       schema: {
@@ -98,8 +99,7 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
       if (serviceTypes.has(name)) throw taken();
       const tx = txOf(request);
       if (await data.get(tx, { tenant, name })) throw taken();
-      const compiled = compileType({ name, description, schema, examples });
-      if (compiled.kind === 'invalid') throw compileProblem(compiled);
+      await app.eventTypes.compile(tenant, { name, description, schema, examples });
       const row = await data.insert(tx, {
         tenant,
         name,
@@ -211,6 +211,8 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
           'schema_version_limit',
           'invalid_event_schema',
           'invalid_event_example',
+          'schema_too_costly',
+          'validation_busy',
         ],
       },
       schema: {
@@ -252,8 +254,7 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
         ? await data.currentSchemaVersion(tx, { tenant, name })
         : row.checked_from;
       if (schemaChanged || body.examples !== undefined) {
-        const compiled = compileType({ name, ...fields }, { trusted: !schemaChanged });
-        if (compiled.kind === 'invalid') throw compileProblem(compiled);
+        await app.eventTypes.compile(tenant, { name, ...fields }, { trusted: !schemaChanged });
       }
       if (schemaChanged) {
         if ((await data.schemaCount(tx, { tenant, name })) >= MAX_SCHEMA_VERSIONS) {
