@@ -1,9 +1,9 @@
 // The static cost bound of tenant schemas (issue 30, N1), and a bounded fuzzer of schema shapes:
 // random nestings of oneOf/anyOf/allOf/not/const/enum/items/properties within the untrusted-schema
-// rules (250 shapes, seeded: SURETY_FUZZ_SEED repeats one). For every shape, the decision (rules, then the bound) is made in a single linear pass; for
-// every accepted one, a worst-case payload of a full request body is validated in this thread and
-// its time stays under what the bound allows (the model's units at a generous 250 ns each, plus a
-// constant): so no accepted schema can make validation slower than its computed cost says.
+// rules (250 shapes, seeded: SURETY_FUZZ_SEED repeats one). For every shape, the decision (rules,
+// then the bound) is made in a single linear pass; for every accepted one, a worst-case payload of a full request body is validated in this thread and
+// its CPU time stays under what the bound allows (the model's units at a generous 250 ns each, plus
+// a constant): so no accepted schema can make validation slower than its computed cost says.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compileType } from './compile-type.js';
@@ -158,13 +158,16 @@ test('fuzzer: 250 random schema shapes, each decided in one pass; every accepted
     accepted++;
     const { units } = schemaCost(schema, MAX_VALUES);
     assert.ok(units <= MAX_VALUES * COST_LIMITS.unitsPerValue);
-    const t0 = performance.now();
+    // CPU time of this thread (the file runs alone in its process): other processes on a busy
+    // machine do not count, as wall time would.
+    const cpu0 = process.cpuUsage();
     compiled.registry.validate('fuzz.t', payload);
-    const ms = performance.now() - t0;
+    const used = process.cpuUsage(cpu0);
+    const ms = (used.user + used.system) / 1000;
     worstNsPerUnit = Math.max(worstNsPerUnit, (ms * 1e6) / units);
     assert.ok(
-      ms <= 20 + (units * 250) / 1e6,
-      `seed ${seed} #${i}: ${ms.toFixed(1)} ms for ${units} units: ${JSON.stringify(schema).slice(0, 300)}`,
+      ms <= 50 + (units * 250) / 1e6,
+      `seed ${seed} #${i}: ${ms.toFixed(1)} ms of CPU for ${units} units: ${JSON.stringify(schema).slice(0, 300)}`,
     );
   }
   process.stderr.write(

@@ -34,19 +34,20 @@ const anyOf800 = {
 };
 // What a publish against the stored fixture answers: the oneOf one runs past the worker's time
 // limit (every item tries all 1,501 branches); the anyOf one fails at the first item now that a
-// tenant type stops at a payload's first problem (it collected 24 million errors: 42 s, 4.2 GB).
+// tenant type stops at a payload's first problem (it collected 24 million errors: 42 s, 4.2 GB),
+// unless compiling its 800 branches on a loaded machine already ran past the limit.
 const FIXTURES = [
   {
     name: 'stall.oneof',
     schema: oneOf1500,
     payload: { a: Array.from({ length: 30_000 }, () => 0) },
-    code: 'schema_too_costly',
+    codes: ['schema_too_costly'],
   },
   {
     name: 'stall.anyof',
     schema: anyOf800,
     payload: { a: Array.from({ length: 30_000 }, () => 0) },
-    code: 'invalid_event',
+    codes: ['invalid_event', 'schema_too_costly'],
   },
 ];
 
@@ -124,9 +125,10 @@ describe('a tenant schema cannot stall the service', { timeout: 120_000 }, () =>
       });
       for (const r of run.result) {
         assert.ok(r.statusCode < 500, `${r.statusCode} ${r.body}`);
-        problem(r, 422, f.code);
+        assert.equal(r.statusCode, 422, r.body);
+        assert.ok(f.codes.includes(r.json().code), r.body);
       }
-      if (f.code === 'schema_too_costly')
+      if (f.codes.length === 1)
         assert.ok(t.app.eventTypes.workers.terminated > before, 'the worker was stopped');
       assert.ok(
         run.statuses.length > 10 && run.statuses.every((s) => s === 200),
