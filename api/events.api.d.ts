@@ -80,6 +80,7 @@ export interface RegistryOptions {
     events?: readonly EventDefinition[];
     closed?: boolean;
     maxErrors?: number;
+    allErrors?: boolean;
 }
 export declare class EventRegistry {
     #private;

@@ -11,14 +11,14 @@ export { MissingBrokerClientError } from "./destinations/peers.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
 export type { WebhookErrorCode } from "./errors.js";
-export { ApplicationNotFoundError, ApplicationUidTakenError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidFilterError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidFilterError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
+export { ApplicationNotFoundError, ApplicationUidTakenError, ClockSkewError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidFilterError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isClockSkewError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidFilterError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
 export { FILTER_MAX_DATA_DEPTH } from "./filter/depth.js";
 export { type Comparison, evaluateFilter, FILTER_LIMITS, FILTER_ROOTS, type FilterDocument, type FilterLiteral, type FilterNode, parseFilter, } from "./filter/index.js";
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
 export type { Page, PageInput } from "./pages.js";
-export type { HeldWindow, MaintainOptions, MaintenanceReport } from "./partitions.js";
+export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from "./partitions.js";
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, } from "./queries.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
 export type { Backlog } from "./sql/backlog.js";
@@ -539,6 +539,11 @@ export interface MaintainOptions {
     ahead?: number;
     lockTimeoutMs?: number;
     lockWaitMs?: number;
+    maxClockSkewMs?: number;
+}
+export interface WindowGap {
+    from: string;
+    to: string;
 }
 export interface HeldWindow {
     window: string;
@@ -553,6 +558,8 @@ export interface MaintenanceReport {
     createBlocked: boolean;
     lockTimeouts: number;
     readyUntil: string;
+    gaps: WindowGap[];
+    clockSkewMs: number;
 }
 export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;
 
@@ -838,7 +845,7 @@ export declare function envelopeJson(e: {
 }): string;
 
 // --- dist/errors.d.ts
-export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE";
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE" | "SURETY_CLOCK_SKEW";
 export declare class WebhookError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
@@ -908,6 +915,12 @@ export declare class ApplicationUidTakenError extends WebhookError {
     readonly code: "SURETY_APPLICATION_UID_TAKEN";
     constructor(uid: string);
 }
+export declare class ClockSkewError extends WebhookError {
+    readonly skewMs: number;
+    readonly maxClockSkewMs: number;
+    readonly code: "SURETY_CLOCK_SKEW";
+    constructor(skewMs: number, maxClockSkewMs: number);
+}
 export declare const isWebhookError: (value: unknown) => value is WebhookError;
 export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
 export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
@@ -917,6 +930,7 @@ export declare const isApplicationNotFoundError: (value: unknown) => value is Ap
 export declare const isApplicationUidTakenError: (value: unknown) => value is ApplicationUidTakenError;
 export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
 export declare const isInvalidFilterError: (value: unknown) => value is InvalidFilterError;
+export declare const isClockSkewError: (value: unknown) => value is ClockSkewError;
 
 // --- dist/filter/depth.d.ts
 export declare const FILTER_MAX_DATA_DEPTH = 1000;
@@ -1426,13 +1440,14 @@ export declare const claimOnce: (tx: Queryable, webhooks: Webhooks, params: Clai
 }>;
 
 // --- dist/internals.d.ts
-import type { Sql } from "@surety/db";
+import type { Queryable, Sql } from "@surety/db";
 import type { Statements } from "./sql/index.js";
 import type { Webhooks } from "./webhooks.js";
 export interface WebhooksInternals {
     sql: Sql;
     st: Statements;
     now: () => number;
+    dbNow: (q: Queryable) => Promise<number>;
     channel: string;
 }
 export declare const internalsOf: (w: Webhooks) => WebhooksInternals;

@@ -164,7 +164,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('idempotency', engine);
   app.decorate('webhooks', webhooks);
   app.decorate('events', events);
-  app.decorate('eventTypes', new TenantTypes(config.schema));
+  // A body of n bytes holds at most n/2 JSON values (`0,`): the cost model's data bound.
+  const eventTypes = new TenantTypes(config.schema, { maxValues: Math.ceil(config.bodyLimit / 2) });
+  app.decorate('eventTypes', eventTypes);
+  app.addHook('onClose', () => eventTypes.close());
   const metrics = options.metrics ?? new Metrics({ defaults: false });
   app.decorate('metrics', metrics);
   app.setErrorHandler(errorHandler);

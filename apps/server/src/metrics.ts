@@ -95,8 +95,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly clockSkew = new Gauge({
+    name: 'surety_webhook_clock_skew_seconds',
+    help: "This process's clock minus the database's, as the last partition maintenance run measured it; past 300 s maintenance is refused (alert on it)",
+    registers: [this.registry],
+  });
+  readonly partitionGaps = new Counter({
+    name: 'surety_webhook_partition_gaps_total',
+    help: 'Gaps between history windows that maintenance found (and filled): rows dated in one went to the DEFAULT partition (alert on any)',
+    registers: [this.registry],
+  });
   /** Records a partition maintenance run's report. */
   observeMaintenance(report: MaintenanceReport): void {
+    this.clockSkew.set(report.clockSkewMs / 1000);
+    this.partitionGaps.inc(report.gaps.length);
     for (const reason of ['pending', 'locked'] as const) {
       this.partitionsHeld.set({ reason }, report.held.filter((h) => h.reason === reason).length);
     }

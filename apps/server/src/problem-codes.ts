@@ -131,7 +131,17 @@ export const PROBLEM_CODES = {
     meaning: 'the schema is not a draft-07 JSON Schema the service accepts (`errors` says where and why)',
   },
   invalid_event_example: { status: 422, meaning: 'an example does not match the schema (`errors`)' },
+  schema_too_costly: {
+    status: 422,
+    meaning:
+      "the schema could make validation slow: its static cost is over the bound (`errors`), or compiling it or validating this payload ran past the worker's time or memory limit; nothing was changed",
+  },
   precondition_required: { status: 428, meaning: 'this write requires If-Match (or If-None-Match: *)' },
+  validation_busy: {
+    status: 503,
+    meaning:
+      "too many of the tenant's schema compilations and validations are waiting; nothing was changed (retry after Retry-After)",
+  },
   database_unavailable: {
     status: 503,
     meaning: 'the database cannot be reached; nothing was changed (retry after Retry-After)',

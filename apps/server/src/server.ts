@@ -1,6 +1,11 @@
 import { migrate, openSql, type Sql } from '@surety/db';
 import { type Idempotency, migrations as idempotencyMigrations } from '@surety/idempotency';
-import { DeliveryWorker, type Webhooks, migrations as webhookMigrations } from '@surety/webhooks';
+import {
+  DeliveryWorker,
+  isClockSkewError,
+  type Webhooks,
+  migrations as webhookMigrations,
+} from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
@@ -153,6 +158,8 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log, metric
         if (r.created.length > 0 || r.dropped.length > 0) {
           log.info({ created: r.created, dropped: r.dropped }, 'webhook history partitions maintained');
         }
+        if (r.gaps.length > 0)
+          log.warn({ gaps: r.gaps }, 'webhook history partitions had gaps (rows went to DEFAULT); filled');
         if (r.held.length > 0) log.warn({ held: r.held }, 'webhook history partitions past retention kept');
         if (r.createBlocked)
           log.warn(
@@ -162,7 +169,10 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log, metric
       })
       .catch((err: unknown) => {
         metrics?.partitionMaintenanceFailures.inc();
-        log.warn({ err }, 'webhook partition maintenance failed');
+        if (isClockSkewError(err)) {
+          metrics?.clockSkew.set(err.skewMs / 1000);
+          log.warn({ skewMs: err.skewMs }, err.message);
+        } else log.warn({ err }, 'webhook partition maintenance failed');
       });
   let retention: NodeJS.Timeout | undefined;
   if (config.webhookPartitionMaintenance) {

@@ -394,6 +394,35 @@ describe('compatibility modes: a breaking change refused, an additive one accept
     assert.equal((await patch(name, { compatibility: 'backward' })).statusCode, 200);
     assert.equal((await patch(name, { schema: back })).statusCode, 200);
   });
+
+  // Issue 30, N6: v1 {a, b} → v2 {a} → v3 {a, f0?} was refused as "/b was renamed to f0" (a removed
+  // field and an added one of the same schema were paired as a rename). An optional field is
+  // additive in every mode.
+  test('backward: after a removal, an optional field of the same type can be added', async () => {
+    const name = 'compat.readd';
+    const schema = (props: Record<string, unknown>, required: string[]) => ({
+      type: 'object',
+      required,
+      properties: props,
+    });
+    const v1 = schema({ a: { type: 'string' }, b: { type: 'string' } }, ['a', 'b']);
+    const res = await call('POST', '/v1/event-types', {
+      name,
+      description: 'x',
+      schema: v1,
+      examples: [{ a: 'x', b: 'y' }],
+      compatibility: 'backward',
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const v2 = schema({ a: { type: 'string' } }, ['a']);
+    assert.equal((await patch(name, { schema: v2, examples: [{ a: 'x' }] })).statusCode, 200);
+    const v3 = schema({ a: { type: 'string' }, f0: { type: 'string' } }, ['a']);
+    const r3 = await patch(name, { schema: v3, examples: [{ a: 'x' }] });
+    assert.equal(r3.statusCode, 200, r3.body);
+    // A required field of the same type is still a new required field to v1 and v2 events.
+    const v4 = schema({ a: { type: 'string' }, f0: { type: 'string' }, f1: { type: 'string' } }, ['a', 'f1']);
+    problem(await patch(name, { schema: v4, examples: [{ a: 'x', f1: 'z' }] }), 409, 'breaking_change');
+  });
 });
 
 describe('publishing', () => {

@@ -3,6 +3,7 @@
 // nothing sleeps.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { webhooksInternals } from '@surety/webhooks/testing';
 import { loadConfig } from '../src/config.js';
 import { Metrics } from '../src/metrics.js';
 import { startWorker } from '../src/server.js';
@@ -13,6 +14,8 @@ let t: TestApp;
 
 before(async () => {
   t = await createTestApp();
+  // The database's clock moves with the app's (maintenance decides by the database's clock).
+  webhooksInternals(t.app.webhooks).dbNow = async () => t.clock.now;
 });
 after(() => t.close());
 
@@ -63,6 +66,31 @@ test('the worker job creates windows ahead at start, drops expired ones, and rep
   const held = await metrics.registry.getSingleMetricAsString('surety_webhook_partitions_held');
   assert.match(held, /surety_webhook_partitions_held\{reason="pending"\} 0/);
   assert.ok(!later.lines.some((l) => l.level === 'warn'), JSON.stringify(later.lines));
+});
+
+// Issue 30, N2: a process whose clock is 40 days ahead of the database's: the run is refused,
+// nothing changes, the skew is logged with a clear message and shown as a metric.
+test("a clock far from the database's refuses the run, logged and measured", async () => {
+  const config = loadConfig({ SURETY_API_KEYS: API_KEYS });
+  const i = webhooksInternals(t.app.webhooks);
+  const moved = i.dbNow;
+  i.dbNow = async () => t.clock.now - 40 * DAY;
+  try {
+    const before = await windowEnds();
+    const metrics = new Metrics({ defaults: false });
+    const log = recorder();
+    const w = startWorker(t.app.webhooks, config, log, metrics);
+    await w.stop();
+    assert.deepEqual(await windowEnds(), before);
+    assert.ok(
+      log.lines.some((l) => l.level === 'warn' && /clock is [\d.]+ s ahead of the database/.test(l.msg)),
+      JSON.stringify(log.lines),
+    );
+    const skew = await metrics.registry.getSingleMetricAsString('surety_webhook_clock_skew_seconds');
+    assert.match(skew, new RegExp(`surety_webhook_clock_skew_seconds ${(40 * DAY) / 1000}`));
+  } finally {
+    i.dbNow = moved;
+  }
 });
 
 test('SURETY_WEBHOOK_PARTITION_DAYS and _AHEAD out of range refuse to start', () => {

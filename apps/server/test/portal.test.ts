@@ -4,6 +4,7 @@
 // tenant. Application A's session must see only A's endpoints, events, deliveries and attempts:
 // every id of application B, or of the tenant's own, is a 404, and nothing of B's changes.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createRegistry } from '@surety/events';
@@ -35,6 +36,32 @@ function send(
 }
 const asAcme = (method: string, url: string, body?: unknown, headers: Headers = {}) =>
   send(method, url, { ...auth('acme'), ...headers }, body);
+
+/** The routes docs/portal.md's route table lists (`GET`, `PATCH`, `DELETE /v1/x/{id}`, `/enable`). */
+function documentedPortalRoutes(markdown: string): Set<string> {
+  const out = new Set<string>();
+  for (const row of markdown.split('\n').filter((l) => /^\| `(GET|POST|PATCH|PUT|DELETE)/.test(l))) {
+    let pending: string[] = [];
+    let method = '';
+    let path = '';
+    for (const item of row.split('|')[1]!.matchAll(/`([^`]+)`/g)) {
+      const [m, p] = item[1]!.includes(' ')
+        ? item[1]!.split(' ')
+        : /^[A-Z]+$/.test(item[1]!)
+          ? [item[1]!, '']
+          : ['', item[1]!];
+      if (m && !p) {
+        pending.push(m);
+        continue;
+      }
+      if (m) method = m;
+      path = p!.startsWith('/v1') ? p! : path.replace(/\/[^/]+$/, '') + p;
+      for (const x of [...pending, method]) out.add(`${x} ${path}`);
+      pending = [];
+    }
+  }
+  return out;
+}
 
 async function expect(res: Promise<LightMyRequestResponse> | LightMyRequestResponse, status: number) {
   const r = await res;
@@ -424,6 +451,16 @@ describe('the token', () => {
     }
     assert.ok(forbidden >= 14, `forbidden on ${forbidden} routes`);
     assert.equal(scoped, 20, 'the endpoint, event, delivery and attempt routes, and the session itself');
+    // docs/portal.md's table lists exactly these routes (issue 30: GET /v1/event-types/{name} was missing).
+    const documented = documentedPortalRoutes(
+      readFileSync(new URL('../../../docs/portal.md', import.meta.url), 'utf8'),
+    );
+    const taken = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => !JSON.stringify(op.responses).includes('portal_forbidden'))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual([...documented].sort(), taken.sort());
   });
 
   test('GET /v1/portal-session: what the page shows of its own session, never the token', async () => {

@@ -83,6 +83,12 @@ export interface RegistryOptions {
   closed?: boolean;
   /** At most this many problems are reported per payload. @default 50 */
   maxErrors?: number;
+  /**
+   * Collect every problem of a payload (up to `maxErrors`), or stop at the first. Off for schemas
+   * you do not write (a tenant's): collecting makes an error object per failing `anyOf`/`oneOf`
+   * branch and data item, which an adversarial schema turns into gigabytes. @default true
+   */
+  allErrors?: boolean;
 }
 
 /** Deep-freezes JSON data so that registered schemas and samples cannot change under the validators. */
@@ -114,7 +120,12 @@ export class EventRegistry {
     this.#maxErrors = options.maxErrors ?? 50;
     // strict: unknown keywords and ambiguous schemas are definition errors, not silently ignored.
     // allowUnionTypes: `type: ["string", "null"]` is how nullable fields are written in draft-07.
-    this.#ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, validateSchema: true });
+    this.#ajv = new Ajv({
+      allErrors: options.allErrors ?? true,
+      strict: true,
+      allowUnionTypes: true,
+      validateSchema: true,
+    });
     addFormats(this.#ajv, ['date-time', 'date', 'time', 'email', 'uri', 'uuid']);
     for (const def of options.events ?? serviceEvents) this.register(def);
   }

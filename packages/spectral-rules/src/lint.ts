@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { Document, Spectral } from '@stoplight/spectral-core';
 import parsers from '@stoplight/spectral-parsers';
+import { structureProblem } from './bounds.js';
 import { createResolver, type RefPolicy } from './resolver.js';
 import { DOCS, ruleset } from './ruleset.js';
 
@@ -63,11 +64,20 @@ export async function readTarget(target: string, options: LintOptions = {}): Pro
   const url = new URL(target);
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new LintInputError(`refused: ${url.protocol} URLs (only http and https are read)`);
-  const response = await fetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) }).catch(
-    (e: Error) => {
-      throw new LintInputError(`cannot fetch ${target}: ${e.message}`);
-    },
-  );
+  // Redirects are not followed (as probe's): a URL could send the linter anywhere, loopback included.
+  const response = await fetch(url, {
+    redirect: 'manual',
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+  }).catch((e: Error) => {
+    throw new LintInputError(`cannot fetch ${target}: ${e.message}`);
+  });
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    const to = response.headers.get('location') ?? '(no Location)';
+    throw new LintInputError(
+      `not followed: ${target} answered a redirect (HTTP ${response.status}) to ${to}; lint that URL if you trust it`,
+    );
+  }
   if (!response.ok) throw new LintInputError(`cannot fetch ${target}: HTTP ${response.status}`);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -92,12 +102,18 @@ export async function lintText(
   const source = options.source ?? '<document>';
   const remote = isUrl(source);
   const policy = options.refs ?? (remote ? 'none' : 'files');
+  const refused = structureProblem(text);
+  if (refused) throw new LintInputError(`refused: ${source} ${refused}`);
   const spectral = new Spectral({ resolver: createResolver(policy, options.source) });
   spectral.setRuleset(ruleset);
   const document = /^\s*[{[]/.test(text)
     ? new Document(text, parsers.Json, options.source)
     : new Document(text, parsers.Yaml, options.source);
-  const results = await spectral.run(document);
+  const results = await spectral.run(document).catch((error: unknown) => {
+    // A structure the bounds let through but a parser or rule still recursed too deep on.
+    if (error instanceof RangeError) throw new LintInputError(`refused: ${source}: ${error.message}`);
+    throw error;
+  });
   const findings = results
     .map(
       (r): Finding => ({

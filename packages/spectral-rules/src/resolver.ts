@@ -4,7 +4,7 @@
  * or read any local file into the findings. So only refs inside the document are followed unless
  * asked: `files` adds local files under the document's own folder, `remote` adds http(s) too.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { createHttpAndFileResolver, Resolver } from '@stoplight/spectral-ref-resolver';
 
@@ -36,9 +36,16 @@ export function createResolver(policy: RefPolicy, source: string | undefined): R
     ? {
         async resolve(ref: Uri): Promise<string> {
           const path = resolve(ref.href());
-          if (!path.startsWith(folder + sep))
+          // Judged by where the path really leads (issue 30, N4): a symlink inside the folder to a
+          // file outside it is outside. The real path is what is read.
+          const [real, root] = await Promise.all([realpath(path), realpath(folder)]).catch(
+            (e: NodeJS.ErrnoException) => {
+              throw new Error(`cannot read ${path}: ${e.code ?? e.message}`);
+            },
+          );
+          if (!path.startsWith(folder + sep) || !real.startsWith(root + sep))
             throw new Error(`not followed: ${path} is outside the document's folder ${folder}`);
-          return readFile(path, 'utf8');
+          return readFile(real, 'utf8');
         },
       }
     : refuse('file', policy);

@@ -11,7 +11,8 @@ export type WebhookErrorCode =
   | 'SURETY_ENDPOINT_LIMIT'
   | 'SURETY_APPLICATION_NOT_FOUND'
   | 'SURETY_APPLICATION_UID_TAKEN'
-  | 'SURETY_OUTCOME_UNSTORABLE';
+  | 'SURETY_OUTCOME_UNSTORABLE'
+  | 'SURETY_CLOCK_SKEW';
 
 // Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
 // `instanceof` and the guards recognise an error made by another installed copy of this package.
@@ -138,6 +139,29 @@ export class ApplicationUidTakenError extends WebhookError {
   }
 }
 
+/**
+ * Partition maintenance refused because this process's clock (the engine's `now`) is further from
+ * the database's `now()` than `maxClockSkewMs`: its publishes are dated by that clock, so windows
+ * and retention would be wrong for them. Nothing was created or dropped; fix the clock (NTP).
+ */
+export class ClockSkewError extends WebhookError {
+  declare readonly code: 'SURETY_CLOCK_SKEW';
+  constructor(
+    /** This process's clock minus the database's, in milliseconds (positive: ahead). */
+    readonly skewMs: number,
+    /** The bound it exceeded. */
+    readonly maxClockSkewMs: number,
+  ) {
+    const s = (ms: number) => `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+    super(
+      'SURETY_CLOCK_SKEW',
+      `this process's clock is ${s(skewMs)} ${skewMs > 0 ? 'ahead of' : 'behind'} the database's clock ` +
+        `(at most ${s(maxClockSkewMs)} allowed): partition maintenance refused, nothing changed`,
+    );
+    this.name = 'ClockSkewError';
+  }
+}
+
 export const isWebhookError = brandError(WebhookError, 'surety.webhooks.error');
 export const isEndpointLimitError = brandError(
   EndpointLimitError,
@@ -171,3 +195,4 @@ export const isInvalidFilterError = brandError(
   InvalidFilterError,
   'surety.webhooks.error.SURETY_INVALID_FILTER',
 );
+export const isClockSkewError = brandError(ClockSkewError, 'surety.webhooks.error.SURETY_CLOCK_SKEW');

@@ -26,6 +26,7 @@ export type { WebhookErrorCode } from './errors.js';
 export {
   ApplicationNotFoundError,
   ApplicationUidTakenError,
+  ClockSkewError,
   EndpointLimitError,
   EndpointNotFoundError,
   InvalidEventError,
@@ -34,6 +35,7 @@ export {
   InvalidInputError,
   isApplicationNotFoundError,
   isApplicationUidTakenError,
+  isClockSkewError,
   isEndpointLimitError,
   isEndpointNotFoundError,
   isInvalidEventError,
@@ -65,7 +67,7 @@ export {
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
 export type { Page, PageInput } from './pages.js';
-export type { HeldWindow, MaintainOptions, MaintenanceReport } from './partitions.js';
+export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from './partitions.js';
 export type {
   AttemptRecord,
   DeliveryRecord,

@@ -1,5 +1,5 @@
 // An engine's internals, reached through a module-internal accessor (docs/decisions.md, issue 16).
-import type { Sql } from '@surety/db';
+import type { Queryable, Sql } from '@surety/db';
 import type { Statements } from './sql/index.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -12,6 +12,11 @@ export interface WebhooksInternals {
   st: Statements;
   /** Mutable for the testing subpath only (a test that needs wall-clock time). */
   now: () => number;
+  /**
+   * The database's clock, which partition maintenance decides by (issue 30). Mutable for the
+   * testing subpath only: a test that moves time with its injected `now` moves this one with it.
+   */
+  dbNow: (q: Queryable) => Promise<number>;
   channel: string;
 }
 

@@ -5,7 +5,7 @@
 // is tried again after jittered pauses for `lockTimeoutMs`, then reported and left to the next run.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '@surety/db';
-import { InvalidInputError } from './errors.js';
+import { ClockSkewError, InvalidInputError } from './errors.js';
 import { internalsOf } from './internals.js';
 import {
   createWindow,
@@ -14,6 +14,7 @@ import {
   forgetEventIds,
   isLockConflict,
   lastWindow,
+  windowGaps,
 } from './sql/partitions.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -41,6 +42,18 @@ export interface MaintainOptions {
    * step's lock request waits at most, per try. At most `lockTimeoutMs`. @default 50
    */
   lockWaitMs?: number;
+  /**
+   * How far this process's clock (the engine's `now`, which dates its publishes) may be from the
+   * database's `now()`, which every decision here is made by. Further off, maintain throws
+   * ClockSkewError before it changes anything. @default 300000 (5 minutes)
+   */
+  maxClockSkewMs?: number;
+}
+
+/** Time no window covers, between two windows: rows dated there go to DEFAULT (issue 30). */
+export interface WindowGap {
+  from: string;
+  to: string;
 }
 
 /** A window retention could not drop yet, and why (it is tried again at every run). */
@@ -66,12 +79,18 @@ export interface MaintenanceReport {
   lockTimeouts: number;
   /** The end of the last window: rows up to here land in a window, later ones in DEFAULT. */
   readyUntil: string;
+  /**
+   * Gaps found between windows not yet past retention (alert on any): each was filled with a new
+   * window in this run (in `created`), its rows moved out of DEFAULT, unless its locks were busy.
+   */
+  gaps: WindowGap[];
+  /** This process's clock minus the database's, in milliseconds (within `maxClockSkewMs`). */
+  clockSkewMs: number;
 }
 
 /** `p` and the window's first day, UTC: `p20261201`. */
 const suffixOf = (ms: number) => `p${new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')}`;
 
-/** Webhooks.maintain, after the option checks. */
 /** Refuses an option out of range (InvalidInputError), before anything is read or locked. */
 function checkOptions(options: MaintainOptions): void {
   const int = (name: string, v: number | undefined, min: number, max: number) => {
@@ -84,13 +103,18 @@ function checkOptions(options: MaintainOptions): void {
   int('ahead', options.ahead, 1, 366);
   int('lockTimeoutMs', options.lockTimeoutMs, 1, 600_000);
   int('lockWaitMs', options.lockWaitMs, 1, 600_000);
+  int('maxClockSkewMs', options.maxClockSkewMs, 0, 36_500 * DAY);
 }
 
 export async function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport> {
   checkOptions(options);
   const i = internalsOf(w);
   const t = i.st.tables;
-  const nowMs = i.now();
+  // Decided by the database's clock; a caller's clock far from it is refused (issue 30, N2).
+  const nowMs = await i.dbNow(i.sql);
+  const clockSkewMs = i.now() - nowMs;
+  const maxSkew = options.maxClockSkewMs ?? 300_000;
+  if (Math.abs(clockSkewMs) > maxSkew) throw new ClockSkewError(clockSkewMs, maxSkew);
   const width = (options.partitionDays ?? 1) * DAY;
   const budgetMs = options.lockTimeoutMs ?? 2000;
   const waitMs = Math.min(options.lockWaitMs ?? 50, budgetMs);
@@ -101,6 +125,8 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
     createBlocked: false,
     lockTimeouts: 0,
     readyUntil: '',
+    gaps: [],
+    clockSkewMs,
   };
   const step = <T>(fn: (tx: StepTx) => Promise<T>) => tries(i.sql, budgetMs, waitMs, report, fn);
   const target = nowMs + (options.ahead ?? 7) * width;
@@ -121,6 +147,17 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
     if (created) report.created.push(suffix);
   }
   const cutoffMs = nowMs - options.retentionDays * DAY;
+  // A gap (an older version's retention by a skewed clock dropped windows still in use): filled
+  // with one window, the rows DEFAULT caught for it moved in.
+  for (const gap of await windowGaps(i.sql, t, cutoffMs)) {
+    report.gaps.push({ from: new Date(gap.startsMs).toISOString(), to: new Date(gap.endsMs).toISOString() });
+    const suffix = suffixOf(gap.startsMs);
+    const created = await step((tx) =>
+      createWindow(tx, t, { suffix, startsMs: gap.startsMs, endsMs: gap.endsMs, lockTimeoutMs: waitMs }),
+    );
+    if (created === 'locked') report.createBlocked = true;
+    else if (created) report.created.push(suffix);
+  }
   for (const win of await expiredWindows(i.sql, t, cutoffMs)) {
     const endsAt = new Date(win.endsMs).toISOString();
     const result = await step((tx) => dropWindow(tx, t, { suffix: win.suffix, lockTimeoutMs: waitMs }));

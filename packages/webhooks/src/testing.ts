@@ -124,7 +124,8 @@ export const stopProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
 /**
  * An engine's internals (its prepared statements, NOTIFY channel and clock), for tests of the
  * package's own SQL (plans, claims under caps) and benchmarks. Not part of the API: statements and
- * their parameters change without notice. `now` may be replaced (a test that needs wall-clock time).
+ * their parameters change without notice. `now` may be replaced (a test that needs wall-clock time), and `dbNow`, the database clock
+ * partition maintenance decides by (a test that moves time with an injected clock).
  */
 export const webhooksInternals = (webhooks: Webhooks): WebhooksInternals => internalsOf(webhooks);
 

@@ -50,6 +50,7 @@ import { DEFAULT_SCHEDULE } from './schedule.js';
 import { type Backlog, readBacklog } from './sql/backlog.js';
 import { statements } from './sql/index.js';
 import { notifyChannel } from './sql/names.js';
+import { databaseNow } from './sql/partitions.js';
 import { insertEvent } from './sql/publish.js';
 import { purgeBatch } from './sql/retention.js';
 import type { AllowList } from './ssrf/index.js';
@@ -107,6 +108,7 @@ export class Webhooks {
       sql: options.sql,
       st: statements(this.schema),
       now: options.now ?? Date.now,
+      dbNow: databaseNow,
       channel: notifyChannel(this.schema),
     };
     setInternals(this, this.#i);

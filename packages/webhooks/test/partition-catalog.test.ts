@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import type { Queryable } from '@surety/db';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { parseAllowList, Webhooks } from '../src/index.js';
+import { webhooksInternals } from '../src/testing.js';
 
 const DAY = 86_400_000;
 let db: TestDatabase;
@@ -22,6 +23,8 @@ before(async () => {
     allowList: parseAllowList('127.0.0.1/32'),
     now: () => clock,
   });
+  // The database's clock moves with the injected one (maintain decides by the database's).
+  webhooksInternals(webhooks).dbNow = async () => clock;
   await webhooks.migrate();
   // A column's compression and statistics target set on the parent by an operator (lz4 only
   // where the server was built with it: PostgreSQL; PGlite has pglz only).

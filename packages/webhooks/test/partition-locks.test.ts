@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '@surety/db';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { parseAllowList, Webhooks } from '../src/index.js';
+import { webhooksInternals } from '../src/testing.js';
 
 const DAY = 86_400_000;
 let db: TestDatabase;
@@ -25,6 +26,8 @@ before(async () => {
     allowList: parseAllowList('127.0.0.1/32'),
     now: () => clock,
   });
+  // The database's clock moves with the injected one (maintain decides by the database's).
+  webhooksInternals(webhooks).dbNow = async () => clock;
   await webhooks.migrate();
 });
 after(() => db?.close());

@@ -20,8 +20,18 @@ let webhooks: Webhooks;
 let tenant: string;
 let tenantN = 0;
 
-const engine = (sql: Sql, schema: string) =>
-  new Webhooks({ sql, schema, allowHttp: true, allowList: parseAllowList('127.0.0.1/32'), now: () => clock });
+/** An engine whose clock and database clock both read `clock` (maintain decides by the latter). */
+const engine = (sql: Sql, schema: string) => {
+  const w = new Webhooks({
+    sql,
+    schema,
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+    now: () => clock,
+  });
+  webhooksInternals(w).dbNow = async () => clock;
+  return w;
+};
 
 before(async () => {
   db = await createTestDatabase();

@@ -36,6 +36,7 @@ const COLUMNS =
 export function eventTypeData(schema: string) {
   const t = `${quoteSchema(schema)}.event_types`;
   const h = `${quoteSchema(schema)}.event_type_schemas`;
+  const c = `${quoteSchema(schema)}.event_type_tenants`;
   return {
     /** The tenant's type, or undefined. */
     async get(q: Queryable, p: { tenant: string; name: string }): Promise<EventTypeRow | undefined> {
@@ -68,25 +69,27 @@ export function eventTypeData(schema: string) {
       return rows;
     },
 
-    /** How many types the tenant has. */
-    async count(q: Queryable, p: { tenant: string }): Promise<number> {
-      const { rows } = await q.query<{ n: number }>(`select count(*)::int as n from ${t} where tenant = $1`, [
-        p.tenant,
-      ]);
-      return rows[0]!.n;
-    },
-
-    /** Creates the type at version 1 with its first schema; undefined when the name is taken. */
+    /**
+     * Creates the type at version 1 with its first schema, taking one of the tenant's `maxTypes`
+     * slots in the same statement (the limit holds under concurrent creates): `limit` when none is
+     * left, `taken` when the name is (the slot is given back).
+     */
     async insert(
       q: Queryable,
-      p: { tenant: string; name: string; fields: EventTypeFields; now: string },
-    ): Promise<EventTypeRow | undefined> {
+      p: { tenant: string; name: string; fields: EventTypeFields; now: string; maxTypes: number },
+    ): Promise<EventTypeRow | 'limit' | 'taken'> {
       const f = p.fields;
-      const { rows } = await q.query<EventTypeRow>(
-        `insert into ${t} (tenant, name, description, schema, examples, compatibility, checked_from,
-                           deprecated, version, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, 1, $7, 1, $8, $8)
-         on conflict (tenant, name) do nothing returning ${COLUMNS}`,
+      const { rows } = await q.query<EventTypeRow & { slot: boolean }>(
+        `with slot as (
+           insert into ${c} as c (tenant, types) values ($1, 1)
+           on conflict (tenant) do update set types = c.types + 1 where c.types < $9
+           returning 1),
+         created as (
+           insert into ${t} (tenant, name, description, schema, examples, compatibility, checked_from,
+                             deprecated, version, created_at, updated_at)
+           select $1, $2, $3, $4, $5, $6, 1, $7, 1, $8, $8 where exists (select 1 from slot)
+           on conflict (tenant, name) do nothing returning ${COLUMNS})
+         select true as slot, created.* from slot left join created on true`,
         [
           p.tenant,
           p.name,
@@ -96,11 +99,18 @@ export function eventTypeData(schema: string) {
           f.compatibility,
           f.deprecated,
           p.now,
+          p.maxTypes,
         ],
       );
-      if (rows[0])
-        await insertSchema(q, { tenant: p.tenant, name: p.name, version: 1, schema: f.schema, now: p.now });
-      return rows[0];
+      const row = rows[0];
+      if (!row) return 'limit';
+      if (row.name === null) {
+        await q.query(`update ${c} set types = types - 1 where tenant = $1`, [p.tenant]);
+        return 'taken';
+      }
+      const { slot: _, ...created } = row;
+      await insertSchema(q, { tenant: p.tenant, name: p.name, version: 1, schema: f.schema, now: p.now });
+      return created;
     },
 
     /**

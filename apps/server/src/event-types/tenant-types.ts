@@ -1,17 +1,22 @@
-// Compiling a tenant's event types and validating their payloads at publish.
+// A tenant's event types: compiled, and their payloads validated at publish, in the schema workers
+// (schema-workers.ts), never on the event loop (issue 30, N1).
 import type { Queryable } from '@surety/db';
-import {
-  createRegistry,
-  type EventIssue,
-  type EventRegistry,
-  isEventError,
-  type JsonSchema,
-} from '@surety/events';
+import type { EventRegistry } from '@surety/events';
 import { InvalidEventError } from '@surety/webhooks';
 import { eventTypeData } from '../data/event-types.js';
 import { HttpProblem } from '../problem.js';
-import { untrustedSchemaIssues } from './untrusted-schema.js';
+import type { CompileCode, TypeDefinition } from './compile-type.js';
+import {
+  SchemaTooCostlyError,
+  SchemaWorkers,
+  SchemaWorkersBusyError,
+  type SchemaWorkersOptions,
+  type WorkerReply,
+  type WorkerTask,
+} from './schema-workers.js';
 import { vouch } from './vouched.js';
+
+export type { TypeDefinition } from './compile-type.js';
 
 /**
  * The service's operational events: it publishes them itself, about the webhook machinery
@@ -22,69 +27,18 @@ import { vouch } from './vouched.js';
  */
 export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set(['endpoint.disabled', 'webhook.test']);
 
-/** What a tenant registers. */
-export interface TypeDefinition {
-  name: string;
-  description: string;
-  schema: JsonSchema;
-  examples: unknown[];
-}
-
-/** The outcome of compiling a definition, tagged `kind`. */
-export type Compiled =
-  | { kind: 'compiled'; registry: EventRegistry }
-  | { kind: 'invalid'; code: 'invalid_event_schema' | 'invalid_event_example'; errors: EventIssue[] };
-
-/**
- * Checks and compiles a tenant's type: the schema against the untrusted-schema rules, then by the
- * same registry (ajv, draft-07, strict, objects closed) that validates the service's own types,
- * then every example against it.
- * @example
- * const c = compileType({ name: 'invoice.paid', description: 'Paid.', schema, examples: [{ id: 'inv_1' }] });
- */
-export function compileType(def: TypeDefinition, options: { trusted?: boolean } = {}): Compiled {
-  if (!options.trusted) {
-    const issues = untrustedSchemaIssues(def.schema, '/schema');
-    if (issues.length > 0) return { kind: 'invalid', code: 'invalid_event_schema', errors: issues };
-  }
-  const registry = createRegistry({ events: [], maxErrors: 20 });
-  try {
-    registry.register({
-      type: def.name,
-      description: def.description,
-      schema: def.schema,
-      sample: def.examples[0],
-    });
-  } catch (error) {
-    if (!isEventError(error)) throw error;
-    // Only a failing sample comes with issues; anything else is the schema (ajv's message).
-    if (error.errors.length > 0) {
-      return {
-        kind: 'invalid',
-        code: 'invalid_event_example',
-        errors: error.errors.map((e) => ({ path: `/examples/0${e.path}`, message: e.message })),
-      };
-    }
-    const message = error.message.replace(/^event type "[^"]*": /, '');
-    return { kind: 'invalid', code: 'invalid_event_schema', errors: [{ path: '/schema', message }] };
-  }
-  const errors: EventIssue[] = [];
-  def.examples.forEach((example, i) => {
-    const r = registry.validate(def.name, example);
-    if (r.kind === 'invalid') {
-      for (const e of r.error.errors) errors.push({ path: `/examples/${i}${e.path}`, message: e.message });
-    }
-  });
-  if (errors.length > 0) return { kind: 'invalid', code: 'invalid_event_example', errors };
-  return { kind: 'compiled', registry };
-}
+const TITLES: Record<CompileCode, string> = {
+  invalid_event_schema: 'Invalid event schema',
+  invalid_event_example: 'Invalid example',
+  schema_too_costly: 'Schema too costly',
+};
 
 /** The problem for a definition that did not compile. */
-export const compileProblem = (c: Extract<Compiled, { kind: 'invalid' }>) =>
+export const compileProblem = (c: Extract<WorkerReply, { kind: 'invalid' }>) =>
   new HttpProblem(
     422,
     c.code,
-    c.code === 'invalid_event_schema' ? 'Invalid event schema' : 'Invalid example',
+    TITLES[c.code],
     c.errors
       .slice(0, 5)
       .map((e) => `${e.path}: ${e.message}`)
@@ -92,59 +46,99 @@ export const compileProblem = (c: Extract<Compiled, { kind: 'invalid' }>) =>
     { errors: c.errors.map((e) => ({ in: 'body', ...e })) },
   );
 
+/** The problem for a worker task past its limits, or a tenant with too many waiting. */
+function workerProblem(error: unknown): unknown {
+  if (error instanceof SchemaTooCostlyError) {
+    // Not the key's final answer: a retry runs again (a busy machine may have slowed it).
+    return new HttpProblem(
+      422,
+      'schema_too_costly',
+      'Schema too costly',
+      `${error.message}: nothing was changed.`,
+      { limit: error.limit },
+      {},
+      false,
+    );
+  }
+  if (error instanceof SchemaWorkersBusyError) {
+    return new HttpProblem(
+      503,
+      'validation_busy',
+      'Validation busy',
+      `${error.message}: retry after Retry-After seconds.`,
+      {},
+      { 'retry-after': '1' },
+    );
+  }
+  return error;
+}
+
 /**
- * The tenant types' compiled validators, each held for one (tenant, name, version): a PATCH makes
- * a new version, so a stale validator is never used, only evicted. Least recently used first out.
+ * The tenant types' compile and validate, in the schema workers; each worker holds compiled
+ * validators per (tenant, name, version): a PATCH makes a new version, so a stale one is never used.
  */
 export class TenantTypes {
-  readonly #cache = new Map<string, EventRegistry>();
   readonly #data: ReturnType<typeof eventTypeData>;
+  readonly workers: SchemaWorkers;
 
-  constructor(
-    schema: string,
-    /** Most compiled types held (each is an ajv instance). @default 500 */
-    readonly maxCached = 500,
-  ) {
+  constructor(schema: string, options: SchemaWorkersOptions) {
     this.#data = eventTypeData(schema);
+    this.workers = new SchemaWorkers(options);
   }
 
-  /** The compiled type of a stored row (compiled now when not held). */
-  registryFor(tenant: string, row: TypeDefinition & { version: number }): EventRegistry {
-    const key = `${tenant}\u0000${row.name}\u0000${row.version}`;
-    const hit = this.#cache.get(key);
-    if (hit) {
-      this.#cache.delete(key);
-      this.#cache.set(key, hit);
-      return hit;
-    }
-    // Stored schemas passed the untrusted-schema rules when they were written.
-    const compiled = compileType(row, { trusted: true });
-    if (compiled.kind !== 'compiled') {
-      throw new Error(`stored event type ${row.name} v${row.version} no longer compiles`);
-    }
-    this.#cache.set(key, compiled.registry);
-    while (this.#cache.size > this.maxCached) this.#cache.delete(this.#cache.keys().next().value!);
-    return compiled.registry;
+  /** Outcomes of prechecks, by the payload they checked, for checkPublishable. */
+  readonly #prechecked = new WeakMap<object, { type: string; version: number; outcome: unknown }>();
+
+  async #run(tenant: string, task: WorkerTask): Promise<WorkerReply> {
+    const reply = await this.workers.run(tenant, task).catch((error: unknown) => {
+      throw workerProblem(error);
+    });
+    if (reply.kind === 'failed') throw new Error(reply.message);
+    return reply;
   }
 
-  /** The payload schema of the tenant's own type `name`, or undefined when it has no such type. */
-  async schemaOf(
-    q: Queryable,
-    p: { tenant: string; name: string },
-  ): Promise<TypeDefinition['schema'] | undefined> {
-    return (await this.#data.get(q, p))?.schema;
+  /**
+   * Checks and compiles a definition (the untrusted-schema rules and the cost bound unless
+   * `trusted`, then ajv, then the examples); throws the 422 when it does not compile.
+   */
+  async compile(tenant: string, def: TypeDefinition, options: { trusted?: boolean } = {}): Promise<void> {
+    const reply = await this.#run(tenant, { op: 'compile', def, trusted: options.trusted ?? false });
+    if (reply.kind === 'invalid') throw compileProblem(reply);
   }
 
-  /** How many compiled types are held (tests). */
-  get size(): number {
-    return this.#cache.size;
+  /**
+   * Validates a tenant type's payload before the request's transaction opens (`POST /v1/events`'
+   * preHandler): nothing is answered here, the outcome is kept for checkPublishable, which answers
+   * it inside the transaction (so a replayed key still gets its stored answer).
+   */
+  async precheck(q: Queryable, p: { tenant: string; type: string; data: object }): Promise<void> {
+    if (RESERVED_EVENT_TYPES.has(p.type) || typeof p.data !== 'object' || p.data === null) return;
+    const row = await this.#data.get(q, { tenant: p.tenant, name: p.type });
+    if (!row) return;
+    const outcome = await this.#validate(p.tenant, row, p.data).then(
+      () => 'valid',
+      (error: unknown) => error,
+    );
+    this.#prechecked.set(p.data, { type: p.type, version: row.version, outcome });
+  }
+
+  async #validate(tenant: string, row: TypeDefinition & { version: number }, data: object): Promise<void> {
+    const { name, description, schema, examples, version } = row;
+    const reply = await this.#run(tenant, {
+      op: 'validate',
+      key: `${tenant}\u0000${name}\u0000${version}`,
+      def: { name, description, schema, examples },
+      data,
+    });
+    if (reply.kind === 'invalid-data') throw new InvalidEventError(reply.message, reply.errors);
   }
 
   /**
    * Before `POST /v1/events` publishes: a reserved type is 403; a tenant type's payload is
-   * validated here (422 `invalid_event`, the same shape as the service's types) and vouched for,
-   * so the engine's validator lets it through; the service's types and unknown names are left to
-   * the engine's validator, as before.
+   * validated (422 `invalid_event`, the same shape as the service's types) and vouched for, so the
+   * engine's validator lets it through; the service's types and unknown names are left to the
+   * engine's validator, as before. The precheck's outcome is used when the type is still at the
+   * version it checked.
    */
   async checkPublishable(
     q: Queryable,
@@ -161,8 +155,24 @@ export class TenantTypes {
     if (p.serviceTypes.has(p.type)) return;
     const row = await this.#data.get(q, { tenant: p.tenant, name: p.type });
     if (!row) return;
-    const r = this.registryFor(p.tenant, row).validate(row.name, p.data);
-    if (r.kind === 'invalid') throw new InvalidEventError(r.error.message, r.error.errors);
+    const pre = this.#prechecked.get(p.data);
+    if (pre && pre.type === p.type && pre.version === row.version) {
+      if (pre.outcome !== 'valid') throw pre.outcome;
+    } else {
+      await this.#validate(p.tenant, row, p.data);
+    }
     vouch(p.type, p.data);
+  }
+
+  /** The payload schema of the tenant's own type `name`, or undefined when it has no such type. */
+  async schemaOf(
+    q: Queryable,
+    p: { tenant: string; name: string },
+  ): Promise<TypeDefinition['schema'] | undefined> {
+    return (await this.#data.get(q, p))?.schema;
+  }
+
+  close(): Promise<void> {
+    return this.workers.close();
   }
 }

@@ -7,7 +7,6 @@ import { txOf } from '@surety/idempotency/fastify';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { type EventTypeRow, eventTypeData } from '../data/event-types.js';
 import { breakingChanges, type Compatibility } from '../event-types/compatibility.js';
-import { compileProblem, compileType } from '../event-types/tenant-types.js';
 import { fromConditional, HttpProblem, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import {
@@ -71,6 +70,8 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
           'event_type_limit_reached',
           'invalid_event_schema',
           'invalid_event_example',
+          'schema_too_costly',
+          'validation_busy',
         ],
       },
       schema: {
@@ -98,9 +99,16 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
       if (serviceTypes.has(name)) throw taken();
       const tx = txOf(request);
       if (await data.get(tx, { tenant, name })) throw taken();
-      const compiled = compileType({ name, description, schema, examples });
-      if (compiled.kind === 'invalid') throw compileProblem(compiled);
-      if ((await data.count(tx, { tenant })) >= MAX_EVENT_TYPES_PER_TENANT) {
+      await app.eventTypes.compile(tenant, { name, description, schema, examples });
+      const row = await data.insert(tx, {
+        tenant,
+        name,
+        fields: { description, schema, examples, compatibility, deprecated: false },
+        now: new Date().toISOString(),
+        maxTypes: MAX_EVENT_TYPES_PER_TENANT,
+      });
+      if (row === 'taken') throw taken(); // created concurrently since our read
+      if (row === 'limit') {
         throw new HttpProblem(
           409,
           'event_type_limit_reached',
@@ -109,13 +117,6 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
           { limit: MAX_EVENT_TYPES_PER_TENANT },
         );
       }
-      const row = await data.insert(tx, {
-        tenant,
-        name,
-        fields: { description, schema, examples, compatibility, deprecated: false },
-        now: new Date().toISOString(),
-      });
-      if (!row) throw taken(); // created concurrently since our read
       reply.code(201).header('location', `/v1/event-types/${name}`);
       validators(reply, row);
       return presentTenantType(row);
@@ -210,6 +211,8 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
           'schema_version_limit',
           'invalid_event_schema',
           'invalid_event_example',
+          'schema_too_costly',
+          'validation_busy',
         ],
       },
       schema: {
@@ -251,8 +254,7 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
         ? await data.currentSchemaVersion(tx, { tenant, name })
         : row.checked_from;
       if (schemaChanged || body.examples !== undefined) {
-        const compiled = compileType({ name, ...fields }, { trusted: !schemaChanged });
-        if (compiled.kind === 'invalid') throw compileProblem(compiled);
+        await app.eventTypes.compile(tenant, { name, ...fields }, { trusted: !schemaChanged });
       }
       if (schemaChanged) {
         if ((await data.schemaCount(tx, { tenant, name })) >= MAX_SCHEMA_VERSIONS) {

@@ -36,7 +36,13 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       config: {
         idempotency: true,
         sends: ['location'],
-        problems: ['invalid_event', 'unknown_application', 'reserved_event_type'],
+        problems: [
+          'invalid_event',
+          'unknown_application',
+          'reserved_event_type',
+          'schema_too_costly',
+          'validation_busy',
+        ],
       },
       schema: {
         operationId: 'publishEvent',
@@ -61,6 +67,12 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
           },
         },
         response: { 201: eventSchema },
+      },
+      // A tenant type's payload is validated before the key's transaction opens (in the schema
+      // workers), so no database connection is held while it runs; the handler uses the outcome.
+      preHandler: async (request) => {
+        const { type, data } = request.body;
+        await app.eventTypes.precheck(app.sql, { tenant: request.tenant, type, data: data as object });
       },
     },
     async (request, reply) => {

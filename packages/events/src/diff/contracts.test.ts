@@ -81,6 +81,19 @@ const cases: { name: string; after: Doc; kind: ChangeKind; breaking: boolean; pa
     path: '/payload/data/id',
   },
   {
+    // Issue 30, N6: a removed field and an optional one of the same schema are not a rename (adding
+    // an optional field is additive; the removal is reported on its own).
+    name: 'removed field beside an added optional one of the same schema',
+    after: edited((d) => {
+      d.properties.grams = { ...d.properties.weight! };
+      delete d.properties.weight;
+      d.required = d.required.filter((r) => r !== 'weight');
+    }),
+    kind: 'field-removed',
+    breaking: true,
+    path: '/payload/data/weight',
+  },
+  {
     name: 'changed type',
     after: edited((d) => {
       d.properties.weight = { type: 'number', minimum: 1 };

@@ -182,9 +182,11 @@ function diffObject(
   let removed = Object.keys(pb).filter((k) => !Object.hasOwn(pa, k));
   let added = Object.keys(pa).filter((k) => !Object.hasOwn(pb, k));
 
-  // A removed field and an added one with the same schema: report one rename, not two changes.
+  // A removed field and an added required one with the same schema: report one rename, not two
+  // changes. An added optional field is never a rename's other half: adding one is additive in
+  // every mode, and pairing it would refuse every later optional field of a removed one's type.
   for (const r of removed) {
-    const twin = added.find((x) => jsonEqual(stripAnnotations(pb[r]), stripAnnotations(pa[x])));
+    const twin = added.find((x) => ra.has(x) && jsonEqual(stripAnnotations(pb[r]), stripAnnotations(pa[x])));
     if (twin === undefined) continue;
     push('field-renamed', true, `${child(r)} was renamed to ${twin}`, child(r));
     removed = removed.filter((k) => k !== r);

@@ -52,6 +52,30 @@ export async function lastWindow(q: Queryable, t: Tables): Promise<Window> {
   return toWindow(rows[0]!);
 }
 
+/** The database's clock (`now()`), in milliseconds: what maintenance decides by (issue 30). */
+export async function databaseNow(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ t: string }>(
+    `select (extract(epoch from now()) * 1000)::float8::text as t`,
+  );
+  return Number(rows[0]!.t);
+}
+
+/**
+ * Stretches of time no window covers between two windows, the later ending after `afterMs`
+ * (older ones are past retention): rows dated there land in DEFAULT, which retention never drops.
+ */
+export async function windowGaps(q: Queryable, t: Tables, afterMs: number): Promise<Window[]> {
+  const { rows } = await q.query<{ starts: string; ends: string }>(
+    `select (extract(epoch from prev) * 1000)::float8::text as starts,
+            (extract(epoch from starts_at) * 1000)::float8::text as ends
+       from (select starts_at, ends_at, lag(ends_at) over (order by starts_at) as prev from ${t.P}) w
+      where prev < starts_at and ends_at > $1
+      order by starts_at`,
+    [ts(afterMs)],
+  );
+  return rows.map((r) => ({ suffix: '', startsMs: Number(r.starts), endsMs: Number(r.ends) }));
+}
+
 /** Windows that end at or before `cutoffIso`, oldest first. */
 export async function expiredWindows(q: Queryable, t: Tables, cutoffMs: number): Promise<Window[]> {
   const { rows } = await q.query<{ suffix: string; starts: string; ends: string }>(
@@ -74,8 +98,8 @@ const setLockTimeout = (q: Queryable, ms: number) =>
   q.query(`set local lock_timeout = ${Math.max(1, Math.floor(ms))}`);
 
 /**
- * Creates window `suffix` = [startsAt, endsAt) in every history table, unless the latest window no
- * longer ends at `startsAt` (another process created it first): false then. Rows the DEFAULT
+ * Creates window `suffix` = [startsAt, endsAt) in every history table, unless a window already
+ * overlaps the range (another process created it first): false then. Rows the DEFAULT
  * partition caught for the range are moved into the new partitions in the same transaction. Every
  * lock waits at most `lockTimeoutMs` (a statement behind this one's request waits that long too).
  */
@@ -86,8 +110,11 @@ export async function createWindow(
 ): Promise<boolean> {
   await setLockTimeout(q, input.lockTimeoutMs);
   await q.query(`select 1 from pg_advisory_xact_lock(${maintenanceLock(t.schema)})`); // void: not read back
-  const last = await lastWindow(q, t);
-  if (last.endsMs !== input.startsMs) return false;
+  const { rows: overlap } = await q.query(`select 1 from ${t.P} where starts_at < $2 and ends_at > $1`, [
+    ts(input.startsMs),
+    ts(input.endsMs),
+  ]);
+  if (overlap.length > 0) return false;
   // A column's compression set on the parent (ALTER COLUMN ... SET COMPRESSION), which PARTITION OF
   // carried and LIKE copies only when asked (PostgreSQL 14+, where compression can be set).
   const { rows: version } = await q.query<{ v: number }>(

@@ -1,0 +1,226 @@
+// The schema workers (issue 30, N1): a tenant's schema is compiled, and its payloads validated, in
+// worker threads, never on the event loop every tenant shares. Each task has a time limit: past it
+// the worker is terminated (whatever ajv was doing stops at once) and the task answered
+// SchemaTooCostlyError; a worker that runs out of its heap (resourceLimits) likewise. Tasks wait in
+// one queue per tenant, served in turn, and a tenant with too many waiting is told to retry, so one
+// tenant's costly payloads delay its own publishes, not another's. Workers start on first use.
+import { Worker } from 'node:worker_threads';
+import type { EventIssue } from '@surety/events';
+import type { CompileCode, TypeDefinition } from './compile-type.js';
+
+/** What the pool asks a worker. */
+export type WorkerTask =
+  | { op: 'compile'; def: TypeDefinition; trusted: boolean }
+  | { op: 'validate'; key: string; def: TypeDefinition; data: unknown };
+
+/** What a worker answers. */
+export type WorkerReply =
+  | { kind: 'compiled' }
+  | { kind: 'invalid'; code: CompileCode; errors: EventIssue[] }
+  | { kind: 'valid' }
+  | { kind: 'invalid-data'; message: string; errors: EventIssue[] }
+  | { kind: 'failed'; message: string };
+
+/** A compile or a validation that ran past its time limit or out of the worker's heap. */
+export class SchemaTooCostlyError extends Error {
+  constructor(
+    readonly op: WorkerTask['op'],
+    readonly reason: 'time' | 'memory',
+    readonly limit: number,
+  ) {
+    super(
+      reason === 'time'
+        ? `${op === 'compile' ? 'compiling the schema' : 'validating the payload'} took longer than ${limit} ms`
+        : `${op === 'compile' ? 'compiling the schema' : 'validating the payload'} needed more than ${limit} MB`,
+    );
+    this.name = 'SchemaTooCostlyError';
+  }
+}
+
+/** Too many of the tenant's tasks are waiting already. */
+export class SchemaWorkersBusyError extends Error {
+  constructor(readonly limit: number) {
+    super(`${limit} of this tenant's schema tasks are waiting already`);
+    this.name = 'SchemaWorkersBusyError';
+  }
+}
+
+export interface SchemaWorkersOptions {
+  /** The most JSON values a request body holds (the cost model's data bound). */
+  maxValues: number;
+  /** Worker threads. @default 1 */
+  size?: number;
+  /** Time limit of one task, in milliseconds. @default 1000 */
+  timeoutMs?: number;
+  /** Heap of a worker (its old generation), in MB. @default 256 */
+  heapMb?: number;
+  /** Tasks of one tenant waiting at most (beyond: SchemaWorkersBusyError). @default 32 */
+  maxQueuedPerTenant?: number;
+  /** Compiled types each worker holds. @default 500 */
+  maxCached?: number;
+}
+
+interface Pending {
+  task: WorkerTask;
+  resolve: (r: WorkerReply) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  current?: Pending & { timer: NodeJS.Timeout };
+}
+
+// Under the TypeScript sources (tests) the worker is the .ts file, run by the loader it inherits.
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './schema-worker.ts' : './schema-worker.js',
+  import.meta.url,
+);
+/** The loader and resolution flags of this process, which the worker needs (not `--test` and the like). */
+function workerExecArgv(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--import' || a === '--loader' || a === '--conditions' || a === '-C') out.push(a, argv[++i]!);
+    else if (/^--(import|loader|conditions|experimental-[a-z-]+|enable-source-maps)(=|$)/.test(a))
+      out.push(a);
+  }
+  return out;
+}
+
+export class SchemaWorkers {
+  readonly #options: Required<SchemaWorkersOptions>;
+  readonly #slots: (Slot | undefined)[];
+  readonly #queues = new Map<string, Pending[]>();
+  #closed = false;
+  /** Workers terminated for a task past its limits (tests, metrics). */
+  terminated = 0;
+
+  constructor(options: SchemaWorkersOptions) {
+    this.#options = {
+      size: 1,
+      timeoutMs: 1000,
+      heapMb: 256,
+      maxQueuedPerTenant: 32,
+      maxCached: 500,
+      ...options,
+    };
+    this.#slots = Array.from({ length: this.#options.size }, () => undefined);
+  }
+
+  /** Runs a task for `tenant` in a worker, in the tenant's turn. */
+  run(tenant: string, task: WorkerTask): Promise<WorkerReply> {
+    if (this.#closed) return Promise.reject(new Error('the schema workers are closed'));
+    const queue = this.#queues.get(tenant) ?? [];
+    if (queue.length >= this.#options.maxQueuedPerTenant) {
+      return Promise.reject(new SchemaWorkersBusyError(this.#options.maxQueuedPerTenant));
+    }
+    return new Promise<WorkerReply>((resolve, reject) => {
+      queue.push({ task, resolve, reject });
+      this.#queues.set(tenant, queue);
+      this.#dispatch();
+    });
+  }
+
+  /** Stops every worker; waiting tasks are refused. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const q of this.#queues.values())
+      for (const p of q) p.reject(new Error('the schema workers are closed'));
+    this.#queues.clear();
+    await Promise.all(
+      this.#slots.map((s) => {
+        if (s?.current) clearTimeout(s.current.timer);
+        return s?.worker.terminate();
+      }),
+    );
+  }
+
+  /** The next waiting task of the tenant whose turn it is (round robin over tenants). */
+  #next(): Pending | undefined {
+    for (const [tenant, queue] of this.#queues) {
+      this.#queues.delete(tenant);
+      const p = queue.shift();
+      if (queue.length > 0) this.#queues.set(tenant, queue); // to the back of the turn
+      if (p) return p;
+    }
+    return undefined;
+  }
+
+  #dispatch(): void {
+    for (let i = 0; i < this.#slots.length && this.#queues.size > 0; i++) {
+      const slot = this.#slots[i] ?? this.#start(i);
+      if (!slot.ready || slot.current) continue;
+      const p = this.#next();
+      if (!p) return;
+      const timer = setTimeout(
+        () => this.#fail(i, new SchemaTooCostlyError(p.task.op, 'time', this.#options.timeoutMs)),
+        this.#options.timeoutMs,
+      );
+      slot.current = { ...p, timer };
+      slot.worker.postMessage(p.task);
+    }
+  }
+
+  #start(i: number): Slot {
+    // Under the TypeScript sources (the tests run them through tsx), a worker does not get the
+    // loader `--import tsx` registered in this thread: it registers tsx's, then imports the entry.
+    const fromSources = WORKER_URL.pathname.endsWith('.ts');
+    const source = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+    const worker = new Worker(fromSources ? source : WORKER_URL, {
+      eval: fromSources,
+      workerData: { maxCached: this.#options.maxCached, maxValues: this.#options.maxValues },
+      execArgv: workerExecArgv(),
+      resourceLimits: { maxOldGenerationSizeMb: this.#options.heapMb, maxYoungGenerationSizeMb: 32 },
+    });
+    worker.unref();
+    const slot: Slot = { worker, ready: false };
+    this.#slots[i] = slot;
+    worker.on('message', (reply: WorkerReply | { kind: 'ready' }) => {
+      // The worker says when its modules are loaded: a task's time limit starts after that.
+      if (reply.kind === 'ready') {
+        slot.ready = true;
+        this.#dispatch();
+        return;
+      }
+      const done = slot.current;
+      if (!done) return;
+      clearTimeout(done.timer);
+      slot.current = undefined;
+      done.resolve(reply);
+      this.#dispatch();
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      const op = slot.current?.task.op ?? 'validate';
+      this.#fail(
+        i,
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new SchemaTooCostlyError(op, 'memory', this.#options.heapMb)
+          : error,
+      );
+    });
+    worker.on('exit', () => {
+      if (this.#slots[i] === slot) this.#fail(i, new Error('a schema worker exited'));
+    });
+    return slot;
+  }
+
+  /** Ends the slot's worker, answers its task with `error`, and goes on with a new worker. */
+  #fail(i: number, error: Error): void {
+    const slot = this.#slots[i];
+    if (!slot) return;
+    this.#slots[i] = undefined;
+    if (slot.current) {
+      clearTimeout(slot.current.timer);
+      slot.current.reject(error);
+      slot.current = undefined;
+    } else if (!slot.ready) {
+      this.#next()?.reject(error); // a worker that cannot start: each try answers one task
+    }
+    this.terminated++;
+    void slot.worker.terminate();
+    if (!this.#closed) this.#dispatch();
+  }
+}
