@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { openSql } from '@surety/db';
 import { createRegistry, runContractsCli } from '@surety/events';
 import { runProbeCli } from '@surety/probe';
 import { runLintCli } from '@surety/spectral-rules/lint';
@@ -9,8 +8,9 @@ import pino from 'pino';
 import { eventValidator } from './app.js';
 import { CliError, clientOptions, listen, trigger } from './cli-client.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { migrateService, openServiceSql } from './database.js';
 import { traceFields } from './log-trace.js';
-import { runMigrations, startServer, startWorker } from './server.js';
+import { startServer, startWorker } from './server.js';
 import { shutdownTelemetry } from './telemetry.js';
 
 const USAGE = `Usage: surety <command> [options]
@@ -202,7 +202,7 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
             'or use `surety serve`, which runs a worker in-process',
         );
       }
-      const starting = startDeliveryWorker(config, config.databaseUrl);
+      const starting = startDeliveryWorker(config);
       shutdownOnSignal(starting, async ({ log, stop, sql }) => {
         log.info({}, 'finishing attempts in flight, then exiting');
         await stop();
@@ -212,12 +212,8 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
       return -1;
     }
     case 'migrate': {
-      const sql = await openSql({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.databaseUrl ? undefined : `${config.dataDir}/db`,
-      });
-      const { applied } = await runMigrations(sql, config.schema);
-      await sql.close();
+      const sql = await openServiceSql(config);
+      const { applied } = await migrateService(sql, config).finally(() => sql.close());
       out(applied.length ? `applied: ${applied.join(', ')}` : 'up to date');
       return 0;
     }
@@ -225,9 +221,9 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
 }
 
 /** `surety worker`'s start-up: the database, migrations, then the worker and its maintenance. */
-async function startDeliveryWorker(config: Config, databaseUrl: string) {
-  const sql = await openSql({ databaseUrl, applicationName: 'surety-worker' });
-  await runMigrations(sql, config.schema);
+async function startDeliveryWorker(config: Config) {
+  const sql = await openServiceSql(config, 'surety-worker');
+  await migrateService(sql, config);
   const log = pino({ level: config.logLevel, mixin: traceFields });
   const webhooks = new Webhooks({
     sql,

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { startReceiver } from '@surety/webhooks/testing';
 import { pgbouncerMissing, type RunningPgBouncer, startPgBouncer } from '../../../../scripts/pgbouncer.mjs';
+import { loadConfig } from '../../src/config.js';
 import { runMigrations } from '../../src/server.js';
 import { API_KEYS, auth, newKey, PAYMENT, waitForLockWait } from '../helpers.js';
 import { type ServerProcess, spawnServer } from '../spawn.js';
@@ -37,6 +38,9 @@ const start = async (env: Record<string, string>) => {
     apiKeys: API_KEYS,
     env: {
       DATABASE_URL: bouncer.url,
+      // Unset unless the test sets them (.ci/run's pooler pass exports both).
+      SURETY_DATABASE_POOLER: '',
+      SURETY_DATABASE_DIRECT_URL: '',
       SURETY_WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
       SURETY_WEBHOOK_ALLOW_HTTP: 'true',
       ...env,
@@ -155,4 +159,28 @@ describe('the service behind PgBouncer in transaction mode', { skip }, () => {
       /SURETY_DATABASE_POOLER=transaction/.test(error.message),
     );
   });
+});
+
+test('SURETY_DATABASE_POOLER and SURETY_DATABASE_DIRECT_URL are checked at start, naming the setting', () => {
+  const base = { SURETY_API_KEYS: API_KEYS, DATABASE_URL: 'postgres://u@127.0.0.1:6432/db' };
+  assert.throws(
+    () => loadConfig({ ...base, SURETY_DATABASE_POOLER: 'session' }),
+    /SURETY_DATABASE_POOLER must be/,
+  );
+  assert.throws(
+    () => loadConfig({ ...base, SURETY_DATABASE_DIRECT_URL: 'http://127.0.0.1/x' }),
+    /SURETY_DATABASE_DIRECT_URL must be a postgres:\/\/ URL/,
+  );
+  assert.throws(
+    () => loadConfig({ SURETY_API_KEYS: API_KEYS, SURETY_DATABASE_POOLER: 'transaction' }),
+    /need DATABASE_URL/,
+  );
+  const config = loadConfig({
+    ...base,
+    SURETY_DATABASE_POOLER: 'transaction',
+    SURETY_DATABASE_DIRECT_URL: 'postgres://u@127.0.0.1:5432/db',
+  });
+  assert.equal(config.databasePooler, 'transaction');
+  assert.equal(config.databaseDirectUrl, 'postgres://u@127.0.0.1:5432/db');
+  assert.equal(loadConfig(base).databasePooler, 'none');
 });
