@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPgSql, type Sql } from '@surety/db';
-import { needsPostgres } from '@surety/db/testing';
+import { directOnly, needsPostgres } from '@surety/db/testing';
 import { startReceiver } from '@surety/webhooks/testing';
 import { API_KEYS, auth } from '../helpers.js';
 import { type ServerProcess, spawnServer } from '../spawn.js';
@@ -22,7 +22,7 @@ let server: ServerProcess | undefined;
 let check: Sql | undefined;
 
 describe('primary failover under load', {
-  skip: needsPostgres || clustersMissing(),
+  skip: needsPostgres || directOnly || clustersMissing(),
   timeout: 180_000,
 }, () => {
   before(async () => {
