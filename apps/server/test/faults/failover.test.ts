@@ -49,7 +49,6 @@ describe('primary failover under load', {
         SURETY_WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
         SURETY_WEBHOOK_ALLOW_HTTP: 'true',
         SURETY_WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s,1s,1s',
-        LOG_LEVEL: 'warn',
       },
     });
     const base = server.url;
