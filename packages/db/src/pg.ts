@@ -2,6 +2,7 @@ import pg from 'pg';
 import { runAfterCommit } from './after-commit.js';
 import { clientFor } from './multi-host.js';
 import { ownConnectionSettings } from './own-connection.js';
+import { listenOn } from './pg-listen.js';
 import { BEGIN, COMMIT, pipeline, type Step, UNNAMED_BEGIN, UNNAMED_COMMIT } from './pg-pipeline.js';
 import { classifyPg, forPooler, type PoolerMode } from './pooler.js';
 import { firstStatements, openTransaction } from './transaction.js';
@@ -247,21 +248,13 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
           'Sql.listen() behind a transaction pooler needs a direct URL (createPgSql({ listenUrl }), SURETY_DATABASE_DIRECT_URL): a LISTEN through the pooler is on a server connection other transactions share',
         );
       }
-      const client = new listening.Client({ ...listening.settings, application_name: `${name}:listen` });
-      client.on('error', (error) => options.onError?.(error));
-      client.on('notification', (message) => {
-        if (message.channel === channel) onNotify(message.payload ?? '');
+      return listenOn({
+        open: listening,
+        applicationName: `${name}:listen`,
+        channel,
+        onNotify,
+        onError: options.onError,
       });
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      } catch (error) {
-        await client.end().catch(() => {});
-        throw classifyPg(error);
-      }
-      return async () => {
-        await client.end().catch(() => {});
-      };
     },
     async notify(channel, payload = '') {
       // A wake-up registered before close() (an afterCommit) must not open a new connection after
