@@ -30,6 +30,9 @@ export function clustersMissing(): string | false {
   return false;
 }
 
+/** The connection arguments of a client tool for `node`. */
+const at = (node: Node) => ['-h', '127.0.0.1', '-p', String(node.port), '-U', 'postgres'];
+
 /** Runs a PostgreSQL binary as the postgres OS user. */
 const pg = (tool: string, args: string[], timeoutMs = 60_000) =>
   asRoot
@@ -125,20 +128,7 @@ export async function startPair(): Promise<Pair> {
       ].join('\n'),
     );
     await start(primary);
-    await pg('pg_basebackup', [
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(primary.port),
-      '-U',
-      'postgres',
-      '-D',
-      standby.dir,
-      '-R',
-      '-X',
-      'stream',
-      '--no-sync',
-    ]);
+    await pg('pg_basebackup', [...at(primary), '-D', standby.dir, '-R', '-X', 'stream', '--no-sync']);
     // Promoted, it is alone: it must not wait for a standby of its own (the guarantee above is the
     // old primary's, whose acknowledged commits are all here).
     const auto = join(standby.dir, 'postgresql.auto.conf');
@@ -151,12 +141,7 @@ export async function startPair(): Promise<Pair> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const { stdout } = await run('psql', [
-        '-h',
-        '127.0.0.1',
-        '-p',
-        String(primary.port),
-        '-U',
-        'postgres',
+        ...at(primary),
         '-Atc',
         "select count(*) from pg_stat_replication where sync_state = 'sync'",
       ]);

@@ -10,7 +10,7 @@ import { startReceiver } from '@surety/webhooks/testing';
 import { pgbouncerMissing, type RunningPgBouncer, startPgBouncer } from '../../../../scripts/pgbouncer.mjs';
 import { loadConfig } from '../../src/config.js';
 import { runMigrations } from '../../src/server.js';
-import { API_KEYS, auth, newKey, PAYMENT, waitForLockWait } from '../helpers.js';
+import { API_KEYS, auth, newKey, PAYMENT, postKeyed, waitForLockWait } from '../helpers.js';
 import { type ServerProcess, spawnServer } from '../spawn.js';
 
 // Under .ci/run's pooler pass DATABASE_URL is itself the pooler: this test starts its own in front
@@ -25,12 +25,7 @@ let db: TestDatabase;
 let bouncer: RunningPgBouncer;
 const servers: ServerProcess[] = [];
 
-const post = (base: string, key: string, body: unknown = PAYMENT) =>
-  fetch(`${base}/v1/payments`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key, ...auth('acme') },
-    body: JSON.stringify(body),
-  });
+const post = postKeyed;
 
 const start = async (env: Record<string, string>) => {
   const s = await spawnServer({
