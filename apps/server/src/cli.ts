@@ -36,7 +36,9 @@ Any API (docs/contracts.md):
                         [--json] [--strict]; exit 1 on a MUST failure
 
 Service settings come from the environment: PORT, HOST, DATABASE_URL (unset: embedded PGlite in
-SURETY_DATA_DIR, default ./.surety), SURETY_API_KEYS ("tenant:key,..."), LOG_LEVEL, SURETY_WEBHOOK_*.
+SURETY_DATA_DIR, default ./.surety; several hosts h1:p1,h2:p2: the read-write one),
+SURETY_DATABASE_POOLER=transaction and SURETY_DATABASE_DIRECT_URL behind a transaction-mode pooler,
+SURETY_API_KEYS ("tenant:key,..."), LOG_LEVEL, SURETY_WEBHOOK_*.
 --url defaults to SURETY_URL or http://127.0.0.1:3000; --api-key to SURETY_API_KEY or the key a
 local dev-mode server wrote. See docs/operations.md.`;
 
