@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPgSql, type Sql } from '@surety/db';
-import { createTestDatabase, needsPostgres, poolerOptions, postgresUrl, type TestDatabase } from '@surety/db/testing';
+import {
+  createTestDatabase,
+  needsPostgres,
+  poolerOptions,
+  postgresUrl,
+  type TestDatabase,
+} from '@surety/db/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseApiKeys } from '../../src/config.js';
