@@ -9,7 +9,7 @@ export { createDriverSql, driverTx } from "./driver-sql.js";
 export type { PgErrorInfo } from "./error-info.js";
 export { pgErrorInfo } from "./error-info.js";
 export type { DbErrorCode } from "./errors.js";
-export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, isNestedTransactionError, isTransactionOwnedError, MissingPeerError, NestedTransactionError, sqlState, TransactionOwnedError, } from "./errors.js";
+export { classify, DatabaseUnavailableError, DbError, InvalidCursorError, isConnectionError, isDatabaseUnavailableError, isDbError, isInvalidCursorError, isMissingPeerError, isNestedTransactionError, isPoolerMisconfiguredError, isTransactionOwnedError, MissingPeerError, NestedTransactionError, PoolerMisconfiguredError, sqlState, TransactionOwnedError, } from "./errors.js";
 export type { JoinedTransaction, OuterTransaction, PipelinedStatement } from "./join.js";
 export { joinTransaction } from "./join.js";
 export { literal } from "./literal.js";
@@ -21,6 +21,8 @@ export type { PgSqlOptions } from "./pg.js";
 export { createPgSql } from "./pg.js";
 export type { PgliteInstance, PgliteQueryable, PgliteResult, PgliteSqlOptions } from "./pglite.js";
 export { createPgliteSql } from "./pglite.js";
+export type { PoolerMode } from "./pooler.js";
+export { detectTransactionPooler } from "./pooler.js";
 export type { Unstorable, UnstorableReason } from "./storable.js";
 export { findUnstorable, isStorableTimestamp } from "./storable.js";
 export type { FirstStatement, ParameterizedStatement, Queryable, QueryField, QueryOptions, QueryResult, Sql, Statement, Tx, TxDriver, } from "./types.js";
@@ -165,7 +167,7 @@ export interface PgErrorInfo {
 export declare function pgErrorInfo(error: unknown): PgErrorInfo | undefined;
 
 // --- dist/errors.d.ts
-export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER" | "SURETY_DB_NESTED_TRANSACTION" | "SURETY_DB_TRANSACTION_OWNED";
+export type DbErrorCode = "SURETY_DB_UNAVAILABLE" | "SURETY_DB_POOLER_MISCONFIGURED" | "SURETY_INVALID_CURSOR" | "SURETY_DB_MISSING_PEER" | "SURETY_DB_NESTED_TRANSACTION" | "SURETY_DB_TRANSACTION_OWNED";
 export declare class DbError extends Error {
     readonly code: DbErrorCode;
     constructor(code: DbErrorCode, message: string, options?: {
@@ -174,7 +176,13 @@ export declare class DbError extends Error {
 }
 export declare const isDbError: (value: unknown) => value is DbError;
 export declare class DatabaseUnavailableError extends DbError {
-    readonly code: "SURETY_DB_UNAVAILABLE";
+    readonly code: "SURETY_DB_UNAVAILABLE" | "SURETY_DB_POOLER_MISCONFIGURED";
+    constructor(message: string, options?: {
+        cause?: unknown;
+    }, code?: "SURETY_DB_UNAVAILABLE" | "SURETY_DB_POOLER_MISCONFIGURED");
+}
+export declare class PoolerMisconfiguredError extends DatabaseUnavailableError {
+    readonly code: "SURETY_DB_POOLER_MISCONFIGURED";
     constructor(message: string, options?: {
         cause?: unknown;
     });
@@ -185,6 +193,7 @@ export declare class InvalidCursorError extends DbError {
 }
 export declare const isInvalidCursorError: (value: unknown) => value is InvalidCursorError;
 export declare const isDatabaseUnavailableError: (value: unknown) => value is DatabaseUnavailableError;
+export declare const isPoolerMisconfiguredError: (value: unknown) => value is PoolerMisconfiguredError;
 export declare function isConnectionError(error: unknown): boolean;
 export declare function classify(error: unknown): unknown;
 export declare function sqlState(error: unknown): string | undefined;
@@ -251,6 +260,7 @@ export declare function migrate(sql: Sql, options: MigrateOptions): Promise<{
 }>;
 
 // --- dist/open.d.ts
+import { type PoolerMode } from "./pooler.js";
 import type { Sql } from "./types.js";
 export interface OpenSqlOptions {
     databaseUrl?: string | undefined;
@@ -258,11 +268,23 @@ export interface OpenSqlOptions {
     max?: number;
     applicationName?: string;
     onError?: (error: Error) => void;
+    pooler?: PoolerMode;
+    listenUrl?: string | undefined;
 }
 export declare function openSql(options: OpenSqlOptions): Promise<Sql>;
 
+// --- dist/pooler.d.ts
+import type pg from "pg";
+import type { Statement } from "./types.js";
+export type PoolerMode = "none" | "transaction";
+export declare const POOLER_SETTING = "SURETY_DATABASE_POOLER=transaction (createPgSql({ pooler: \"transaction\" }))";
+export declare function forPooler(statement: string | Statement, mode: PoolerMode): string | Statement;
+export declare function classifyPg(error: unknown): unknown;
+export declare function detectTransactionPooler(settings: pg.ClientConfig): Promise<boolean>;
+
 // --- dist/pg.d.ts
 import pg from "pg";
+import { type PoolerMode } from "./pooler.js";
 import type { QueryOptions, QueryResult, Sql, Statement } from "./types.js";
 export interface PgSqlOptions {
     connectionString?: string;
@@ -271,6 +293,8 @@ export interface PgSqlOptions {
     connectionTimeoutMillis?: number;
     applicationName?: string;
     onError?: (error: Error) => void;
+    pooler?: PoolerMode;
+    listenUrl?: string;
 }
 type PgQueryable = pg.Pool | pg.PoolClient;
 export declare function run<R>(target: PgQueryable, statement: string | Statement, params: readonly unknown[] | undefined, options?: QueryOptions): Promise<QueryResult<R>>;
@@ -297,6 +321,11 @@ export declare function isStorableTimestamp(at: Date | number): boolean;
 // --- dist/testing.d.ts
 import type { Sql } from "./types.js";
 export declare const postgresUrl: string | undefined;
+export declare const poolerOptions: {
+    pooler?: "transaction";
+    listenUrl?: string;
+};
+export declare const directOnly: string | false;
 export declare const needsPostgres: string | false;
 export interface TestDatabase {
     sql: Sql;

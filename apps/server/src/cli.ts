@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { openSql } from '@surety/db';
 import { createRegistry, runContractsCli } from '@surety/events';
 import { runProbeCli } from '@surety/probe';
 import { runLintCli } from '@surety/spectral-rules/lint';
@@ -9,8 +8,9 @@ import pino from 'pino';
 import { eventValidator } from './app.js';
 import { CliError, clientOptions, listen, trigger } from './cli-client.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { migrateService, openServiceSql } from './database.js';
 import { traceFields } from './log-trace.js';
-import { runMigrations, startServer, startWorker } from './server.js';
+import { startServer, startWorker } from './server.js';
 import { shutdownTelemetry } from './telemetry.js';
 
 const USAGE = `Usage: surety <command> [options]
@@ -36,7 +36,9 @@ Any API (docs/contracts.md):
                         [--json] [--strict]; exit 1 on a MUST failure
 
 Service settings come from the environment: PORT, HOST, DATABASE_URL (unset: embedded PGlite in
-SURETY_DATA_DIR, default ./.surety), SURETY_API_KEYS ("tenant:key,..."), LOG_LEVEL, SURETY_WEBHOOK_*.
+SURETY_DATA_DIR, default ./.surety; several hosts h1:p1,h2:p2: the read-write one),
+SURETY_DATABASE_POOLER=transaction and SURETY_DATABASE_DIRECT_URL behind a transaction-mode pooler,
+SURETY_API_KEYS ("tenant:key,..."), LOG_LEVEL, SURETY_WEBHOOK_*.
 --url defaults to SURETY_URL or http://127.0.0.1:3000; --api-key to SURETY_API_KEY or the key a
 local dev-mode server wrote. See docs/operations.md.`;
 
@@ -202,7 +204,7 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
             'or use `surety serve`, which runs a worker in-process',
         );
       }
-      const starting = startDeliveryWorker(config, config.databaseUrl);
+      const starting = startDeliveryWorker(config);
       shutdownOnSignal(starting, async ({ log, stop, sql }) => {
         log.info({}, 'finishing attempts in flight, then exiting');
         await stop();
@@ -212,12 +214,8 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
       return -1;
     }
     case 'migrate': {
-      const sql = await openSql({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.databaseUrl ? undefined : `${config.dataDir}/db`,
-      });
-      const { applied } = await runMigrations(sql, config.schema);
-      await sql.close();
+      const sql = await openServiceSql(config);
+      const { applied } = await migrateService(sql, config).finally(() => sql.close());
       out(applied.length ? `applied: ${applied.join(', ')}` : 'up to date');
       return 0;
     }
@@ -225,9 +223,9 @@ async function service(command: 'serve' | 'worker' | 'migrate'): Promise<number>
 }
 
 /** `surety worker`'s start-up: the database, migrations, then the worker and its maintenance. */
-async function startDeliveryWorker(config: Config, databaseUrl: string) {
-  const sql = await openSql({ databaseUrl, applicationName: 'surety-worker' });
-  await runMigrations(sql, config.schema);
+async function startDeliveryWorker(config: Config) {
+  const sql = await openServiceSql(config, 'surety-worker');
+  await migrateService(sql, config);
   const log = pino({ level: config.logLevel, mixin: traceFields });
   const webhooks = new Webhooks({
     sql,

@@ -2,12 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type AllowList, DEFAULT_SCHEDULE, parseAllowList, parseSchedule } from '@surety/webhooks';
+import { type DatabaseConfig, parseDatabaseConfig } from './database.js';
 
 /** The service's settings, from the environment (see docs/operations.md). */
-export interface Config {
+export interface Config extends DatabaseConfig {
   port: number;
   host: string;
-  databaseUrl: string | undefined;
   dataDir: string;
   /** SHA-256 of each API key → its tenant. */
   apiKeys: Map<string, string>;
@@ -173,7 +173,9 @@ export function parsePublicUrl(value: string): string {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.SURETY_DATA_DIR || './.surety');
-  const databaseUrl = env.DATABASE_URL || undefined;
+  const database = parseDatabaseConfig(env, (message) => {
+    throw new ConfigError(message);
+  });
   const nodeEnv = env.NODE_ENV ?? '';
   // A typo here ("Production", "prod") used to mean "not production": dev mode without keys.
   if (!NODE_ENVS.includes(nodeEnv)) {
@@ -218,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
-    databaseUrl,
+    ...database,
     dataDir,
     apiKeys,
     devMode,

@@ -1,24 +1,15 @@
-import { migrate, openSql, type Sql } from '@surety/db';
-import { type Idempotency, migrations as idempotencyMigrations } from '@surety/idempotency';
-import {
-  DeliveryWorker,
-  isClockSkewError,
-  type Webhooks,
-  migrations as webhookMigrations,
-} from '@surety/webhooks';
+import type { Sql } from '@surety/db';
+import type { Idempotency } from '@surety/idempotency';
+import { DeliveryWorker, isClockSkewError, type Webhooks } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
 import { portalData } from './data/portal.js';
+import { canListen, migrateService, openServiceSql, POLL_INTERVAL_MS } from './database.js';
 import { traceFields } from './log-trace.js';
 import { Metrics } from './metrics.js';
-import { migrations } from './migrations.js';
 
-export const allMigrations = [idempotencyMigrations, webhookMigrations, migrations];
-
-export async function runMigrations(sql: Sql, schema: string) {
-  return migrate(sql, { schema, sets: allMigrations });
-}
+export { allMigrations, runMigrations } from './database.js';
 
 export interface Running {
   app: FastifyInstance;
@@ -35,11 +26,13 @@ export interface Running {
 /** Opens the database, migrates, and listens. */
 export async function startServer(config: Config): Promise<Running> {
   const logger = { level: config.logLevel, redact: LOG_REDACT, mixin: traceFields };
-  const sql = await openSql({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.databaseUrl ? undefined : `${config.dataDir}/db`,
-  });
-  await runMigrations(sql, config.schema);
+  const sql = await openServiceSql(config);
+  try {
+    await migrateService(sql, config);
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
   const metrics = new Metrics();
   const app = await buildApp({ sql, config, logger, metrics });
   const portal = portalData(config.schema);
@@ -128,8 +121,19 @@ export function startPurges(
  * `worker.start()`).
  */
 export function startWorker(webhooks: Webhooks, config: Config, log: Log, metrics?: Metrics): ServiceWorker {
+  // Behind a transaction pooler without a direct URL there is no session to LISTEN on: the worker
+  // finds new events by its idle poll, so one waits at most POLL_INTERVAL_MS before its claim.
+  const listen = canListen(config);
+  if (!listen) {
+    log.info(
+      { pollIntervalMs: POLL_INTERVAL_MS, setting: 'SURETY_DATABASE_DIRECT_URL' },
+      'behind a transaction pooler without SURETY_DATABASE_DIRECT_URL: webhook workers poll instead of LISTEN',
+    );
+  }
   const worker = new DeliveryWorker({
     webhooks,
+    listen,
+    pollIntervalMs: POLL_INTERVAL_MS,
     schedule: config.webhookSchedule,
     concurrency: config.webhookConcurrency,
     maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,

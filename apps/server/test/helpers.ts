@@ -113,6 +113,14 @@ export function postPayment(
 
 export const PAYMENT = { amount: '1999', currency: 'USD', customerId: 'cus_9' };
 
+/** A keyed POST /v1/payments to a running server (`base` is its URL), as tenant acme. */
+export const postKeyed = (base: string, key: string, body: unknown = PAYMENT) =>
+  fetch(`${base}/v1/payments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key, ...auth('acme') },
+    body: JSON.stringify(body),
+  });
+
 /** Asserts a problem+json answer and returns its parsed body. */
 export function problem(res: LightMyRequestResponse, status: number, code: string) {
   if (res.statusCode !== status)

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { runMigrations } from '../src/server.js';
-import { API_KEYS, auth, newKey, PAYMENT, waitForLockWait } from './helpers.js';
+import { API_KEYS, newKey, PAYMENT, postKeyed, waitForLockWait } from './helpers.js';
 import { type ServerProcess, spawnServer } from './spawn.js';
 
 let db: TestDatabase;
@@ -13,12 +13,7 @@ let db: TestDatabase;
 const slowWorkerStart = new URL('./slow-worker-start.ts', import.meta.url).href;
 const servers: ServerProcess[] = [];
 
-const post = (base: string, key: string, body: unknown = PAYMENT) =>
-  fetch(`${base}/v1/payments`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key, ...auth('acme') },
-    body: JSON.stringify(body),
-  });
+const post = postKeyed;
 
 describe('server processes on one PostgreSQL', { skip: needsPostgres }, () => {
   before(async () => {

@@ -2,6 +2,7 @@ import { brandError } from '@surety/core';
 /** Every `code` an error of this package can carry. */
 export type DbErrorCode =
   | 'SURETY_DB_UNAVAILABLE'
+  | 'SURETY_DB_POOLER_MISCONFIGURED'
   | 'SURETY_INVALID_CURSOR'
   | 'SURETY_DB_MISSING_PEER'
   | 'SURETY_DB_NESTED_TRANSACTION'
@@ -35,10 +36,31 @@ export const isDbError = brandError(DbError, 'surety.db.error');
  * Callers map it to 503: nothing is known to have been committed.
  */
 export class DatabaseUnavailableError extends DbError {
-  declare readonly code: 'SURETY_DB_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('SURETY_DB_UNAVAILABLE', message, options);
+  declare readonly code: 'SURETY_DB_UNAVAILABLE' | 'SURETY_DB_POOLER_MISCONFIGURED';
+  constructor(
+    message: string,
+    options?: { cause?: unknown },
+    code: 'SURETY_DB_UNAVAILABLE' | 'SURETY_DB_POOLER_MISCONFIGURED' = 'SURETY_DB_UNAVAILABLE',
+  ) {
+    super(code, message, options);
     this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/**
+ * Raised when the connection is behind a transaction-mode pooler (PgBouncer, Supavisor, RDS Proxy…)
+ * that Surety was not told about: a named statement prepared in one transaction was missing
+ * (SQLSTATE 26000) or already there (42P05) in the next, which ran on another server connection.
+ * A kind of {@link DatabaseUnavailableError} (the service answers 503; nothing was committed: the
+ * statement that failed was sent before COMMIT, or with it in the same round trip, which the server
+ * then skipped). The fix is configuration: `pooler: 'transaction'` (`SURETY_DATABASE_POOLER=transaction`
+ * in the service), or a session-mode / direct URL. See docs/operations.md, "Behind a pooler".
+ */
+export class PoolerMisconfiguredError extends DatabaseUnavailableError {
+  declare readonly code: 'SURETY_DB_POOLER_MISCONFIGURED';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options, 'SURETY_DB_POOLER_MISCONFIGURED');
+    this.name = 'PoolerMisconfiguredError';
   }
 }
 
@@ -61,6 +83,12 @@ export const isInvalidCursorError = brandError(InvalidCursorError, 'surety.db.er
 export const isDatabaseUnavailableError = brandError(
   DatabaseUnavailableError,
   'surety.db.error.SURETY_DB_UNAVAILABLE',
+);
+
+/** Whether `error` is a {@link PoolerMisconfiguredError} (of any installed copy). */
+export const isPoolerMisconfiguredError = brandError(
+  PoolerMisconfiguredError,
+  'surety.db.error.SURETY_DB_POOLER_MISCONFIGURED',
 );
 
 // Node socket errors and messages node-postgres / PGlite use when a connection is gone.

@@ -16,9 +16,11 @@ export {
   isInvalidCursorError,
   isMissingPeerError,
   isNestedTransactionError,
+  isPoolerMisconfiguredError,
   isTransactionOwnedError,
   MissingPeerError,
   NestedTransactionError,
+  PoolerMisconfiguredError,
   sqlState,
   TransactionOwnedError,
 } from './errors.js';
@@ -33,6 +35,8 @@ export type { PgSqlOptions } from './pg.js';
 export { createPgSql } from './pg.js';
 export type { PgliteInstance, PgliteQueryable, PgliteResult, PgliteSqlOptions } from './pglite.js';
 export { createPgliteSql } from './pglite.js';
+export type { PoolerMode } from './pooler.js';
+export { detectTransactionPooler } from './pooler.js';
 export type { Unstorable, UnstorableReason } from './storable.js';
 export { findUnstorable, isStorableTimestamp } from './storable.js';
 export type {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ownConnectionSettings } from './own-connection.js';
 import { createPgSql } from './pg.js';
-import { needsPostgres, postgresUrl } from './testing.js';
+import { directOnly, needsPostgres, postgresUrl } from './testing.js';
 import type { Sql } from './types.js';
 
 /** A pool made from the URL's parts, the way an application with its own config builds one. */
@@ -35,7 +35,7 @@ describe('ownConnectionSettings', () => {
   });
 });
 
-describe('a pool of your own (no connection string)', { skip: needsPostgres }, () => {
+describe('a pool of your own (no connection string)', { skip: needsPostgres || directOnly }, () => {
   let pool: pg.Pool;
   let sql: Sql;
   const errors: Error[] = [];

@@ -2,7 +2,7 @@
 // transaction's `first` statements, an `atCommit` statement with COMMIT): pg.ts uses it.
 import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
-import { classify } from './errors.js';
+import { classifyPg } from './pooler.js';
 import type { Statement } from './types.js';
 
 // node-postgres has no pipelining API, but its Query writes the extended protocol's messages itself
@@ -138,7 +138,7 @@ class Pipelined extends PgQuery {
       connection.bind({ statement: name ?? '', values: this.#values[i] });
       // Described, so that rows, if any, arrive as a result of their own; BEGIN and COMMIT answer
       // no rows (a result ends at its CommandComplete either way).
-      if (statement !== BEGIN && statement !== COMMIT) connection.describe({ type: 'P', name: '' });
+      if (!NO_ROWS.has(statement)) connection.describe({ type: 'P', name: '' });
       connection.execute({});
     });
     connection.sync();
@@ -162,7 +162,7 @@ export function pipeline(client: pg.PoolClient, steps: readonly Step[]): Promise
   // A submittable query answers through its callback, not a promise.
   return new Promise<pg.QueryResult[]>((resolve, reject) => {
     const query = new Pipelined(client, steps, (error, got) => {
-      if (error) reject(classify(error));
+      if (error) reject(classifyPg(error));
       else resolve(Array.isArray(got) ? (got as pg.QueryResult[]) : [got as pg.QueryResult]);
     });
     client.query(query as unknown as pg.QueryConfig);
@@ -172,3 +172,7 @@ export function pipeline(client: pg.PoolClient, steps: readonly Step[]): Promise
 // Named, so parsed once per connection: unnamed, the server parsed both on every transaction.
 export const BEGIN: Statement = { name: 'surety_begin', text: 'BEGIN' };
 export const COMMIT: Statement = { name: 'surety_commit', text: 'COMMIT' };
+// Behind a transaction pooler (pooler.ts): the same, parsed on every transaction.
+export const UNNAMED_BEGIN: Statement = { text: 'BEGIN' };
+export const UNNAMED_COMMIT: Statement = { text: 'COMMIT' };
+const NO_ROWS = new Set([BEGIN, COMMIT, UNNAMED_BEGIN, UNNAMED_COMMIT]);

@@ -1,8 +1,10 @@
 import pg from 'pg';
 import { runAfterCommit } from './after-commit.js';
-import { classify } from './errors.js';
+import { clientFor } from './multi-host.js';
 import { ownConnectionSettings } from './own-connection.js';
-import { BEGIN, COMMIT, pipeline } from './pg-pipeline.js';
+import { listenOn } from './pg-listen.js';
+import { BEGIN, COMMIT, pipeline, type Step, UNNAMED_BEGIN, UNNAMED_COMMIT } from './pg-pipeline.js';
+import { classifyPg, forPooler, type PoolerMode } from './pooler.js';
 import { firstStatements, openTransaction } from './transaction.js';
 import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
 
@@ -30,6 +32,20 @@ export interface PgSqlOptions {
   applicationName?: string;
   /** Called with errors of idle pooled connections (they are dropped from the pool either way). */
   onError?: (error: Error) => void;
+  /**
+   * `'transaction'` when the URL (or pool) goes through a transaction-mode pooler (PgBouncer before
+   * 1.21 or without `max_prepared_statements`, Supavisor, RDS Proxy, Neon's pooled URL): statements
+   * go out unnamed, still pipelined with BEGIN and COMMIT, and LISTEN needs `listenUrl`. Left at
+   * `'none'` behind such a pooler, transactions fail with a PoolerMisconfiguredError (503) instead.
+   * @default 'none'
+   */
+  pooler?: PoolerMode;
+  /**
+   * A direct (or session-mode) URL for LISTEN, which needs a session of its own. Without it, behind
+   * a transaction pooler `listen()` is refused and the delivery workers poll.
+   * @default the pool's own settings
+   */
+  listenUrl?: string;
 }
 
 type PgQueryable = pg.Pool | pg.PoolClient;
@@ -60,7 +76,7 @@ export async function run<R>(
     if (options?.rowMode === 'array') (config as pg.QueryArrayConfig).rowMode = 'array';
     return toResult<R>(await target.query(config));
   } catch (error) {
-    throw classify(error);
+    throw classifyPg(error);
   }
 }
 
@@ -72,13 +88,34 @@ export async function run<R>(
  */
 export function createPgSql(options: PgSqlOptions = {}): Sql {
   const ownsPool = !options.pool;
+  const mode: PoolerMode = options.pooler ?? 'none';
+  if (mode !== 'none' && mode !== 'transaction') {
+    throw new TypeError(`createPgSql: pooler must be "none" or "transaction", got ${JSON.stringify(mode)}`);
+  }
+  // Behind a transaction pooler nothing is named: the next transaction may run on another server
+  // connection, which never parsed it (docs/decisions.md, issue 33).
+  const exec = <R>(
+    target: PgQueryable,
+    statement: string | Statement,
+    params?: readonly unknown[],
+    o?: QueryOptions,
+  ) => run<R>(target, forPooler(statement, mode), params, o);
+  const step = (s: Step): Step =>
+    mode === 'none' ? s : { statement: { text: s.statement.text }, params: s.params };
+  const begin = mode === 'none' ? BEGIN : UNNAMED_BEGIN;
+  const commitStep = mode === 'none' ? COMMIT : UNNAMED_COMMIT;
+  // A multi-host URL: every connection finds the read-write primary (multi-host.ts).
+  const own = clientFor({
+    connectionString: options.connectionString,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
+  });
   const pool =
     options.pool ??
     new pg.Pool({
-      connectionString: options.connectionString,
+      ...own.settings,
       max: options.max ?? 10,
-      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
       application_name: options.applicationName ?? 'surety',
+      Client: own.Client,
     });
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // node would crash the process. The pool already discards that client.
@@ -93,17 +130,21 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
   });
 
   // LISTEN and NOTIFY connections open with the same settings as the pool's own clients.
-  const settings: pg.ClientConfig = options.pool
-    ? ownConnectionSettings(options.pool)
-    : { connectionString: options.connectionString };
+  const settings: pg.ClientConfig = options.pool ? ownConnectionSettings(options.pool) : own.settings;
+  const Client = options.pool ? pg.Client : own.Client;
   const name = options.applicationName ?? settings.application_name ?? 'surety';
+  const listening = options.listenUrl
+    ? clientFor({ ...settings, connectionString: options.listenUrl })
+    : mode === 'none'
+      ? { Client, settings }
+      : undefined;
 
   // The connection NOTIFYs go out on (Sql.notify), opened on first use and again after a failure.
   let notifying: Promise<pg.Client> | undefined;
   let closed = false;
   const notifier = (): Promise<pg.Client> => {
     notifying ??= (async () => {
-      const client = new pg.Client({ ...settings, application_name: `${name}:notify` });
+      const client = new Client({ ...settings, application_name: `${name}:notify` });
       client.on('error', (error) => {
         options.onError?.(error);
         notifying = undefined;
@@ -120,14 +161,14 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
 
   return {
     kind: 'pg',
-    query: (statement, params, queryOptions) => run(pool, statement, params, queryOptions),
+    query: (statement, params, queryOptions) => exec(pool, statement, params, queryOptions),
     // Typed by `Sql['transaction']` (types.ts).
     async transaction(fn, txOptions) {
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
       } catch (error) {
-        throw classify(error);
+        throw classifyPg(error);
       }
       let broken: unknown;
       // pg-pool removes its own 'error' listener from a checked-out client: a connection that dies
@@ -144,21 +185,21 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         if (typeof txOptions?.first === 'string') {
           // One round trip for BEGIN and the first statement (simple protocol, two results).
           const results = (await client.query(`BEGIN; ${txOptions.first}`).catch((error: unknown) => {
-            throw classify(error);
+            throw classifyPg(error);
           })) as unknown as pg.QueryResult[];
           first = toResult(results[results.length - 1]!);
         } else if (txOptions?.first) {
           const results = await pipeline(client, [
-            { statement: BEGIN, params: [] },
-            ...firstStatements(txOptions.first),
+            { statement: begin, params: [] },
+            ...firstStatements(txOptions.first).map(step),
           ]);
           first = toResult(results[results.length - 1]!);
         } else {
-          await run(client, 'BEGIN', undefined);
+          await exec(client, 'BEGIN', undefined);
         }
         // Simple protocol for exec: several statements, no parameters (node-postgres returns one result each).
         const { tx, committed, atCommitStatement } = openTransaction({
-          query: (statement, params, queryOptions) => run(client, statement, params, queryOptions),
+          query: (statement, params, queryOptions) => exec(client, statement, params, queryOptions),
           exec: (script) => client.query(script),
           driver: { kind: 'pg', client },
         });
@@ -167,7 +208,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         let commit: pg.QueryResult | pg.QueryResult[];
         if (last === undefined) {
           commit = await client.query('COMMIT').catch((error: unknown) => {
-            throw classify(error);
+            throw classifyPg(error);
           });
         }
         // One round trip: if the statement fails, PostgreSQL skips the COMMIT after it and the
@@ -175,9 +216,9 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         else if (typeof last === 'string') {
           // The simple protocol: the statement may be several.
           commit = (await client.query(`${last};\nCOMMIT`).catch((error: unknown) => {
-            throw classify(error);
+            throw classifyPg(error);
           })) as unknown as pg.QueryResult[];
-        } else commit = await pipeline(client, [last, { statement: COMMIT, params: [] }]);
+        } else commit = await pipeline(client, [step(last), { statement: commitStep, params: [] }]);
         // A transaction a failed statement aborted (its error caught in `fn`): PostgreSQL answers
         // COMMIT with ROLLBACK and no error. Nothing was committed, so it fails, as on PGlite.
         if ((Array.isArray(commit) ? commit.at(-1) : commit)?.command === 'ROLLBACK') {
@@ -193,7 +234,7 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
         } catch (rollbackError) {
           broken = rollbackError;
         }
-        throw classify(error);
+        throw classifyPg(error);
       } finally {
         client.removeListener('error', onConnectionError);
         // A client whose ROLLBACK failed, or whose connection broke, is in an unknown state:
@@ -202,21 +243,18 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       }
     },
     async listen(channel, onNotify) {
-      const client = new pg.Client({ ...settings, application_name: `${name}:listen` });
-      client.on('error', (error) => options.onError?.(error));
-      client.on('notification', (message) => {
-        if (message.channel === channel) onNotify(message.payload ?? '');
-      });
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      } catch (error) {
-        await client.end().catch(() => {});
-        throw classify(error);
+      if (!listening) {
+        throw new Error(
+          'Sql.listen() behind a transaction pooler needs a direct URL (createPgSql({ listenUrl }), SURETY_DATABASE_DIRECT_URL): a LISTEN through the pooler is on a server connection other transactions share',
+        );
       }
-      return async () => {
-        await client.end().catch(() => {});
-      };
+      return listenOn({
+        open: listening,
+        applicationName: `${name}:listen`,
+        channel,
+        onNotify,
+        onError: options.onError,
+      });
     },
     async notify(channel, payload = '') {
       // A wake-up registered before close() (an afterCommit) must not open a new connection after
@@ -224,13 +262,14 @@ export function createPgSql(options: PgSqlOptions = {}): Sql {
       if (closed) throw new Error('Sql.notify() after close()');
       try {
         const client = await notifier();
+        const text = 'select pg_notify($1, $2)';
         await client.query({
-          name: 'surety_notify',
-          text: 'select pg_notify($1, $2)',
+          ...(mode === 'none' ? { name: 'surety_notify' } : {}),
+          text,
           values: [channel, payload],
         });
       } catch (error) {
-        throw classify(error);
+        throw classifyPg(error);
       }
     },
     async close() {

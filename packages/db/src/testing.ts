@@ -7,6 +7,30 @@ import type { Sql } from './types.js';
 export const postgresUrl: string | undefined = process.env.DATABASE_URL || undefined;
 
 /**
+ * How the suite's pools reach that server: through a transaction-mode pooler when
+ * `SURETY_DATABASE_POOLER=transaction` (.ci/run's pass through PgBouncer), with LISTEN on
+ * `SURETY_DATABASE_DIRECT_URL`. Spread into `createPgSql` options.
+ */
+export const poolerOptions: { pooler?: 'transaction'; listenUrl?: string } =
+  process.env.SURETY_DATABASE_POOLER === 'transaction'
+    ? {
+        pooler: 'transaction',
+        ...(process.env.SURETY_DATABASE_DIRECT_URL
+          ? { listenUrl: process.env.SURETY_DATABASE_DIRECT_URL }
+          : {}),
+      }
+    : {};
+
+/**
+ * For a test of what a transaction pooler rules out (named statements reused across transactions,
+ * LISTEN on a pool's own settings, a driver that prepares by name): the reason it is skipped in the
+ * pass through the pooler, else false. packages/db/test/pooler.test.ts tests each of those there.
+ */
+export const directOnly: string | false = poolerOptions.pooler
+  ? 'needs a direct connection: session state across transactions (SURETY_DATABASE_POOLER=transaction)'
+  : false;
+
+/**
  * For `test(name, { skip: needsPostgres }, fn)`: false when a server is configured, otherwise the
  * reason the test is skipped, which node's test runner prints.
  */
@@ -42,6 +66,7 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
         max,
         connectionTimeoutMillis: 30_000,
         applicationName: `surety-test:${schema}`,
+        ...poolerOptions,
       });
       pools.push(sql);
       return sql;

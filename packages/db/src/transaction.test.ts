@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { literal } from './literal.js';
 import { createPgSql } from './pg.js';
-import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from './testing.js';
+import { createTestDatabase, directOnly, needsPostgres, postgresUrl, type TestDatabase } from './testing.js';
 
 let db: TestDatabase;
 let t: string;
@@ -167,7 +167,7 @@ describe('transaction: first, with statements before it', () => {
   });
 
   test('a named first statement whose execution failed is used again on the same connection', {
-    skip: needsPostgres,
+    skip: needsPostgres || directOnly,
   }, async () => {
     const one = createPgSql({ connectionString: postgresUrl!, max: 1 });
     try {

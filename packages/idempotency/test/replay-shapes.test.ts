@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Sql } from '@surety/db';
 import { postgresSql } from '@surety/db/postgres-js';
-import { createTestDatabase, postgresUrl, type TestDatabase } from '@surety/db/testing';
+import { createTestDatabase, directOnly, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import postgres from 'postgres';
 import { Idempotency, type StoredResponse } from '../src/index.js';
 
@@ -58,6 +58,8 @@ async function roundTrip(sql: Sql, label: string) {
 
 test('every stored shape replays exactly (the test backend)', () => roundTrip(db.sql, 'default'));
 
-test('every stored shape replays exactly (postgres.js)', { skip: !postgresUrl && 'needs DATABASE_URL' }, () =>
-  roundTrip(postgresSql(pgjs!), 'pgjs'),
+test(
+  'every stored shape replays exactly (postgres.js)',
+  { skip: (!postgresUrl && 'needs DATABASE_URL') || directOnly },
+  () => roundTrip(postgresSql(pgjs!), 'pgjs'),
 );

@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPgSql, type Sql } from '@surety/db';
-import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
+import {
+  createTestDatabase,
+  directOnly,
+  needsPostgres,
+  postgresUrl,
+  type TestDatabase,
+} from '@surety/db/testing';
 import pg from 'pg';
 import { DeliveryWorker, parseAllowList, Webhooks } from '../src/index.js';
 import { startReceiver } from '../src/testing.js';
@@ -15,7 +21,7 @@ const POLL_MS = 10_000;
 // a loaded CI machine and is still far below the poll.
 const BOUND_MS = 2_500;
 
-describe('a worker on your own pg.Pool', { skip: needsPostgres }, () => {
+describe('a worker on your own pg.Pool', { skip: needsPostgres || directOnly }, () => {
   let db: TestDatabase;
   let pool: pg.Pool;
   let sql: Sql;

@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPgSql, type Sql } from '@surety/db';
-import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
+import {
+  createTestDatabase,
+  needsPostgres,
+  poolerOptions,
+  postgresUrl,
+  type TestDatabase,
+} from '@surety/db/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseApiKeys } from '../../src/config.js';
@@ -30,7 +36,7 @@ describe('database connections terminated mid-load', { skip: needsPostgres }, ()
     db = await createTestDatabase();
     await runMigrations(db.sql, db.schema);
     appName = `surety-faults:${db.schema}`;
-    sql = createPgSql({ connectionString: postgresUrl, max: 8, applicationName: appName });
+    sql = createPgSql({ connectionString: postgresUrl, max: 8, applicationName: appName, ...poolerOptions });
     app = await buildApp({
       sql,
       config: {
