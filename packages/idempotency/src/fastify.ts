@@ -115,6 +115,8 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
             return capture(reply, payload);
           },
         });
+        // A phased run that outlived the caller's deadline (a 504 was sent): its phases are kept.
+        if (operation && reply.sent) return reply;
         return send(reply, result, request.url);
       } catch (error) {
         if (error instanceof AnsweredElsewhere) return reply;

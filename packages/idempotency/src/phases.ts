@@ -146,12 +146,13 @@ export async function runPhased<I>(
     async local<T>(name: string, run: (tx: Tx) => Promise<T>): Promise<T> {
       once(name);
       if (Object.hasOwn(state, name)) return state[name] as T;
-      started = true;
       const json = await ctx.sql.transaction(async (tx) => {
         const text = asJson(await run(tx));
         fence((await tx.query(pst.record, recordParams(name, text))).rowCount);
         return text;
       });
+      // Committed: from here the key is kept for a resume (a rolled-back first phase left nothing).
+      started = true;
       state[name] = JSON.parse(json);
       return state[name] as T;
     },
