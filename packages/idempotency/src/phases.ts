@@ -6,6 +6,7 @@ import { lockId } from './lock.js';
 import type { PhaseStatements } from './phase-statements.js';
 import { decide, type Row } from './replay.js';
 import { encodeBody } from './stored-body.js';
+import { endPhaseSpan, phaseSpan } from './tracing.js';
 import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from './types.js';
 
 // Phased operations (issue 32; brandur's "atomic phases" and "recovery points"): a keyed request that
@@ -146,11 +147,19 @@ export async function runPhased<I>(
     async local<T>(name: string, run: (tx: Tx) => Promise<T>): Promise<T> {
       once(name);
       if (Object.hasOwn(state, name)) return state[name] as T;
-      const json = await ctx.sql.transaction(async (tx) => {
-        const text = asJson(await run(tx));
-        fence((await tx.query(pst.record, recordParams(name, text))).rowCount);
-        return text;
-      });
+      const span = phaseSpan(name, 'local');
+      let json: string;
+      try {
+        json = await ctx.sql.transaction(async (tx) => {
+          const text = asJson(await run(tx));
+          fence((await tx.query(pst.record, recordParams(name, text))).rowCount);
+          return text;
+        });
+        endPhaseSpan(span);
+      } catch (error) {
+        endPhaseSpan(span, error);
+        throw error;
+      }
       // Committed: from here the key is kept for a resume (a rolled-back first phase left nothing).
       started = true;
       state[name] = JSON.parse(json);
@@ -164,8 +173,16 @@ export async function runPhased<I>(
         started = true;
         fence((await ctx.sql.query(pst.record, recordParams(`${name}:started`, 'true'))).rowCount);
       }
-      const text = asJson(await call(deriveKey(key, name)));
-      fence((await ctx.sql.query(pst.record, recordParams(name, text))).rowCount);
+      const span = phaseSpan(name, 'external');
+      let text: string;
+      try {
+        text = asJson(await call(deriveKey(key, name)));
+        fence((await ctx.sql.query(pst.record, recordParams(name, text))).rowCount);
+        endPhaseSpan(span);
+      } catch (error) {
+        endPhaseSpan(span, error);
+        throw error;
+      }
       state[name] = JSON.parse(text);
       return state[name] as T;
     },
