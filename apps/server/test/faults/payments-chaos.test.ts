@@ -87,9 +87,14 @@ async function chaos(backend: Backend, n: number, label: string): Promise<void> 
   const proxy = await startFaultProxy({ target: portOf(server) });
   const kills: string[] = [];
   let done = false;
+  // Resolved when the scenario ends (passed or failed): the restarts and the clients stop at once.
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
   const restarts = (async () => {
     for (let i = 0; i < plan.length && !done; i++) {
-      const code = await Promise.race([server.exited, delay(100_000).then(() => 'alive' as const)]);
+      const code = await Promise.race([server.exited, stopped.then(() => 'alive' as const)]);
       if (code === 'alive' || done) break;
       kills.push(plan[i]!);
       server = await start(plan[i + 1]);
@@ -111,6 +116,7 @@ async function chaos(backend: Backend, n: number, label: string): Promise<void> 
       });
       for (;;) {
         assert.ok(Date.now() < deadline, `payment ${i} got no final answer in time`);
+        if (done) throw new Error('the scenario ended');
         attempts++;
         try {
           const res = await fetch(`${proxy.url}/v1/payments`, {
@@ -129,6 +135,7 @@ async function chaos(backend: Backend, n: number, label: string): Promise<void> 
       }
     });
     done = true;
+    stop();
     await restarts;
     assert.deepEqual(kills, plan, 'the service was killed at each step');
 
@@ -177,6 +184,7 @@ async function chaos(backend: Backend, n: number, label: string): Promise<void> 
     });
   } finally {
     done = true;
+    stop();
     await Promise.all(servers.map((x) => x.kill()));
     await proxy.close();
     await sim.close();
