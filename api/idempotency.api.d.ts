@@ -2,6 +2,7 @@
 
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
+export type { Completer, CompleterOptions } from "./completer.js";
 export { createIdempotency, Idempotency } from "./engine.js";
 export type { IdempotencyErrorCode } from "./errors.js";
 export { IdempotencyError, isIdempotencyError, isLeaseLostError, isNoTransactionError, isStoreUnavailableError, LeaseLostError, NoTransactionError, StoreUnavailableError, } from "./errors.js";
@@ -13,6 +14,8 @@ export { DESCRIBING_HEADERS, describingHeaders, outcomeResponse, PROBLEM_CONTENT
 export type { KeyCheck } from "./key.js";
 export { checkKey, deriveKey, MAX_KEY_LENGTH } from "./key.js";
 export { migrations } from "./migrations.js";
+export type { Flow, PhasedOperation } from "./phases.js";
+export { phasedOperation } from "./phases.js";
 export type { PurgeOptions } from "./purge.js";
 export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from "./run.js";
 export { errorAnswer, runIdempotent } from "./run.js";
@@ -20,61 +23,56 @@ export type { BodyEncoding } from "./stored-body.js";
 export { BODY_OMITTED_HEADER } from "./stored-body.js";
 export type { AcquireResult, IdempotencyOptions, IdempotencyRequest, IdempotencyWarning, Lease, Outcome, StoredInfo, StoredResponse, } from "./types.js";
 
-// --- dist/engine.d.ts
-import { type Sql, type Tx } from "@surety/db";
-import { type PurgeOptions } from "./purge.js";
-import type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredResponse } from "./types.js";
-export declare class Idempotency {
-    #private;
-    readonly sql: Sql;
-    readonly schema: string;
-    readonly ttlMs: number;
-    readonly leaseMs: number;
-    readonly retryAfterSeconds: number;
-    constructor(options: IdempotencyOptions);
-    using(sql: Sql): Idempotency;
-    migrate(): Promise<void>;
-    lockId(tenant: string, key: string): string;
-    execute(request: IdempotencyRequest, handler: (tx: Tx) => Promise<StoredResponse>): Promise<Outcome>;
-    transact(handler: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
-    acquire(request: IdempotencyRequest): Promise<AcquireResult>;
-    withLease(request: IdempotencyRequest, handler: (lease: Lease) => Promise<StoredResponse>): Promise<Outcome>;
-    purgeExpired(options?: PurgeOptions): Promise<number>;
-}
-export declare const createIdempotency: (options: IdempotencyOptions) => Idempotency;
-
-// --- dist/purge.d.ts
+// --- dist/completer.d.ts
+import type { PhaseStatements } from "./phase-statements.js";
+import { type PhasedOperation } from "./phases.js";
 import type { EngineContext } from "./types.js";
-export interface PurgeOptions {
+export interface CompleterOptions {
+    operations: readonly PhasedOperation<any>[];
+    graceMs?: number;
     batchSize?: number;
-    maxBatches?: number;
-    dutyCycle?: number;
-    pauseMs?: number;
-    maxDurationMs?: number;
-    asyncCommit?: boolean;
-    signal?: AbortSignal;
+    intervalMs?: number;
+    onError?: (error: unknown, at: {
+        tenant: string;
+        key: string;
+        operation: string;
+    }) => void;
 }
-export interface PurgeTimer {
-    now(): number;
-    sleep(ms: number, signal?: AbortSignal): Promise<void>;
+export interface Completer {
+    runOnce(): Promise<number>;
+    start(): void;
+    stop(): Promise<void>;
 }
-export declare const PURGE_DEFAULTS: {
-    readonly batchSize: 200;
-    readonly maxBatches: 5000;
-    readonly dutyCycle: 0.2;
-    readonly maxDurationMs: 300000;
-    readonly asyncCommit: true;
-};
-export declare function purgeSettings(options?: PurgeOptions): {
-    batchSize: number;
-    maxBatches: number;
-    dutyCycle: number;
-    pauseMs: number | undefined;
-    maxDurationMs: number;
-    asyncCommit: boolean;
-};
-export declare function pacedPurge(batch: (limit: number) => Promise<number>, options?: PurgeOptions, timer?: PurgeTimer): Promise<number>;
-export declare function purgeExpired(ctx: EngineContext, options?: PurgeOptions): Promise<number>;
+export declare function createCompleter(ctx: EngineContext, pst: PhaseStatements, options: CompleterOptions): Completer;
+
+// --- dist/phase-statements.d.ts
+import { type Statement } from "@surety/db";
+export interface PhaseStatements {
+    acquire: Statement;
+    record: Statement;
+    pause: Statement;
+    stuck: Statement;
+}
+export declare function phaseStatements(schema: string): PhaseStatements;
+
+// --- dist/phases.d.ts
+import { type Tx } from "@surety/db";
+import type { PhaseStatements } from "./phase-statements.js";
+import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from "./types.js";
+export interface Flow {
+    readonly tenant: string;
+    readonly key: string;
+    readonly resumedFrom: string | undefined;
+    done(name: string): boolean;
+    local<T>(name: string, run: (tx: Tx) => Promise<T>): Promise<T>;
+    external<T>(name: string, call: (derivedKey: string) => Promise<T>): Promise<T>;
+}
+export interface PhasedOperation<I = unknown> {
+    readonly name: string;
+    readonly run: (flow: Flow, input: I) => Promise<StoredResponse>;
+}
+export declare function phasedOperation<I>(name: string, run: (flow: Flow, input: I) => Promise<StoredResponse>): PhasedOperation<I>;
+export declare function runPhased<I>(ctx: EngineContext, pst: PhaseStatements, request: IdempotencyRequest, operation: PhasedOperation<I>, input: I): Promise<Outcome>;
 
 // --- dist/types.d.ts
 import type { Sql, Tx } from "@surety/db";
@@ -191,6 +189,7 @@ export interface CompleteValues {
     lockId: string;
 }
 export declare function statements(schema: string): Statements;
+export declare function statementName(name: string, schema: string): string;
 
 // --- dist/stored-body.d.ts
 export declare const BODY_OMITTED_HEADER = "idempotent-body-omitted";
@@ -216,6 +215,66 @@ export declare function decodeBody(row: {
     body: string;
     omitted: boolean;
 };
+
+// --- dist/engine.d.ts
+import { type Sql, type Tx } from "@surety/db";
+import { type Completer, type CompleterOptions } from "./completer.js";
+import { type PhasedOperation } from "./phases.js";
+import { type PurgeOptions } from "./purge.js";
+import type { AcquireResult, IdempotencyOptions, IdempotencyRequest, Lease, Outcome, StoredResponse } from "./types.js";
+export declare class Idempotency {
+    #private;
+    readonly sql: Sql;
+    readonly schema: string;
+    readonly ttlMs: number;
+    readonly leaseMs: number;
+    readonly retryAfterSeconds: number;
+    constructor(options: IdempotencyOptions);
+    using(sql: Sql): Idempotency;
+    migrate(): Promise<void>;
+    lockId(tenant: string, key: string): string;
+    execute(request: IdempotencyRequest, handler: (tx: Tx) => Promise<StoredResponse>): Promise<Outcome>;
+    transact(handler: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
+    acquire(request: IdempotencyRequest): Promise<AcquireResult>;
+    withLease(request: IdempotencyRequest, handler: (lease: Lease) => Promise<StoredResponse>): Promise<Outcome>;
+    phased<I>(request: IdempotencyRequest, operation: PhasedOperation<I>, input: I): Promise<Outcome>;
+    completer(options: CompleterOptions): Completer;
+    purgeExpired(options?: PurgeOptions): Promise<number>;
+}
+export declare const createIdempotency: (options: IdempotencyOptions) => Idempotency;
+
+// --- dist/purge.d.ts
+import type { EngineContext } from "./types.js";
+export interface PurgeOptions {
+    batchSize?: number;
+    maxBatches?: number;
+    dutyCycle?: number;
+    pauseMs?: number;
+    maxDurationMs?: number;
+    asyncCommit?: boolean;
+    signal?: AbortSignal;
+}
+export interface PurgeTimer {
+    now(): number;
+    sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+export declare const PURGE_DEFAULTS: {
+    readonly batchSize: 200;
+    readonly maxBatches: 5000;
+    readonly dutyCycle: 0.2;
+    readonly maxDurationMs: 300000;
+    readonly asyncCommit: true;
+};
+export declare function purgeSettings(options?: PurgeOptions): {
+    batchSize: number;
+    maxBatches: number;
+    dutyCycle: number;
+    pauseMs: number | undefined;
+    maxDurationMs: number;
+    asyncCommit: boolean;
+};
+export declare function pacedPurge(batch: (limit: number) => Promise<number>, options?: PurgeOptions, timer?: PurgeTimer): Promise<number>;
+export declare function purgeExpired(ctx: EngineContext, options?: PurgeOptions): Promise<number>;
 
 // --- dist/errors.d.ts
 export type IdempotencyErrorCode = "SURETY_IDEMPOTENCY_LEASE_LOST" | "SURETY_IDEMPOTENCY_STORE_UNAVAILABLE" | "SURETY_IDEMPOTENCY_NO_TRANSACTION";
@@ -305,6 +364,7 @@ import type { Tx } from "@surety/db";
 import type { Idempotency } from "./engine.js";
 import { type FingerprintInput } from "./fingerprint.js";
 import { type Problem } from "./http.js";
+import type { PhasedOperation } from "./phases.js";
 import type { Outcome, StoredResponse } from "./types.js";
 export type AdapterOutcome = Outcome["kind"] | "unavailable";
 export interface AdapterOptions<Req> {
@@ -320,6 +380,11 @@ export interface RunInput<Req> {
     required: boolean;
     fingerprintInput: () => FingerprintInput | Promise<FingerprintInput>;
     handler: (tx: Tx, key: string | undefined) => Promise<StoredResponse>;
+    phased?: PhasedRoute | undefined;
+}
+export interface PhasedRoute {
+    operation: PhasedOperation<any>;
+    input: (key: string) => unknown;
 }
 export type RunResult = {
     kind: "response";
@@ -341,6 +406,7 @@ export declare function requireTx(tx: Tx | undefined): Tx;
 // --- dist/fastify.d.ts
 import type { Tx } from "@surety/db";
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { PhasedOperation } from "./phases.js";
 import { type AdapterOptions } from "./run.js";
 declare module "fastify" {
     interface FastifyRequest {
@@ -350,6 +416,7 @@ declare module "fastify" {
     interface FastifyContextConfig {
         idempotency?: boolean | {
             required?: boolean;
+            phased?: PhasedOperation<any>;
         };
     }
 }
@@ -359,18 +426,22 @@ export declare const txOf: (request: FastifyRequest) => Tx;
 export declare const idempotency: FastifyPluginAsync<FastifyIdempotencyOptions>;
 export default idempotency;
 
-// (dist/run.d.ts: above)
-// (dist/engine.d.ts: above)
-// (dist/purge.d.ts: above)
+// (dist/phases.d.ts: above)
+// (dist/phase-statements.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
 // (dist/stored-body.d.ts: above)
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/completer.d.ts: above)
+// (dist/purge.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)
 // ===== ./express → ./dist/express.d.ts
 // --- dist/express.d.ts
 import type { Tx } from "@surety/db";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
+import type { PhasedOperation } from "./phases.js";
 import { type AdapterOptions } from "./run.js";
 declare global {
     namespace Express {
@@ -388,20 +459,25 @@ export interface ExpressIdempotency extends RequestHandler {
 }
 export declare const txOf: (req: Request) => Tx;
 export declare function idempotency(options: ExpressIdempotencyOptions): ExpressIdempotency;
+export declare function phased<I>(options: AdapterOptions<Request>, operation: PhasedOperation<I>, input: (req: Request, key: string) => I | Promise<I>): RequestHandler;
 export default idempotency;
 
-// (dist/run.d.ts: above)
-// (dist/engine.d.ts: above)
-// (dist/purge.d.ts: above)
+// (dist/phases.d.ts: above)
+// (dist/phase-statements.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
 // (dist/stored-body.d.ts: above)
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/completer.d.ts: above)
+// (dist/purge.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)
 // ===== ./hono → ./dist/hono.d.ts
 // --- dist/hono.d.ts
 import type { Tx } from "@surety/db";
 import type { Context, MiddlewareHandler } from "hono";
+import type { PhasedOperation } from "./phases.js";
 import { type AdapterOptions } from "./run.js";
 export interface HonoIdempotencyOptions extends AdapterOptions<Context> {
     required?: boolean;
@@ -413,14 +489,18 @@ export type IdempotencyVariables = {
 export declare function idempotency(options: HonoIdempotencyOptions): MiddlewareHandler<{
     Variables: IdempotencyVariables;
 }>;
+export declare function phased<I>(options: AdapterOptions<Context>, operation: PhasedOperation<I>, input: (c: Context, key: string) => I | Promise<I>): (c: Context) => Promise<Response>;
 export default idempotency;
 
-// (dist/run.d.ts: above)
-// (dist/engine.d.ts: above)
-// (dist/purge.d.ts: above)
+// (dist/phases.d.ts: above)
+// (dist/phase-statements.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
 // (dist/stored-body.d.ts: above)
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/completer.d.ts: above)
+// (dist/purge.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)
 // ===== ./nestjs → ./dist/nestjs.d.ts
@@ -428,6 +508,7 @@ export default idempotency;
 import { type CallHandler, type DynamicModule, type ExecutionContext, type NestInterceptor } from "@nestjs/common";
 import type { Tx as SuretyTx } from "@surety/db";
 import { type Observable } from "rxjs";
+import type { PhasedOperation } from "./phases.js";
 import { type AdapterOptions } from "./run.js";
 export interface NestRequest {
     method: string;
@@ -440,6 +521,10 @@ export interface NestIdempotencyOptions extends AdapterOptions<NestRequest> {
     required?: boolean;
 }
 export declare const IDEMPOTENCY_OPTIONS: unique symbol;
+export interface IdempotentRoute {
+    required?: boolean;
+    phased?: PhasedOperation<any>;
+}
 export declare const txOf: (request: object) => SuretyTx;
 export declare class IdempotencyTransaction {
     tx(): SuretyTx;
@@ -449,20 +534,21 @@ export declare class IdempotencyInterceptor implements NestInterceptor {
     constructor(options: NestIdempotencyOptions);
     intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>>;
 }
-export declare function Idempotent(route?: {
-    required?: boolean;
-}): MethodDecorator;
+export declare function Idempotent(route?: IdempotentRoute): MethodDecorator;
 export type Tx = SuretyTx;
 export declare const Tx: () => ParameterDecorator;
 export declare class SuretyIdempotencyModule {
     static forRoot(options: NestIdempotencyOptions): DynamicModule;
 }
 
-// (dist/run.d.ts: above)
-// (dist/engine.d.ts: above)
-// (dist/purge.d.ts: above)
+// (dist/phases.d.ts: above)
+// (dist/phase-statements.d.ts: above)
 // (dist/types.d.ts: above)
 // (dist/statements.d.ts: above)
 // (dist/stored-body.d.ts: above)
+// (dist/run.d.ts: above)
+// (dist/engine.d.ts: above)
+// (dist/completer.d.ts: above)
+// (dist/purge.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)

@@ -16,8 +16,11 @@ import { takeVouch } from './event-types/vouched.js';
 import { registerInputCheck, registerJsonParsers } from './input.js';
 import { Metrics, registerMetrics } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
+import { paymentOperation } from './payments/operation.js';
 import { registerPortalPage } from './portal/page.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
+import { createPspClient, type PspClient } from './psp/client.js';
+import { startSimulator } from './psp/serve.js';
 import { applicationRoutes } from './routes/applications.js';
 import { contractRoutes } from './routes/contract.js';
 import { deliveryRoutes } from './routes/deliveries.js';
@@ -42,6 +45,13 @@ declare module 'fastify' {
     events: EventRegistry;
     /** The tenants' own event types: compiled validators and the publish check. */
     eventTypes: TenantTypes;
+    /** The payment provider, and the phased operation of POST /v1/payments (for the completer). */
+    payments: {
+      psp: PspClient;
+      /** True when it is the in-process simulated provider (SURETY_PSP_URL unset). */
+      simulated: boolean;
+      operation: ReturnType<typeof paymentOperation>;
+    };
   }
 }
 
@@ -49,8 +59,23 @@ export interface AppOptions {
   sql: Sql;
   config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'> &
     Partial<
-      Pick<Config, 'webhookAllowList' | 'webhookAllowHttp' | 'webhookMaxEndpointsPerTenant' | 'publicUrl'>
+      Pick<
+        Config,
+        | 'webhookAllowList'
+        | 'webhookAllowHttp'
+        | 'webhookMaxEndpointsPerTenant'
+        | 'publicUrl'
+        | 'pspUrl'
+        | 'pspDeadlineMs'
+        | 'pspGiveUpMs'
+        | 'idempotencyLeaseMs'
+      >
     >;
+  /**
+   * The payment provider's client; built from `config.pspUrl` when absent, and when that is unset
+   * too, the simulated provider runs in-process on loopback (closed with the app).
+   */
+  psp?: PspClient;
   /** The webhook engine; built from `config` when absent. */
   webhooks?: Webhooks;
   /** Prometheus metrics; a fresh registry when absent. */
@@ -137,6 +162,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sql,
     schema: config.schema,
     ttlMs: config.idempotencyTtlMs,
+    ...(config.idempotencyLeaseMs ? { leaseMs: config.idempotencyLeaseMs } : {}),
     ...(options.now ? { now: options.now } : {}),
     // Called after COMMIT, by which time `metrics` below exists.
     onStored: ({ storedBytes, encoding }) => metrics.idempotencyStored.observe({ encoding }, storedBytes),
@@ -168,6 +194,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const eventTypes = new TenantTypes(config.schema, { maxValues: Math.ceil(config.bodyLimit / 2) });
   app.decorate('eventTypes', eventTypes);
   app.addHook('onClose', () => eventTypes.close());
+  let psp = options.psp;
+  const simulated = psp === undefined && config.pspUrl === undefined;
+  if (psp === undefined) {
+    let url = config.pspUrl;
+    if (url === undefined) {
+      const simulator = await startSimulator();
+      app.addHook('onClose', () => simulator.close());
+      url = simulator.url;
+      app.log.warn({ psp: url }, 'SIMULATED payment provider (SURETY_PSP_URL unset): no real money moves');
+    }
+    const client = createPspClient({
+      url,
+      ...(config.pspDeadlineMs ? { deadlineMs: config.pspDeadlineMs } : {}),
+    });
+    app.addHook('onClose', () => client.close());
+    psp = client;
+  }
+  const payments = {
+    psp,
+    simulated,
+    operation: paymentOperation({
+      schema: config.schema,
+      webhooks,
+      psp,
+      giveUpMs: config.pspGiveUpMs ?? 600_000,
+      ...(options.now ? { now: options.now } : {}),
+    }),
+  };
+  app.decorate('payments', payments);
   const metrics = options.metrics ?? new Metrics({ defaults: false });
   app.decorate('metrics', metrics);
   app.setErrorHandler(errorHandler);
@@ -221,6 +276,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     prefix: '/v1/payments',
     schema: config.schema,
     idempotent: options.idempotentPayments ?? true,
+    operation: payments.operation,
   });
   await app.register(orderRoutes, { prefix: '/v1/orders', schema: config.schema });
   await app.register(inventoryRoutes, { prefix: '/v1/inventory', schema: config.schema });

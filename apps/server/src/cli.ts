@@ -10,6 +10,7 @@ import { CliError, clientOptions, listen, trigger } from './cli-client.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { migrateService, openServiceSql } from './database.js';
 import { traceFields } from './log-trace.js';
+import { runPsp } from './psp/cli.js';
 import { startServer, startWorker } from './server.js';
 import { shutdownTelemetry } from './telemetry.js';
 
@@ -26,6 +27,9 @@ Developer:
   listen                receive webhooks here: registers a temporary endpoint, prints each event with
                         its verification result, forwards it   [--forward-to URL] [--events a,b]
                         [--port N] [--url] [--api-key]; the endpoint is removed on exit
+  psp                   run the simulated payment provider alone (demos, tests; no real money)
+                        [--port N] [--host 127.0.0.1] [--fail-after-charge 0.1] [--drop 0.1]
+                        [--slow 0.1] [--slow-ms 2000]
   contracts <cmd>       the event contract: diff <old> <new> | check [file] | generate [--out]
 
 Any API (docs/contracts.md):
@@ -111,6 +115,9 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'contracts':
       return runContractsCli(rest, { registry: createRegistry() });
+
+    case 'psp':
+      return runPsp(rest);
 
     case 'trigger': {
       const { values, positionals } = parseArgs({

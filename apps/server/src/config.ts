@@ -35,6 +35,20 @@ export interface Config extends DatabaseConfig {
   webhookSchedule: number[];
   /** Run delivery workers inside `serve` (SURETY_WORKER=off to run them apart). @default true */
   worker: boolean;
+  /**
+   * The payment provider's base URL (SURETY_PSP_URL); unset, `serve` runs the simulated provider
+   * in-process on loopback (docs/side-effects.md).
+   */
+  pspUrl: string | undefined;
+  /** The most one charge call takes, retries included (SURETY_PSP_DEADLINE_MS). @default 10000 */
+  pspDeadlineMs: number;
+  /**
+   * How long a payment stays `processing` while the provider gives no definitive answer before it
+   * is `failed` with `provider_unavailable` (SURETY_PSP_GIVE_UP_SECONDS). @default 600
+   */
+  pspGiveUpMs: number;
+  /** The lease of a phased request (SURETY_IDEMPOTENCY_LEASE_SECONDS). @default 30 */
+  idempotencyLeaseMs: number;
   /** Days events and attempts are kept (SURETY_RETENTION_DAYS). @default 30 */
   retentionDays: number;
   /** Width of a history partition, days (SURETY_WEBHOOK_PARTITION_DAYS). @default 1 */
@@ -239,6 +253,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowHttp: /^(1|true|yes)$/i.test(env.SURETY_WEBHOOK_ALLOW_HTTP ?? (devMode ? 'true' : '')),
     webhookSchedule,
     worker: !/^(0|false|no|off)$/i.test(env.SURETY_WORKER ?? ''),
+    pspUrl: env.SURETY_PSP_URL ? parsePspUrl(env.SURETY_PSP_URL) : undefined,
+    pspDeadlineMs: integer(env, 'SURETY_PSP_DEADLINE_MS', 10_000, 100, 120_000),
+    pspGiveUpMs: integer(env, 'SURETY_PSP_GIVE_UP_SECONDS', 600, 1, 604_800) * 1000,
+    idempotencyLeaseMs: integer(env, 'SURETY_IDEMPOTENCY_LEASE_SECONDS', 30, 1, 3_600) * 1000,
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
     webhookPartitionDays: integer(env, 'SURETY_WEBHOOK_PARTITION_DAYS', 1, 1, 31),
     webhookPartitionsAhead: integer(env, 'SURETY_WEBHOOK_PARTITIONS_AHEAD', 7, 1, 366),
@@ -249,4 +267,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),
     publicUrl: env.SURETY_PUBLIC_URL ? parsePublicUrl(env.SURETY_PUBLIC_URL) : undefined,
   };
+}
+
+/** SURETY_PSP_URL: an http(s) URL without credentials (they would end up in logs). */
+function parsePspUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('SURETY_PSP_URL must be an http(s) URL');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password)
+    throw new ConfigError('SURETY_PSP_URL must be an http(s) URL without credentials');
+  return url.href;
 }

@@ -43,16 +43,27 @@ export async function startServer(config: Config): Promise<Running> {
     app.log,
   );
   const delivery = config.worker ? startWorker(app.webhooks, config, app.log, metrics) : undefined;
+  // The completer finishes payments nobody retries (their process died, or the provider gave no
+  // definitive answer): it runs with the worker (docs/side-effects.md).
+  const completer = config.worker
+    ? app.idempotency.completer({
+        operations: [app.payments.operation],
+        onError: (err, at) =>
+          app.log.warn({ err, key: at.key, operation: at.operation }, 'completer: not finished'),
+      })
+    : undefined;
   if (delivery) metrics.observeWorker(delivery.worker);
   // Shutdown is the app's own lifecycle: no purge starts once closing begins; after the last
   // in-flight request, the worker finishes its attempts, then the database closes.
   app.addHook('preClose', () => purges.stop());
+  app.addHook('preClose', async () => completer?.stop());
   app.addHook('onClose', async () => {
     await delivery?.stop();
     await sql.close();
   });
   const url = await app.listen({ port: config.port, host: config.host });
   await delivery?.worker.start();
+  completer?.start();
   let stopping: Promise<void> | undefined;
   return {
     app,

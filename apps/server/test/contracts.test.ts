@@ -85,6 +85,7 @@ test('every webhook body the service delivers validates against the served contr
       'order.shipped',
       'order.updated',
       'payment.created',
+      'payment.succeeded',
       'webhook.test',
     ]);
   } finally {

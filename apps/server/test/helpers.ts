@@ -6,6 +6,7 @@ import { parseAllowList, Webhooks } from '@surety/webhooks';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, eventValidator } from '../src/app.js';
 import { parseApiKeys } from '../src/config.js';
+import type { PspClient } from '../src/psp/client.js';
 import { runMigrations } from '../src/server.js';
 
 export const KEYS = {
@@ -50,6 +51,10 @@ export interface TestAppOptions {
   setup?: (app: FastifyInstance) => void | Promise<void>;
   /** The engine's limit on endpoints per tenant. @default the engine's */
   maxEndpointsPerTenant?: number;
+  /** The payment provider's client. @default the in-process simulated provider */
+  psp?: PspClient;
+  /** How long a payment may stay processing without a definitive answer. @default 600000 */
+  pspGiveUpMs?: number;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -73,7 +78,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       bodyLimit: 65_536,
       idempotencyTtlMs: options.ttlMs ?? 86_400_000,
       schema: db.schema,
+      ...(options.pspGiveUpMs ? { pspGiveUpMs: options.pspGiveUpMs } : {}),
     },
+    ...(options.psp ? { psp: options.psp } : {}),
     now: () => clock.now,
   });
   await options.setup?.(app);

@@ -15,7 +15,7 @@ const failure = (type: string, data: unknown) => {
 };
 
 describe('the service registry', () => {
-  it('registers the seven service events', () => {
+  it('registers the nine service events', () => {
     assert.deepEqual(
       registry.list().map((e) => e.type),
       [
@@ -25,6 +25,8 @@ describe('the service registry', () => {
         'order.shipped',
         'order.updated',
         'payment.created',
+        'payment.failed',
+        'payment.succeeded',
         'webhook.test',
       ],
     );
@@ -99,7 +101,7 @@ describe('the service registry', () => {
     assert.deepEqual(e.errors.map((i) => i.path).sort(), ['/amount', '/createdAt', '/currency', '/status']);
     assert.deepEqual(
       e.errors.find((i) => i.path === '/status'),
-      { path: '/status', message: 'must be one of "succeeded"' },
+      { path: '/status', message: 'must be one of "processing", "succeeded", "failed"' },
     );
     const order = serviceEvents.find((e) => e.type === 'order.created')!.sample as Record<string, unknown>;
     assert.deepEqual(failure('order.created', { ...order, object: 'payment' }).errors, [

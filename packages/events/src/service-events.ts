@@ -37,7 +37,18 @@ const payment: JsonSchema = {
     },
     currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code, upper case.' },
     customerId,
-    status: { type: 'string', enum: ['succeeded'], description: 'Payments are created settled.' },
+    status: {
+      type: 'string',
+      enum: ['processing', 'succeeded', 'failed'],
+      description:
+        '`processing` while the payment provider is being charged, then `succeeded` or `failed` (final). Payments made before charging existed are `succeeded`.',
+    },
+    failureCode: {
+      type: ['string', 'null'],
+      pattern: '^[a-z0-9_]{1,64}$',
+      description:
+        'Why a `failed` payment failed: the decline code of the provider (`generic_decline`, `insufficient_funds`, …), or `provider_invalid_response`, `provider_rejected`, `provider_unavailable`. Null otherwise.',
+    },
     createdAt: dateTime('When the payment was created.'),
   },
 };
@@ -126,7 +137,23 @@ export const serviceEvents: readonly EventDefinition[] = [
   {
     type: 'payment.created',
     description:
-      'A payment was created and succeeded (`POST /v1/payments`). Published once per payment, in the same transaction that stores it: a retried POST with the same Idempotency-Key publishes nothing new.',
+      'A payment was created (`POST /v1/payments`), `processing` until the provider is charged. Published once per payment, in the same transaction that stores it: a retried POST with the same Idempotency-Key publishes nothing new.',
+    schema: payment,
+    sample: {
+      id: 'pay_7Hq2LmXc81TbWnY3sA4fKq',
+      object: 'payment',
+      amount: '1999',
+      currency: 'EUR',
+      customerId: 'cus_81',
+      status: 'processing',
+      failureCode: null,
+      createdAt: '2026-11-02T09:31:12.345Z',
+    },
+  },
+  {
+    type: 'payment.succeeded',
+    description:
+      'The payment provider charged the payment. Published exactly once per payment, in the same transaction as its status change to `succeeded`.',
     schema: payment,
     sample: {
       id: 'pay_7Hq2LmXc81TbWnY3sA4fKq',
@@ -135,6 +162,23 @@ export const serviceEvents: readonly EventDefinition[] = [
       currency: 'EUR',
       customerId: 'cus_81',
       status: 'succeeded',
+      failureCode: null,
+      createdAt: '2026-11-02T09:31:12.345Z',
+    },
+  },
+  {
+    type: 'payment.failed',
+    description:
+      'The payment was not charged: declined by the provider (`failureCode` is its decline code), refused, or the provider gave no answer that could be understood. Published exactly once per payment, in the same transaction as its status change to `failed`.',
+    schema: payment,
+    sample: {
+      id: 'pay_7Hq2LmXc81TbWnY3sA4fKq',
+      object: 'payment',
+      amount: '1999',
+      currency: 'EUR',
+      customerId: 'cus_81',
+      status: 'failed',
+      failureCode: 'insufficient_funds',
       createdAt: '2026-11-02T09:31:12.345Z',
     },
   },

@@ -1,9 +1,12 @@
 import { migrate, type Sql, type Tx } from '@surety/db';
 import * as claim from './claim.js';
+import { type Completer, type CompleterOptions, createCompleter } from './completer.js';
 import { isFinalStatus } from './final.js';
 import * as lease from './lease.js';
 import { lockId } from './lock.js';
 import { migrations } from './migrations.js';
+import { type PhaseStatements, phaseStatements } from './phase-statements.js';
+import { type PhasedOperation, runPhased } from './phases.js';
 import { type PurgeOptions, purgeExpired } from './purge.js';
 import { statements } from './statements.js';
 import type {
@@ -48,6 +51,7 @@ export class Idempotency {
   readonly retryAfterSeconds: number;
   readonly #ctx: EngineContext;
   readonly #options: IdempotencyOptions;
+  readonly #phases: PhaseStatements;
 
   constructor(options: IdempotencyOptions) {
     this.#options = options;
@@ -64,6 +68,7 @@ export class Idempotency {
     ] as const)
       if (value !== undefined && !(typeof value === 'number' && value >= 0 && !Number.isNaN(value)))
         throw new RangeError(`${name} must be a number of bytes ≥ 0 (or Infinity), got ${String(value)}`);
+    this.#phases = phaseStatements(this.schema);
     this.#ctx = {
       sql: this.sql,
       st: statements(this.schema),
@@ -156,6 +161,31 @@ export class Idempotency {
     handler: (lease: Lease) => Promise<StoredResponse>,
   ): Promise<Outcome> {
     return lease.withLease(this.#ctx, request, handler);
+  }
+
+  /**
+   * Phased mode (docs/side-effects.md), for a request that calls an outside system: runs
+   * `operation` on a lease-mode key, each local phase in its own transaction with the key's
+   * recovery point, each external call outside any transaction with a derived key. A retry with
+   * the same key and fingerprint resumes from the last committed phase and finishes the work; a
+   * duplicate while it runs is `in_flight`; another fingerprint is `mismatch`. `input` (JSON) is
+   * stored with the key, so `completer` can finish a run nobody retries.
+   * @example
+   * const outcome = await idem.phased({ tenant, key, fingerprint: fp }, createPayment, body);
+   */
+  phased<I>(request: IdempotencyRequest, operation: PhasedOperation<I>, input: I): Promise<Outcome> {
+    return runPhased(this.#ctx, this.#phases, request, operation, input);
+  }
+
+  /**
+   * The completer: finds phased operations whose lease lapsed (their process died, or their run
+   * failed and nobody retried) and drives each to a final answer with its registered operation.
+   * @example
+   * const completer = idem.completer({ operations: [createPayment] });
+   * completer.start(); // … await completer.stop() on shutdown
+   */
+  completer(options: CompleterOptions): Completer {
+    return createCompleter(this.#ctx, this.#phases, options);
   }
 
   /**

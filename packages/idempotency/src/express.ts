@@ -1,6 +1,7 @@
 import type { Tx } from '@surety/db';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { describingHeaders, PROBLEM_CONTENT_TYPE, problemBody } from './http.js';
+import type { PhasedOperation } from './phases.js';
 import { type AdapterOptions, errorAnswer, type RunResult, requireTx, runIdempotent } from './run.js';
 import type { StoredResponse } from './types.js';
 
@@ -143,6 +144,40 @@ export function idempotency(options: ExpressIdempotencyOptions): ExpressIdempote
     answer(stored);
   };
   return Object.assign(middleware, { errors });
+}
+
+/**
+ * A route that runs a phased operation (docs/side-effects.md), after `express.json()`: `input`
+ * validates the request and makes the operation's input (throw to refuse it; the error goes to
+ * `next`), the operation runs its phases and its answer is sent. The key is required.
+ * @example
+ * app.post('/payments', express.json(), phased({ engine }, createPayment, (req) => req.body));
+ */
+export function phased<I>(
+  options: AdapterOptions<Request>,
+  operation: PhasedOperation<I>,
+  input: (req: Request, key: string) => I | Promise<I>,
+): RequestHandler {
+  return (req, res, next) => {
+    runIdempotent({
+      options,
+      request: req,
+      header: req.headers['idempotency-key'],
+      required: true,
+      fingerprintInput: () => ({ method: req.method, url: req.originalUrl, body: req.body }),
+      phased: {
+        operation,
+        input: (key) => {
+          req.idempotencyKey = key;
+          return input(req, key);
+        },
+      },
+      handler: () => Promise.reject(new TypeError('unreachable: a phased route has no handler')),
+    }).then(
+      (result) => send(res, result, req.originalUrl),
+      (error: unknown) => next(error),
+    );
+  };
 }
 
 export default idempotency;

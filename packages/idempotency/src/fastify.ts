@@ -1,6 +1,7 @@
 import type { Tx } from '@surety/db';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { describingHeaders, PROBLEM_CONTENT_TYPE, problemBody } from './http.js';
+import type { PhasedOperation } from './phases.js';
 import { type AdapterOptions, errorAnswer, type RunResult, requireTx, runIdempotent } from './run.js';
 import type { StoredResponse } from './types.js';
 
@@ -16,8 +17,13 @@ declare module 'fastify' {
     idempotencyKey: string | undefined;
   }
   interface FastifyContextConfig {
-    /** Turns the idempotency layer on for a route; `{ required: false }` makes the key optional. */
-    idempotency?: boolean | { required?: boolean };
+    /**
+     * Turns the idempotency layer on for a route; `{ required: false }` makes the key optional.
+     * `{ phased: operation }` runs a phased operation (the key is then required): the route's
+     * handler validates the request and returns the operation's input, and the operation answers.
+     */
+    // biome-ignore lint/suspicious/noExplicitAny: the input's type is the operation's own
+    idempotency?: boolean | { required?: boolean; phased?: PhasedOperation<any> };
   }
 }
 
@@ -75,6 +81,7 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
     if (!setting) return;
     const required = typeof setting === 'object' ? setting.required !== false : true;
     const handler = route.handler as RouteHandlerMethod;
+    const operation = typeof setting === 'object' ? setting.phased : undefined;
 
     route.handler = async function idempotentHandler(request, reply) {
       try {
@@ -84,6 +91,13 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
           header: request.headers['idempotency-key'],
           required,
           fingerprintInput: () => ({ method: request.method, url: request.url, body: request.body }),
+          phased: operation && {
+            operation,
+            input: (key) => {
+              request.idempotencyKey = key;
+              return handler.call(this, request, reply);
+            },
+          },
           handler: async (tx, key) => {
             request.idempotencyKey = key;
             request.tx = tx;
@@ -101,6 +115,8 @@ const plugin: FastifyPluginAsync<FastifyIdempotencyOptions> = async (fastify, op
             return capture(reply, payload);
           },
         });
+        // A phased run that outlived the caller's deadline (a 504 was sent): its phases are kept.
+        if (operation && reply.sent) return reply;
         return send(reply, result, request.url);
       } catch (error) {
         if (error instanceof AnsweredElsewhere) return reply;

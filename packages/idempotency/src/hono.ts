@@ -1,6 +1,7 @@
 import type { Tx } from '@surety/db';
 import type { Context, MiddlewareHandler } from 'hono';
 import { describingHeaders, PROBLEM_CONTENT_TYPE, problemBody } from './http.js';
+import type { PhasedOperation } from './phases.js';
 import { type AdapterOptions, errorAnswer, type RunResult, runIdempotent } from './run.js';
 import type { StoredResponse } from './types.js';
 
@@ -90,6 +91,37 @@ export function idempotency(
     // headers on our answer. A refused key is merged as before (headers set by outer middleware stay).
     if (result.kind === 'response' || result.source !== 'key') c.res = undefined;
     c.res = toResponse(result, url.pathname);
+  };
+}
+
+/**
+ * A handler that runs a phased operation (docs/side-effects.md): `input` validates the request and
+ * makes the operation's input (throw to refuse it), the operation runs its phases and its answer
+ * is sent. The key is required.
+ * @example
+ * app.post('/payments', phased({ engine }, createPayment, async (c) => c.req.json()));
+ */
+export function phased<I>(
+  options: AdapterOptions<Context>,
+  operation: PhasedOperation<I>,
+  input: (c: Context, key: string) => I | Promise<I>,
+): (c: Context) => Promise<Response> {
+  return async (c) => {
+    const url = new URL(c.req.url);
+    const result = await runIdempotent({
+      options,
+      request: c,
+      header: c.req.header('idempotency-key'),
+      required: true,
+      fingerprintInput: async () => ({
+        method: c.req.method,
+        url: url.pathname + url.search,
+        body: await readBody(c),
+      }),
+      phased: { operation, input: (key) => input(c, key) },
+      handler: () => Promise.reject(new TypeError('unreachable: a phased route has no handler')),
+    });
+    return toResponse(result, url.pathname);
   };
 }
 

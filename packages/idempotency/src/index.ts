@@ -1,3 +1,4 @@
+export type { Completer, CompleterOptions } from './completer.js';
 export { createIdempotency, Idempotency } from './engine.js';
 export type { IdempotencyErrorCode } from './errors.js';
 export {
@@ -26,6 +27,8 @@ export {
 export type { KeyCheck } from './key.js';
 export { checkKey, deriveKey, MAX_KEY_LENGTH } from './key.js';
 export { migrations } from './migrations.js';
+export type { Flow, PhasedOperation } from './phases.js';
+export { phasedOperation } from './phases.js';
 export type { PurgeOptions } from './purge.js';
 export type { AdapterOptions, AdapterOutcome, RunInput, RunResult } from './run.js';
 export { errorAnswer, runIdempotent } from './run.js';

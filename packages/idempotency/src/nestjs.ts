@@ -13,6 +13,7 @@ import {
 import type { Tx as SuretyTx } from '@surety/db';
 import { lastValueFrom, type Observable, of } from 'rxjs';
 import { describingHeaders, PROBLEM_CONTENT_TYPE, problemBody } from './http.js';
+import type { PhasedOperation } from './phases.js';
 import { type AdapterOptions, errorAnswer, type RunResult, requireTx, runIdempotent } from './run.js';
 import type { StoredResponse } from './types.js';
 
@@ -50,7 +51,19 @@ export const IDEMPOTENCY_OPTIONS: unique symbol = Symbol.for('surety.idempotency
 const requests = new WeakMap<object, SuretyTx>();
 const current = new AsyncLocalStorage<SuretyTx>();
 // What `@Idempotent()` said about each route handler.
-const routes = new WeakMap<object, { required?: boolean }>();
+/** What `@Idempotent()` says of one route. */
+export interface IdempotentRoute {
+  /** @default the module's `required`, else true */
+  required?: boolean;
+  /**
+   * Runs a phased operation (docs/side-effects.md): the handler validates the request and returns
+   * the operation's input; the operation runs its phases and its answer is sent. Key required.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: the input's type is the operation's own
+  phased?: PhasedOperation<any>;
+}
+
+const routes = new WeakMap<object, IdempotentRoute>();
 
 /**
  * The transaction of an idempotent route's request (`@Idempotent()`). Throws NoTransactionError
@@ -113,6 +126,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       header: request.headers['idempotency-key'],
       required: route.required ?? options.required ?? true,
       fingerprintInput: () => ({ method: request.method, url, body: request.body }),
+      phased: route.phased && {
+        operation: route.phased,
+        input: () => lastValueFrom(next.handle(), { defaultValue: undefined }),
+      },
       handler: async (tx) => {
         requests.set(request, tx);
         try {
@@ -150,7 +167,7 @@ Injectable()(IdempotencyInterceptor);
  * @Idempotent()
  * async create(@Body() body: PaymentInput, @Tx() tx: Tx) { … }
  */
-export function Idempotent(route: { required?: boolean } = {}): MethodDecorator {
+export function Idempotent(route: IdempotentRoute = {}): MethodDecorator {
   const intercept = UseInterceptors(IdempotencyInterceptor);
   return (target, key, descriptor) => {
     routes.set(descriptor.value as object, route);

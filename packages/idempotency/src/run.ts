@@ -4,6 +4,7 @@ import { NoTransactionError } from './errors.js';
 import { type FingerprintInput, fingerprint } from './fingerprint.js';
 import { engineErrorProblem, outcomeResponse, type Problem, readKey } from './http.js';
 import { MAX_KEY_LENGTH, quotedKey } from './key.js';
+import type { PhasedOperation } from './phases.js';
 import { recordOutcome } from './tracing.js';
 import type { Outcome, StoredResponse } from './types.js';
 
@@ -48,6 +49,19 @@ export interface RunInput<Req> {
   fingerprintInput: () => FingerprintInput | Promise<FingerprintInput>;
   /** Runs the route on the transaction and captures its answer. Called at most once. */
   handler: (tx: Tx, key: string | undefined) => Promise<StoredResponse>;
+  /**
+   * Phased mode instead of `handler` (docs/side-effects.md): the key is always required, `input`
+   * (the route's own code, which validates the request) gives the operation's input, and the
+   * operation's answer is sent.
+   */
+  phased?: PhasedRoute | undefined;
+}
+
+/** A route that runs a phased operation: the operation, and the route's code that makes its input. */
+export interface PhasedRoute {
+  // biome-ignore lint/suspicious/noExplicitAny: the input's type is the operation's own
+  operation: PhasedOperation<any>;
+  input: (key: string) => unknown;
 }
 
 /**
@@ -68,7 +82,8 @@ const toResult = (r: StoredResponse | Problem): RunResult =>
 export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResult> {
   const { options, request } = input;
   const { engine } = options;
-  const read = readKey(input.header, input.required);
+  const { phased } = input;
+  const read = readKey(input.header, input.required || phased !== undefined);
   if (read.kind === 'problem') return { kind: 'problem', problem: read.problem, source: 'key' };
   const { key } = read;
   const handler = (tx: Tx) => input.handler(tx, key);
@@ -79,15 +94,15 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
     // A key sent quoted was stored with its quotes before "k" and k became one key (issue 20):
     // such a row is still found, for its whole TTL.
     const former = quotedKey(key);
-    const outcome = await engine.execute(
-      {
-        tenant,
-        key,
-        fingerprint: fingerprint(await input.fingerprintInput()),
-        ...(former.length <= MAX_KEY_LENGTH ? { formerKeys: [former] } : {}),
-      },
-      handler,
-    );
+    const keyed = {
+      tenant,
+      key,
+      fingerprint: fingerprint(await input.fingerprintInput()),
+      ...(former.length <= MAX_KEY_LENGTH ? { formerKeys: [former] } : {}),
+    };
+    const outcome = phased
+      ? await engine.phased(keyed, phased.operation, await phased.input(key))
+      : await engine.execute(keyed, handler);
     recordOutcome(outcome.kind, key);
     options.onOutcome?.(outcome.kind, request);
     return outcome.kind === 'executed'

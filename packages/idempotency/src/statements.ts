@@ -189,7 +189,7 @@ export function statements(schema: string): Statements {
  * SHA-256: cut at 63, two long schemas with a common prefix got the same names, and the second
  * engine on a connection was refused ("Prepared statements must be unique").
  */
-function statementName(name: string, schema: string): string {
+export function statementName(name: string, schema: string): string {
   const full = `surety_idem_${name}_${schema}`;
   if (full.length <= 63) return full;
   const hash = createHash('sha256').update(full).digest('hex').slice(0, 10);

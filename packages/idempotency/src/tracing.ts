@@ -113,3 +113,25 @@ export class ExecutionSpans {
     this.#commit = undefined;
   }
 }
+
+/**
+ * A phase of a phased operation (phases.ts): `phase <name>`, with whether it ran or was resumed
+ * from its record. Ended by the caller; nothing when no SDK is registered.
+ */
+export function phaseSpan(name: string, kind: 'local' | 'external'): Span | undefined {
+  if (!sdkRegistered()) return undefined;
+  return tracer().startSpan(`phase ${name}`, {
+    attributes: { 'surety.idempotency.phase': name, 'surety.idempotency.phase.kind': kind },
+  });
+}
+
+/** Ends a phase's span, marking an error. */
+export function endPhaseSpan(span: Span | undefined, error?: unknown): void {
+  if (span === undefined) return;
+  if (error !== undefined) {
+    const code = (error as { code?: unknown } | null)?.code;
+    span.setAttribute('error.type', typeof code === 'string' ? code : '_OTHER');
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}

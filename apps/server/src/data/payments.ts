@@ -17,8 +17,16 @@ export interface PaymentRow {
   amount: string;
   currency: string;
   customer_id: string;
-  status: 'succeeded';
+  status: 'processing' | 'succeeded' | 'failed';
+  failure_code: string | null;
   created_at: Date;
+}
+
+/** One step of a payment's life (`steps`), for the dashboard. */
+export interface PaymentStep {
+  step: string;
+  at: string;
+  detail?: string;
 }
 
 /** A row of the list: also its created_at exact, as the cursor carries it. */
@@ -26,7 +34,7 @@ export interface PaymentListRow extends PaymentRow {
   created_at_us: string;
 }
 
-const COLUMNS = 'id, amount::text, currency, customer_id, status, created_at';
+const COLUMNS = 'id, amount::text, currency, customer_id, status, failure_code, created_at';
 
 /** The payment statements of one schema. */
 export function paymentData(schema: string) {
@@ -34,15 +42,60 @@ export function paymentData(schema: string) {
   // Named: planned once per connection (the insert is the benchmarked hot path).
   const insert = {
     name: `surety_payment_insert_${schema}`,
-    text: `insert into ${t} (tenant, id, amount, currency, customer_id, status, created_at)
-           values ($1, $2, $3, $4, $5, 'succeeded', $6) returning ${COLUMNS}`,
+    text: `insert into ${t} (tenant, id, amount, currency, customer_id, status, created_at, steps)
+           values ($1, $2, $3, $4, $5, 'processing', $6::timestamptz,
+                   jsonb_build_array(jsonb_build_object('step', 'created', 'at', $7::text))) returning ${COLUMNS}`,
+  };
+  // Only a processing payment settles, once: a second settle matches nothing.
+  const settle = {
+    name: `surety_payment_settle_${schema}`,
+    text: `update ${t} set status = $3, failure_code = $4, charge_id = $5,
+                  steps = coalesce(steps, '[]'::jsonb) || $6::text::jsonb
+            where tenant = $1 and id = $2 and status = 'processing' returning ${COLUMNS}`,
   };
   const byId = {
     name: `surety_payment_get_${schema}`,
     text: `select ${COLUMNS} from ${t} where tenant = $1 and id = $2`,
   };
   return {
-    /** Inserts a succeeded payment and returns its row. */
+    /**
+     * Settles a processing payment (`succeeded` or `failed`), appending `steps`; undefined when it
+     * is not processing (settled already).
+     */
+    async settle(
+      q: Queryable,
+      p: {
+        tenant: string;
+        id: string;
+        status: 'succeeded' | 'failed';
+        failureCode: string | null;
+        chargeId: string | null;
+        steps: PaymentStep[];
+      },
+    ): Promise<PaymentRow | undefined> {
+      const { rows } = await q.query<PaymentRow>(settle, [
+        p.tenant,
+        p.id,
+        p.status,
+        p.failureCode,
+        p.chargeId,
+        JSON.stringify(p.steps),
+      ]);
+      return rows[0];
+    },
+
+    /** A payment's steps, oldest first (the dashboard). */
+    async steps(q: Queryable, p: { tenant: string; id: string }): Promise<PaymentStep[] | undefined> {
+      const { rows } = await q.query<{ steps: PaymentStep[] | string | null }>(
+        `select steps from ${t} where tenant = $1 and id = $2`,
+        [p.tenant, p.id],
+      );
+      if (!rows[0]) return undefined;
+      const steps = rows[0].steps;
+      return typeof steps === 'string' ? (JSON.parse(steps) as PaymentStep[]) : (steps ?? []);
+    },
+
+    /** Inserts a processing payment and returns its row. */
     async insert(
       q: Queryable,
       p: {
@@ -60,6 +113,7 @@ export function paymentData(schema: string) {
         p.amount,
         p.currency,
         p.customerId,
+        p.createdAt,
         p.createdAt,
       ]);
       return rows[0]!;

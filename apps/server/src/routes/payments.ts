@@ -1,31 +1,12 @@
-import { txOf } from '@surety/idempotency/fastify';
-import { newId } from '@surety/webhooks/ids';
 import type { FastifyPluginAsync } from 'fastify';
-import { PAYMENTS_BY_TIME, type PaymentRow, paymentData } from '../data/payments.js';
+import { PAYMENTS_BY_TIME, paymentData } from '../data/payments.js';
+import { directFlow, type PaymentInput, type PaymentOperation, toPayment } from '../payments/operation.js';
 import { notFound } from '../problem.js';
 
 /** ISO 4217 codes known to this Node.js build's ICU. */
 const CURRENCIES = Intl.supportedValuesOf('currency');
 
-export interface Payment {
-  id: string;
-  object: 'payment';
-  amount: string;
-  currency: string;
-  customerId: string;
-  status: 'succeeded';
-  createdAt: string;
-}
-
-const toPayment = (r: PaymentRow): Payment => ({
-  id: r.id,
-  object: 'payment',
-  amount: String(r.amount),
-  currency: r.currency,
-  customerId: r.customer_id,
-  status: r.status,
-  createdAt: new Date(r.created_at).toISOString(),
-});
+export type { Payment } from '../payments/operation.js';
 
 const paymentSchema = {
   type: 'object',
@@ -35,10 +16,19 @@ const paymentSchema = {
     amount: { type: 'string' },
     currency: { type: 'string' },
     customerId: { type: 'string' },
-    status: { type: 'string' },
+    status: {
+      type: 'string',
+      enum: ['processing', 'succeeded', 'failed'],
+      description: '`processing` while the provider is charged; then `succeeded` or `failed` (final).',
+    },
+    failureCode: {
+      type: ['string', 'null'],
+      description:
+        "Why a failed payment failed: the provider's decline code (generic_decline, insufficient_funds, …), provider_invalid_response, provider_rejected or provider_unavailable; null otherwise.",
+    },
     createdAt: { type: 'string', format: 'date-time' },
   },
-  required: ['id', 'object', 'amount', 'currency', 'customerId', 'status', 'createdAt'],
+  required: ['id', 'object', 'amount', 'currency', 'customerId', 'status', 'failureCode', 'createdAt'],
 } as const;
 
 export const createPaymentBody = {
@@ -54,6 +44,14 @@ export const createPaymentBody = {
     },
     currency: { type: 'string', enum: CURRENCIES, description: 'ISO 4217 code, upper case (USD).' },
     customerId: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    paymentMethod: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9_]+$',
+      description:
+        'What the provider charges: its payment method reference. With the simulated provider, a test card: 4242424242424242 succeeds, 4000000000000002 is declined, 4000000000009995 has insufficient funds. @default 4242424242424242',
+    },
   },
 } as const;
 
@@ -61,6 +59,7 @@ interface CreatePayment {
   amount: string;
   currency: string;
   customerId: string;
+  paymentMethod?: string;
 }
 
 export interface PaymentRoutesOptions {
@@ -73,6 +72,8 @@ export interface PaymentRoutesOptions {
    * @default true
    */
   idempotent?: boolean;
+  /** The phased operation that creates and charges a payment (payments/operation.ts). */
+  operation: PaymentOperation;
 }
 
 /**
@@ -83,41 +84,41 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
   const idempotent = options.idempotent ?? true;
   const payments = paymentData(options.schema);
 
+  const { operation } = options;
+  const inputOf = (request: { tenant: string; body: CreatePayment }): PaymentInput => ({
+    tenant: request.tenant,
+    amount: request.body.amount,
+    currency: request.body.currency,
+    customerId: request.body.customerId,
+    paymentMethod: request.body.paymentMethod ?? '4242424242424242',
+  });
+
   app.post<{ Body: CreatePayment }>(
     '',
     {
-      config: { idempotency: idempotent ? true : { required: false }, sends: ['location'] },
+      config: { ...(idempotent ? { idempotency: { phased: operation } } : {}), sends: ['location'] },
       schema: {
         operationId: 'createPayment',
-        summary: 'Create a payment',
+        summary: 'Create a payment and charge it',
         description:
-          'Creates a payment and publishes payment.created in the same transaction. The Idempotency-Key ' +
-          'makes a retry safe: the same key and body answer the stored 201 again, and no second payment is made.',
+          'Creates a payment (`processing`, payment.created), charges it at the payment provider with an ' +
+          'idempotency key derived from yours, and answers 201 with its final status: `succeeded` ' +
+          '(payment.succeeded) or `failed` with a `failureCode` (payment.failed), each event committed with ' +
+          'the status change. No transaction is open while the provider is called. When the provider gives ' +
+          'no definitive answer within the deadline the answer is 202 `processing` with Retry-After, not ' +
+          'stored: retry with the same key to resume (the provider is asked again with the same derived key, ' +
+          'so it never charges twice); the service also finishes it by itself. A retry after the 201 replays it.',
         tags: ['payments'],
         body: createPaymentBody,
-        response: { 201: paymentSchema },
+        response: { 201: paymentSchema, 202: paymentSchema },
       },
     },
     async (request, reply) => {
-      const { amount, currency, customerId } = request.body;
-      const id = newId('pay');
-      const row = await payments.insert(txOf(request), {
-        tenant: request.tenant,
-        id,
-        amount,
-        currency,
-        customerId,
-        createdAt: new Date().toISOString(),
-      });
-      const payment = toPayment(row);
-      await app.webhooks.publish(txOf(request), {
-        tenant: request.tenant,
-        type: 'payment.created',
-        data: payment,
-        resource: `payment:${id}`,
-      });
-      reply.code(201).header('location', `/v1/payments/${id}`);
-      return payment;
+      if (idempotent) return inputOf(request);
+      // The benchmark's baseline: the same steps without the idempotency layer.
+      const answer = await operation.run(directFlow(app.sql, request.tenant), inputOf(request));
+      reply.code(answer.status).headers(answer.headers);
+      return JSON.parse(answer.body);
     },
   );
 

@@ -1,0 +1,73 @@
+import { quoteSchema, type Statement } from '@surety/db';
+import { statementName } from './statements.js';
+
+/** The statements of phased operations (phases.ts, completer.ts), built once per schema. */
+export interface PhaseStatements {
+  acquire: Statement;
+  record: Statement;
+  pause: Statement;
+  stuck: Statement;
+}
+
+export function phaseStatements(schema: string): PhaseStatements {
+  const t = `${quoteSchema(schema)}.idempotency_keys`;
+  const n = (name: string) => statementName(name, schema);
+  // A replaced (expired) row starts over: no recovery point, no phase state.
+  const fresh = `${t}.expires_at <= excluded.created_at`;
+  return {
+    // Lease mode with an operation and its input: commit an in_progress row with an owner token, or
+    // take over one whose lease lapsed (same fingerprint), keeping its recovery point and phase
+    // state, so the new owner resumes; an expired row is replaced and starts over. Returns the phase
+    // state the new owner resumes from.
+    acquire: {
+      name: n('phase_acquire'),
+      text: `with l as (select pg_try_advisory_xact_lock($1::int8) as locked),
+             ins as (
+               insert into ${t} (tenant, key, fingerprint, state, owner, lease_expires_at, created_at, expires_at,
+                                 lock_id, operation, input)
+               select $2, $3, $4, 'in_progress', $5::uuid, $6::timestamptz, $7::timestamptz, $8::timestamptz,
+                      $1::int8, $9, $10::text::jsonb
+                 from l where l.locked
+               on conflict (lock_id, tenant, key) do update
+                  set fingerprint = excluded.fingerprint, state = 'in_progress', owner = excluded.owner,
+                      lease_expires_at = excluded.lease_expires_at, status = null, headers = null, body = null,
+                      body_gzip = null, body_encoding = null, operation = excluded.operation,
+                      input = case when ${fresh} then excluded.input else coalesce(${t}.input, excluded.input) end,
+                      recovery_point = case when ${fresh} then null else ${t}.recovery_point end,
+                      phase_state = case when ${fresh} then null else ${t}.phase_state end,
+                      created_at = case when ${fresh} then excluded.created_at else ${t}.created_at end,
+                      expires_at = case when ${fresh} then excluded.expires_at else ${t}.expires_at end
+                where ${fresh}
+                   or (${t}.state = 'in_progress' and ${t}.lease_expires_at <= excluded.created_at
+                       and ${t}.fingerprint = excluded.fingerprint)
+               returning phase_state::text as phase_state, recovery_point)
+             select (select locked from l) as locked, exists (select 1 from ins) as claimed,
+                    (select phase_state from ins) as phase_state,
+                    (select recovery_point from ins) as recovery_point`,
+    },
+    // A phase's result, with the recovery point, fenced by the owner token; in a local phase it runs
+    // in the phase's own transaction, so the phase's writes and its record commit together. The
+    // lease is renewed with it. $6 is the result's JSON text.
+    record: {
+      name: n('phase_record'),
+      text: `update ${t} set phase_state = coalesce(phase_state, '{}'::jsonb) || jsonb_build_object($5::text, $6::text::jsonb),
+                    recovery_point = $5, lease_expires_at = greatest(lease_expires_at, $7::timestamptz)
+              where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
+    },
+    // A run that failed after a phase committed: keep the row and its phases, and let the lease lapse
+    // at $5 so a retry (at once) or the completer (after its grace) resumes it.
+    pause: {
+      name: n('phase_pause'),
+      text: `update ${t} set lease_expires_at = $5::timestamptz
+              where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
+    },
+    // The completer's batch: operations in progress whose lease lapsed before $1, not expired at $2.
+    stuck: {
+      name: n('phase_stuck'),
+      text: `select tenant, key, fingerprint, operation, input::text as input from ${t}
+              where state = 'in_progress' and operation is not null and lease_expires_at <= $1::timestamptz
+                and expires_at > $2::timestamptz
+              order by lease_expires_at limit $3`,
+    },
+  };
+}

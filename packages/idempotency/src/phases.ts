@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { isDatabaseUnavailableError, type Tx } from '@surety/db';
+import { LeaseLostError, StoreUnavailableError } from './errors.js';
+import { deriveKey } from './key.js';
+import { lockId } from './lock.js';
+import type { PhaseStatements } from './phase-statements.js';
+import { decide, type Row } from './replay.js';
+import { encodeBody } from './stored-body.js';
+import { endPhaseSpan, phaseSpan } from './tracing.js';
+import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from './types.js';
+
+// Phased operations (issue 32; brandur's "atomic phases" and "recovery points"): a keyed request that
+// must call an outside system runs as named phases on a lease-mode key. A local phase commits its
+// writes with the key's recovery point in one transaction; an external phase runs outside any
+// transaction with a key derived from the request's, and its result is committed with the recovery
+// point as soon as it returns. A retry with the same key and fingerprint, or the completer, takes the
+// key over (at once after a failed run, after the lease after a crash) and resumes: committed phases
+// return their recorded results without running again; an interrupted external call repeats with
+// the same derived key, so the outside system answers it as the same request.
+
+/** What a phased operation runs its steps with. */
+export interface Flow {
+  readonly tenant: string;
+  /** The request's Idempotency-Key. */
+  readonly key: string;
+  /** The last phase committed before this run began (undefined on a first run). */
+  readonly resumedFrom: string | undefined;
+  /** Whether the phase `name` has committed (in this run or an earlier one). */
+  done(name: string): boolean;
+  /**
+   * Runs `run` in its own transaction, committed together with the phase's result and the key's
+   * recovery point; a phase committed earlier returns its recorded result and does not run. The
+   * result must be JSON (what a resumed run gets is its JSON; this run gets the same).
+   */
+  local<T>(name: string, run: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Calls an outside system outside any transaction, with `deriveKey(key, name)` to send as its
+   * idempotency key, and commits the call's result (JSON) with the recovery point. A phase committed
+   * earlier returns its recorded result without calling again; a call interrupted before its result
+   * committed is repeated with the same derived key. Throw to leave the phase uncommitted (the
+   * outcome is unknown: a retry or the completer repeats the call).
+   */
+  external<T>(name: string, call: (derivedKey: string) => Promise<T>): Promise<T>;
+}
+
+/** A named phased operation: what a request and the completer run for a key. */
+export interface PhasedOperation<I = unknown> {
+  readonly name: string;
+  /** Runs the phases and answers; called again with the recorded phases on a resume. */
+  readonly run: (flow: Flow, input: I) => Promise<StoredResponse>;
+}
+
+/**
+ * Declares a phased operation. Its name is stored with each key it runs for, and the completer
+ * finds the operation by it, so keep it stable across deployments.
+ * @example
+ * const createPayment = phasedOperation('payments.create', async (flow, input: { cents: number }) => {
+ *   const { id } = await flow.local('created', (tx) => insertProcessing(tx, input));
+ *   const charge = await flow.external('charge', (k) => psp.charge(input.cents, { idempotencyKey: k }));
+ *   const payment = await flow.local('recorded', (tx) => recordCharge(tx, id, charge));
+ *   return { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify(payment) };
+ * });
+ */
+export function phasedOperation<I>(
+  name: string,
+  run: (flow: Flow, input: I) => Promise<StoredResponse>,
+): PhasedOperation<I> {
+  checkName('operation', name);
+  return { name, run };
+}
+
+function checkName(what: string, name: string): void {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 100)
+    throw new TypeError(`a ${what} name is a string of 1 to 100 characters, got ${JSON.stringify(name)}`);
+}
+
+/** A JSON round trip: what a resumed run reads back, so the first run sees the same. */
+function asJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? 'null' : text;
+}
+
+interface Acquired {
+  token: string;
+  state: Record<string, unknown>;
+  recoveryPoint: string | undefined;
+}
+
+interface Owner {
+  tenant: string;
+  key: string;
+  token: string;
+  lock: string;
+}
+
+/**
+ * Acquires the key for the operation and runs it, resuming from the recorded phases. A run that
+ * throws or answers a non-final status after a phase committed keeps the key in progress with its
+ * phases and lets its lease lapse at once, so a retry resumes it (and the completer, after its
+ * grace); one that committed nothing releases the key.
+ */
+export async function runPhased<I>(
+  ctx: EngineContext,
+  pst: PhaseStatements,
+  request: IdempotencyRequest,
+  operation: PhasedOperation<I>,
+  input: I,
+): Promise<Outcome> {
+  const { tenant, key } = request;
+  const lock = lockId(tenant, key);
+  let acquired: Acquired | Outcome;
+  try {
+    acquired = await acquire(ctx, pst, request, operation.name, input, lock);
+  } catch (error) {
+    if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
+    throw error;
+  }
+  if ('kind' in acquired) return acquired;
+  const owner: Owner = { tenant, key, token: acquired.token, lock };
+  const state = acquired.state;
+  const resumedFrom = acquired.recoveryPoint;
+  let started = Object.keys(state).length > 0;
+  const seen = new Set<string>();
+  const fence = (rowCount: number) => {
+    if (rowCount === 0) throw new LeaseLostError();
+  };
+  const leaseUntil = () => new Date(ctx.now() + ctx.leaseMs).toISOString();
+  const recordParams = (name: string, json: string) => [
+    tenant,
+    key,
+    owner.token,
+    lock,
+    name,
+    json,
+    leaseUntil(),
+  ];
+  const once = (name: string) => {
+    checkName('phase', name);
+    if (seen.has(name)) throw new TypeError(`phase ${JSON.stringify(name)} runs twice in one operation`);
+    seen.add(name);
+  };
+  const flow: Flow = {
+    tenant,
+    key,
+    resumedFrom,
+    done: (name) => Object.hasOwn(state, name),
+    async local<T>(name: string, run: (tx: Tx) => Promise<T>): Promise<T> {
+      once(name);
+      if (Object.hasOwn(state, name)) return state[name] as T;
+      const span = phaseSpan(name, 'local');
+      let json: string;
+      try {
+        json = await ctx.sql.transaction(async (tx) => {
+          const text = asJson(await run(tx));
+          fence((await tx.query(pst.record, recordParams(name, text))).rowCount);
+          return text;
+        });
+        endPhaseSpan(span);
+      } catch (error) {
+        endPhaseSpan(span, error);
+        throw error;
+      }
+      // Committed: from here the key is kept for a resume (a rolled-back first phase left nothing).
+      started = true;
+      state[name] = JSON.parse(json);
+      return state[name] as T;
+    },
+    async external<T>(name: string, call: (derivedKey: string) => Promise<T>): Promise<T> {
+      once(name);
+      if (Object.hasOwn(state, name)) return state[name] as T;
+      // From here a retry must find the key: the call may take effect whatever happens next.
+      if (!started) {
+        started = true;
+        fence((await ctx.sql.query(pst.record, recordParams(`${name}:started`, 'true'))).rowCount);
+      }
+      const span = phaseSpan(name, 'external');
+      let text: string;
+      try {
+        text = asJson(await call(deriveKey(key, name)));
+        fence((await ctx.sql.query(pst.record, recordParams(name, text))).rowCount);
+        endPhaseSpan(span);
+      } catch (error) {
+        endPhaseSpan(span, error);
+        throw error;
+      }
+      state[name] = JSON.parse(text);
+      return state[name] as T;
+    },
+  };
+  const renewer = setInterval(
+    () => {
+      ctx.sql.query(pst.pause, [tenant, key, owner.token, lock, leaseUntil()]).catch(() => {});
+    },
+    Math.max(50, Math.floor(ctx.leaseMs / 3)),
+  );
+  renewer.unref();
+  try {
+    const response = await operation.run(flow, input);
+    clearInterval(renewer);
+    if (!ctx.final(response)) {
+      await giveBack(ctx, pst, owner, started);
+      return { kind: 'executed', response, stored: false };
+    }
+    const encoded = encodeBody(response.body, ctx.bodyLimits);
+    const done = await ctx.sql.query(ctx.st.leaseComplete, [
+      tenant,
+      key,
+      owner.token,
+      response.status,
+      JSON.stringify(response.headers),
+      encoded.text,
+      lock,
+      encoded.gzip,
+      encoded.column,
+    ]);
+    fence(done.rowCount);
+    ctx.stored(tenant, encoded);
+    return { kind: 'executed', response, stored: true };
+  } catch (error) {
+    clearInterval(renewer);
+    if (!(error instanceof LeaseLostError)) await giveBack(ctx, pst, owner, started).catch(() => {});
+    if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
+    throw error;
+  }
+}
+
+/** Releases a key nothing was started for; otherwise lets its lease lapse now, keeping its phases. */
+async function giveBack(ctx: EngineContext, pst: PhaseStatements, o: Owner, started: boolean): Promise<void> {
+  if (!started) await ctx.sql.query(ctx.st.release, [o.tenant, o.key, o.token, o.lock]);
+  else await ctx.sql.query(pst.pause, [o.tenant, o.key, o.token, o.lock, new Date(ctx.now()).toISOString()]);
+}
+
+async function acquire(
+  ctx: EngineContext,
+  pst: PhaseStatements,
+  { tenant, key, fingerprint, formerKeys = [] }: IdempotencyRequest,
+  operation: string,
+  input: unknown,
+  lock: string,
+): Promise<Acquired | Outcome> {
+  const { retryAfterSeconds } = ctx;
+  for (const former of formerKeys) {
+    const nowIso = new Date(ctx.now()).toISOString();
+    const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, former, nowIso, lockId(tenant, former)]);
+    const decided = read.rows[0] ? decide({ row: read.rows[0], fingerprint, retryAfterSeconds }) : undefined;
+    if (decided) return decided;
+  }
+  const inputJson = asJson(input);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = ctx.now();
+    const token = randomUUID();
+    const { rows } = await ctx.sql.query<{
+      locked: boolean;
+      claimed: boolean;
+      phase_state: string | null;
+      recovery_point: string | null;
+    }>(pst.acquire, [
+      lock,
+      tenant,
+      key,
+      fingerprint,
+      token,
+      new Date(now + ctx.leaseMs).toISOString(),
+      new Date(now).toISOString(),
+      new Date(now + ctx.ttlMs).toISOString(),
+      operation,
+      inputJson,
+    ]);
+    const { locked, claimed, phase_state, recovery_point } = rows[0]!;
+    if (!locked) return { kind: 'in_flight', retryAfterSeconds };
+    if (claimed) {
+      const state = phase_state ? (JSON.parse(phase_state) as Record<string, unknown>) : {};
+      for (const name of Object.keys(state)) if (name.endsWith(':started')) delete state[name];
+      return { token, state, recoveryPoint: recovery_point ?? undefined };
+    }
+    const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, key, new Date(now).toISOString(), lock]);
+    if (read.rows.length === 0) continue;
+    const decided = decide({ row: read.rows[0]!, fingerprint, retryAfterSeconds });
+    if (decided) return decided;
+  }
+  return { kind: 'in_flight', retryAfterSeconds };
+}
