@@ -326,7 +326,10 @@ for (const h of harnesses) {
       const silent = createServer((s) => void held.push(s)); // accepts, never says a word
       await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
       const silentPort = (silent.address() as { port: number }).port;
-      const destination = (await h.make(h.shared, h.shared, `${h.kind}${n}u${Date.now()}`)).destination;
+      // Only the settings: the consumer is closed at once (left open, it kept the test process alive).
+      const made = await h.make(h.shared, h.shared, `${h.kind}${n}u${Date.now()}`);
+      await made.consumer.close();
+      const { destination } = made;
       try {
         const scheme = h.kind;
         await webhooks.createEndpoint(db.sql, {
