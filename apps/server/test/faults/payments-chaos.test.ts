@@ -42,7 +42,13 @@ async function pglite(): Promise<Backend> {
   const dir = mkdtempSync(join(tmpdir(), 'surety-chaos-'));
   let sql: Sql | undefined;
   return {
-    env: { DATABASE_URL: '', SURETY_DATA_DIR: dir },
+    // The embedded database: no pooler settings, even when the run goes through one (.ci/run).
+    env: {
+      DATABASE_URL: '',
+      SURETY_DATA_DIR: dir,
+      SURETY_DATABASE_POOLER: '',
+      SURETY_DATABASE_DIRECT_URL: '',
+    },
     schema: 'surety',
     async open() {
       sql ??= await openSql({ databaseUrl: undefined, dataDir: join(dir, 'db') });
