@@ -89,8 +89,18 @@ async function chaos(backend: Backend, n: number, label: string): Promise<void> 
   const portOf = (s: ServerProcess) => Number(new URL(s.url).port);
   // Each process dies at its own step, a little into the load; the last one lives.
   const plan = STEPS.map((step, i) => `${step}:${Math.max(2, Math.floor((n / 12) * (i + 1) * 0.5))}`);
-  let server = await start(plan[0]);
-  const proxy = await startFaultProxy({ target: portOf(server) });
+  // A first server or proxy that fails to start must not leave the simulator open (the file would
+  // never exit: seen hanging a run when the server refused its settings).
+  let server: ServerProcess;
+  let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
+  try {
+    server = await start(plan[0]);
+    proxy = await startFaultProxy({ target: portOf(server) });
+  } catch (error) {
+    await Promise.all(servers.map((x) => x.kill()));
+    await sim.close();
+    throw error;
+  }
   const kills: string[] = [];
   let done = false;
   // Resolved when the scenario ends (passed or failed): the restarts and the clients stop at once.
