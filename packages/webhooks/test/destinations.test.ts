@@ -351,7 +351,11 @@ for (const h of harnesses) {
         await worker({ timeoutMs: 1500 }).drain();
         assert.ok(Date.now() - started < 5000, 'no unbounded wait');
         const codes = (await attemptCodes(tenant)).map((a) => a.error_code).sort();
-        assert.deepEqual(codes, ['connect_timeout', 'connection_error']);
+        // The silent host is a timeout either way: of the broker's handshake, or of the attempt when its
+        // timer fires first (a loaded machine; seen once in a full run beside another suite).
+        assert.equal(codes.length, 2, String(codes));
+        assert.ok(codes.includes('connection_error'), String(codes));
+        assert.ok(codes.includes('connect_timeout') || codes.includes('timeout'), String(codes));
       } finally {
         await stopWorkers();
         for (const s of held) s.destroy();
