@@ -27,7 +27,11 @@ const psp = {
 };
 
 const schema = `example_lease_${process.pid}`;
-const sql = await openSql({ databaseUrl: process.env.DATABASE_URL });
+// Behind a transaction-mode pooler (Supabase, Neon, RDS Proxy): SURETY_DATABASE_POOLER=transaction.
+const sql = await openSql({
+  databaseUrl: process.env.DATABASE_URL,
+  pooler: process.env.SURETY_DATABASE_POOLER === 'transaction' ? 'transaction' : 'none',
+});
 const engine = createIdempotency({ sql, schema });
 await engine.migrate();
 

@@ -133,7 +133,7 @@ describe('transaction: first, with statements before it', () => {
   });
 
   test('named statements before it are prepared once per connection, and a failed one is parsed again', {
-    skip: needsPostgres,
+    skip: needsPostgres || directOnly,
   }, async () => {
     // max 1: every transaction here runs on the same connection.
     const one = createPgSql({ connectionString: postgresUrl!, max: 1 });
@@ -401,7 +401,9 @@ describe('literal', () => {
   });
 });
 
-describe('node-postgres pipelines: the connection after a failure', { skip: needsPostgres }, () => {
+describe('node-postgres pipelines: the connection after a failure', {
+  skip: needsPostgres || directOnly,
+}, () => {
   test('a statement the client timed out (query_timeout): the Parses the server answered late are counted', async () => {
     // max 1: every transaction here runs on the same connection.
     const pool = new pg.Pool({ connectionString: postgresUrl!, max: 1, query_timeout: 500 });
