@@ -430,6 +430,7 @@ export declare class AllowListError extends Error {
 }
 export declare function isDeliveryError(error: unknown): error is DeliveryError;
 export declare function isSsrfBlockedError(error: unknown): error is SsrfBlockedError;
+export declare function isTlsErrorCode(code: string): boolean;
 
 // --- dist/ssrf/post.d.ts
 import type { IncomingHttpHeaders } from "node:http";
@@ -736,7 +737,7 @@ export declare function classify(input: ClassifyInput): Classification;
 import type { AllowList, Resolver } from "../ssrf/index.js";
 import type { BrokerCredentials, Destination, DestinationKind } from "./config.js";
 import { BrokerPool, type PoolOptions } from "./pool.js";
-import type { SignedMessage } from "./types.js";
+import type { BrokerTlsOptions, SignedMessage } from "./types.js";
 export type { BrokerErrorCode } from "./errors.js";
 export { BrokerError } from "./errors.js";
 export type { SignedMessage } from "./types.js";
@@ -753,6 +754,7 @@ export interface BrokerPublisherOptions extends PoolOptions {
     allowList: AllowList;
     resolver?: Resolver;
     connectTimeoutMs?: number;
+    tls?: BrokerTlsOptions;
 }
 export declare function createBrokerPublisher(options: BrokerPublisherOptions): {
     publish: PublishFn;
@@ -786,6 +788,7 @@ export interface BrokerTarget {
     port: number;
     tls: boolean;
     servername: string;
+    tlsOptions: BrokerTlsOptions;
     credentials: {
         username: string;
         password: string;
@@ -793,6 +796,10 @@ export interface BrokerTarget {
     destination: Destination;
     connectTimeoutMs: number;
     timeoutMs: number;
+}
+export interface BrokerTlsOptions {
+    ca?: string | Buffer | Array<string | Buffer>;
+    rejectUnauthorized?: boolean;
 }
 export interface SignedMessage {
     id: string;

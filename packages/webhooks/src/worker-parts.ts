@@ -63,6 +63,7 @@ export function publishFor(input: {
   const p = createBrokerPublisher({
     allowList: guard?.allowList ?? input.webhooks.allowList,
     ...(guard?.resolver ? { resolver: guard.resolver } : {}),
+    ...(guard?.tls ? { tls: guard.tls } : {}),
     connectTimeoutMs: Math.min(guard?.connectTimeoutMs ?? 5000, input.options.timeoutMs),
     ...input.given.brokers,
   });

@@ -1,8 +1,9 @@
 // What a consumer of each broker reads, with the broker's own client: the body, the headers (AMQP
 // headers, NATS headers, MQTT v5 user properties) and the broker's de-duplication id.
+import { readFileSync } from 'node:fs';
 import amqplib from 'amqplib';
 import mqtt from 'mqtt';
-import { type JetStreamManager, type NatsConnection, connect as natsConnect } from 'nats';
+import { type JetStreamManager, type NatsConnection, connect as natsConnect, type TlsOptions } from 'nats';
 
 export interface Consumed {
   /** The broker's own id: AMQP message_id, Nats-Msg-Id; MQTT has none (the webhook-id property). */
@@ -72,11 +73,18 @@ export async function amqpConsumer(port: number, exchange: string): Promise<Cons
 }
 
 /** A JetStream stream capturing `<prefix>.>`; read by sequence. */
-export async function natsConsumer(port: number, stream: string, prefix: string): Promise<Consumer> {
+export async function natsConsumer(
+  port: number,
+  stream: string,
+  prefix: string,
+  tls?: { ca: string; servername: string },
+): Promise<Consumer> {
   const nc: NatsConnection = await natsConnect({
     servers: `127.0.0.1:${port}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 100,
+    // servername reaches tls.connect (the client passes `tls` on whole); its type names fewer keys.
+    ...(tls ? { tls: { ca: readFileSync(tls.ca, 'utf8'), servername: tls.servername } as TlsOptions } : {}),
   });
   const jsm: JetStreamManager = await nc.jetstreamManager({ timeout: 2000 });
   await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`], duplicate_window: 120_000_000_000 });

@@ -179,3 +179,76 @@ export async function tcpProxy(target: number) {
   };
   return proxy;
 }
+
+/** A private CA and a server certificate for `name` it signed, made with openssl in `dir`. */
+export function tlsFiles(dir: string, name: string): { ca: string; cert: string; key: string } {
+  const f = (n: string) => join(dir, n);
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  ssl(
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=surety-test-ca'],
+    ...['-keyout', f('ca.key'), '-out', f('ca.pem')],
+  );
+  ssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    `/CN=${name}`,
+    '-keyout',
+    f('server.key'),
+    '-out',
+    f('server.csr'),
+  );
+  writeFileSync(f('san.ext'), `subjectAltName=DNS:${name}\n`);
+  ssl(
+    ...['x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key')],
+    ...['-CAcreateserial', '-days', '1', '-extfile', f('san.ext'), '-out', f('server.pem')],
+  );
+  return { ca: f('ca.pem'), cert: f('server.pem'), key: f('server.key') };
+}
+
+/**
+ * mosquitto with a TLS listener on `port` (certificate for `name`) and a plain one on `plainPort`
+ * for the test's consumer.
+ */
+export async function privateMosquittoTls(name: string) {
+  const plainPort = await freePort();
+  let ca = '';
+  const b = await privateBroker(
+    'mosquitto',
+    (_port, dir) => ['-c', join(dir, 'mosquitto.conf')],
+    'mqtts',
+    'SIGTERM',
+  )((dir, port) => {
+    const files = tlsFiles(dir, name);
+    ca = files.ca;
+    const lines = [
+      'user root',
+      'allow_anonymous true',
+      `listener ${port} 127.0.0.1`,
+      `certfile ${files.cert}`,
+      `keyfile ${files.key}`,
+      `listener ${plainPort} 127.0.0.1`,
+    ];
+    writeFileSync(join(dir, 'mosquitto.conf'), `${lines.join('\n')}\n`);
+  });
+  await waitListening(plainPort, true);
+  return { ...b, plainPort, ca };
+}
+
+/** nats-server with JetStream that speaks TLS only (certificate for `name`). */
+export async function privateNatsTls(name: string) {
+  let ca = '';
+  const b = await privateBroker(
+    'nats-server',
+    (port, dir) => [
+      ...['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir],
+      ...['--tls', '--tlscert', join(dir, 'server.pem'), '--tlskey', join(dir, 'server.key')],
+    ],
+    'tls',
+  )((dir) => {
+    ca = tlsFiles(dir, name).ca;
+  });
+  return { ...b, ca };
+}

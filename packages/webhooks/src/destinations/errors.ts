@@ -1,6 +1,7 @@
 // The coded errors of a broker attempt. Each `code` is stored with the attempt, as a webhook's
 // transport codes are (ssrf/errors.ts, whose `connect_timeout`, `timeout`, `connection_error`,
 // `tls_error`, `ssrf_blocked` and `dns_failed` brokers share).
+import { isTlsErrorCode } from '../ssrf/errors.js';
 
 /** Why a publish to a broker was not confirmed. Stable: stored with each attempt. */
 export type BrokerErrorCode =
@@ -40,7 +41,7 @@ export function socketError(error: unknown, what: string): BrokerError {
   const message = typeof e?.message === 'string' ? e.message : String(error);
   if (code === 'ETIMEDOUT')
     return new BrokerError('connect_timeout', `${what}: ${message}`, { cause: error });
-  if (code.startsWith('ERR_TLS') || code.includes('CERT') || /certificate|SSL|TLS/i.test(code))
+  if (isTlsErrorCode(code) || /certificate|SSL|TLS/i.test(code))
     return new BrokerError('tls_error', `${what}: ${message}`, { cause: error });
   return new BrokerError('connection_error', `${what}: ${message}`, { cause: error });
 }

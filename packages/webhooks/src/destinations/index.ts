@@ -11,7 +11,7 @@ import { mqtt } from './mqtt/index.js';
 import { nats } from './nats/index.js';
 import { BrokerPool, type PoolOptions } from './pool.js';
 import { brokerTarget } from './target.js';
-import type { BrokerDriver, SignedMessage } from './types.js';
+import type { BrokerDriver, BrokerTlsOptions, SignedMessage } from './types.js';
 
 export type { BrokerErrorCode } from './errors.js';
 export { BrokerError } from './errors.js';
@@ -44,6 +44,8 @@ export interface BrokerPublisherOptions extends PoolOptions {
   resolver?: Resolver;
   /** @default 5000 */
   connectTimeoutMs?: number;
+  /** TLS trust for `amqps:`, `tls:` and `mqtts:` brokers: the worker passes its `guard.tls` (a private CA). */
+  tls?: BrokerTlsOptions;
 }
 
 /** The worker's publisher: `publish` for its attempts, `close` when it stops. */
@@ -66,6 +68,7 @@ export function createBrokerPublisher(options: BrokerPublisherOptions): {
       allowList: options.allowList,
       connectTimeoutMs: Math.min(connectTimeoutMs, timeoutMs),
       ...(options.resolver ? { resolver: options.resolver } : {}),
+      ...(options.tls ? { tls: options.tls } : {}),
     });
     // The pool key: never shared across tenants or endpoints; a new URL, credential, setting or DNS answer opens anew.
     const key = JSON.stringify([

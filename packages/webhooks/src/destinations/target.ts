@@ -5,7 +5,7 @@
 // or to reconnect on their own: every address they reach is one checked here.
 import { type AllowList, type Resolver, resolveTarget, WebhookUrlError } from '../ssrf/index.js';
 import { type BrokerCredentials, type Destination, defaultPort } from './config.js';
-import type { BrokerTarget } from './types.js';
+import type { BrokerTarget, BrokerTlsOptions } from './types.js';
 
 const TLS_SCHEMES = new Set(['amqps:', 'tls:', 'mqtts:']);
 
@@ -17,6 +17,7 @@ export async function brokerTarget(input: {
   resolver?: Resolver;
   allowList: AllowList;
   connectTimeoutMs: number;
+  tls?: BrokerTlsOptions;
 }): Promise<Omit<BrokerTarget, 'timeoutMs'>> {
   let url: URL;
   try {
@@ -36,6 +37,7 @@ export async function brokerTarget(input: {
     port: url.port === '' ? defaultPort(url) : Number(url.port),
     tls: TLS_SCHEMES.has(url.protocol),
     servername: checked.hostname,
+    tlsOptions: input.tls ?? {},
     credentials: input.credentials,
     destination: input.destination,
     connectTimeoutMs: input.connectTimeoutMs,

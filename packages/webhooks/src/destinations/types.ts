@@ -13,11 +13,19 @@ export interface BrokerTarget {
   tls: boolean;
   /** The URL's host name: TLS server name (SNI and certificate check). */
   servername: string;
+  /** The operator's TLS trust for broker connections (the guard's `tls`: a private CA). */
+  tlsOptions: BrokerTlsOptions;
   credentials: { username: string; password: string } | null;
   destination: Destination;
   connectTimeoutMs: number;
   /** The whole attempt's bound (the broker's own publish timeout where a client has one). */
   timeoutMs: number;
+}
+
+/** Operator TLS settings shared with the webhook transport (`guard.tls`). */
+export interface BrokerTlsOptions {
+  ca?: string | Buffer | Array<string | Buffer>;
+  rejectUnauthorized?: boolean;
 }
 
 /** One signed event, ready to publish. */

@@ -101,3 +101,15 @@ export function isDeliveryError(error: unknown): error is DeliveryError {
 export function isSsrfBlockedError(error: unknown): error is SsrfBlockedError {
   return error instanceof SsrfBlockedError;
 }
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT)/;
+
+/**
+ * Whether a Node/OpenSSL error code is a TLS handshake or certificate failure (`tls_error` for a
+ * webhook's POST and a broker's connection alike).
+ * @example
+ * isTlsErrorCode('UNABLE_TO_VERIFY_LEAF_SIGNATURE'); // true
+ */
+export function isTlsErrorCode(code: string): boolean {
+  return TLS_CODE.test(code);
+}

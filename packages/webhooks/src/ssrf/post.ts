@@ -4,7 +4,7 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { GuardedDispatcher } from './dispatcher.js';
-import { DeliveryError, type DeliveryErrorCode, WebhookUrlError } from './errors.js';
+import { DeliveryError, type DeliveryErrorCode, isTlsErrorCode, WebhookUrlError } from './errors.js';
 import { validateWebhookUrl } from './validate-url.js';
 
 /** Options of {@link guardedPost}. */
@@ -232,8 +232,6 @@ function readCapped(
   });
 }
 
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT)/;
-
 /**
  * Maps undici, socket and guard errors onto {@link DeliveryErrorCode}s, keeping the original as `cause`.
  * @example
@@ -255,7 +253,7 @@ export function toDeliveryError(error: unknown, signal?: AbortSignal): DeliveryE
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') {
     return as('timeout');
   }
-  if (TLS_CODE.test(code)) return as('tls_error');
+  if (isTlsErrorCode(code)) return as('tls_error');
   if (err?.cause && err.cause !== error && err.cause instanceof DeliveryError) return err.cause;
   return as('connection_error');
 }

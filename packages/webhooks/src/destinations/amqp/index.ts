@@ -50,7 +50,12 @@ export const amqp: BrokerDriver<AmqpConnection> = {
         vhost: path === '' ? '/' : decodeURIComponent(path),
         heartbeat: 30,
       },
-      { timeout: target.connectTimeoutMs, noDelay: true, servername: target.servername },
+      {
+        timeout: target.connectTimeoutMs,
+        noDelay: true,
+        servername: target.servername,
+        ...target.tlsOptions,
+      },
     );
     let model: ChannelModel;
     try {

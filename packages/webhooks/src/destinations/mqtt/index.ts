@@ -38,6 +38,7 @@ export const mqtt: BrokerDriver<MqttConnection> = {
       host: target.address,
       port: target.port,
       servername: target.servername,
+      ...(target.tlsOptions as Pick<import('mqtt').IClientOptions, 'ca' | 'rejectUnauthorized'>),
       protocolVersion: 5,
       clean: true,
       connectTimeout: target.connectTimeoutMs,

@@ -61,7 +61,12 @@ export const nats: BrokerDriver<NatsBrokerConnection> = {
       noRandomize: true,
       resolve: false,
       name: 'surety-webhooks',
-      ...(target.tls ? { tls: {} } : {}),
+      // The certificate is checked against the URL's host name, not the checked address the
+      // socket goes to (node's tls.connect checks `servername` when given, else the host). The
+      // client passes its `tls` object on to tls.connect whole; its type names fewer keys.
+      ...(target.tls
+        ? { tls: { servername: target.servername, ...target.tlsOptions } as import('nats').TlsOptions }
+        : {}),
     });
     let nc: NatsConnection;
     try {
