@@ -1,7 +1,10 @@
 // The schema workers (issue 30, N1): a tenant's schema is compiled, and its payloads validated, in
-// worker threads, never on the event loop every tenant shares. Each task has a time limit: past it
-// the worker is terminated (whatever ajv was doing stops at once) and the task answered
-// SchemaTooCostlyError; a worker that runs out of its heap (resourceLimits) likewise. Tasks wait in
+// worker threads, never on the event loop every tenant shares. Each task has a time limit in CPU:
+// once the process has spent it since the task started (an upper bound of the worker's own CPU;
+// Node 20 cannot read one thread's), the worker is terminated (whatever ajv was doing stops at once)
+// and the task answered SchemaTooCostlyError; a worker that runs out of its heap (resourceLimits)
+// likewise. A task that only waited for a core (a loaded machine) is not too costly: it runs on
+// until `starvedAfterMs` of wall clock, then is answered SchemaWorkersBusyError (503, retry). Tasks wait in
 // one queue per tenant, served in turn, and a tenant with too many waiting is told to retry, so one
 // tenant's costly payloads delay its own publishes, not another's. Workers start on first use.
 import { Worker } from 'node:worker_threads';
@@ -39,8 +42,11 @@ export class SchemaTooCostlyError extends Error {
 
 /** Too many of the tenant's tasks are waiting already. */
 export class SchemaWorkersBusyError extends Error {
-  constructor(readonly limit: number) {
-    super(`${limit} of this tenant's schema tasks are waiting already`);
+  constructor(
+    readonly limit: number,
+    message = `${limit} of this tenant's schema tasks are waiting already`,
+  ) {
+    super(message);
     this.name = 'SchemaWorkersBusyError';
   }
 }
@@ -50,8 +56,15 @@ export interface SchemaWorkersOptions {
   maxValues: number;
   /** Worker threads. @default 1 */
   size?: number;
-  /** Time limit of one task, in milliseconds. @default 1000 */
+  /** CPU time limit of one task, in milliseconds. @default 1000 */
   timeoutMs?: number;
+  /**
+   * Wall-clock bound of a task that has not spent `timeoutMs` in CPU (the machine is loaded): past
+   * it the task is answered SchemaWorkersBusyError. @default 10 × timeoutMs
+   */
+  starvedAfterMs?: number;
+  /** The process's CPU time in milliseconds (tests inject one). @default process.cpuUsage() */
+  cpuClock?: () => number;
   /** Heap of a worker (its old generation), in MB. @default 256 */
   heapMb?: number;
   /** Tasks of one tenant waiting at most (beyond: SchemaWorkersBusyError). @default 32 */
@@ -90,6 +103,11 @@ function workerExecArgv(): string[] {
   return out;
 }
 
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 export class SchemaWorkers {
   readonly #options: Required<SchemaWorkersOptions>;
   readonly #slots: (Slot | undefined)[];
@@ -99,13 +117,16 @@ export class SchemaWorkers {
   terminated = 0;
 
   constructor(options: SchemaWorkersOptions) {
+    const timeoutMs = options.timeoutMs ?? 1000;
     this.#options = {
       size: 1,
-      timeoutMs: 1000,
       heapMb: 256,
       maxQueuedPerTenant: 32,
       maxCached: 500,
+      starvedAfterMs: 10 * timeoutMs,
+      cpuClock: processCpuMs,
       ...options,
+      timeoutMs,
     };
     this.#slots = Array.from({ length: this.#options.size }, () => undefined);
   }
@@ -155,11 +176,28 @@ export class SchemaWorkers {
       if (!slot.ready || slot.current) continue;
       const p = this.#next();
       if (!p) return;
-      const timer = setTimeout(
-        () => this.#fail(i, new SchemaTooCostlyError(p.task.op, 'time', this.#options.timeoutMs)),
-        this.#options.timeoutMs,
-      );
-      slot.current = { ...p, timer };
+      const { timeoutMs, starvedAfterMs, cpuClock } = this.#options;
+      const cpuAtStart = cpuClock();
+      const startedAt = performance.now();
+      // At the limit on the wall clock, and again until the CPU spent reaches it or the task has
+      // waited starvedAfterMs: too costly only for what it could have spent.
+      const check = () => {
+        const current = slot.current;
+        if (!current || this.#slots[i] !== slot) return;
+        const spent = cpuClock() - cpuAtStart;
+        if (spent >= timeoutMs) return this.#fail(i, new SchemaTooCostlyError(p.task.op, 'time', timeoutMs));
+        const waited = performance.now() - startedAt;
+        if (waited >= starvedAfterMs)
+          return this.#fail(
+            i,
+            new SchemaWorkersBusyError(
+              this.#options.maxQueuedPerTenant,
+              `the machine is too busy: this schema task got ${Math.round(spent)} ms of CPU in ${Math.round(waited)} ms`,
+            ),
+          );
+        current.timer = setTimeout(check, Math.min(Math.max(10, timeoutMs - spent), starvedAfterMs - waited));
+      };
+      slot.current = { ...p, timer: setTimeout(check, timeoutMs) };
       slot.worker.postMessage(p.task);
     }
   }

@@ -1,0 +1,73 @@
+// The schema workers' time limit is the worker's CPU, not the wall clock (issue 30, N1 follow-up):
+// on a loaded machine (seen: two suites and five builds on two cores) a plain schema waited past
+// the 1 s limit for a core and was refused 422 schema_too_costly, a false "your schema is too
+// costly". A task is condemned when the process spent its limit in CPU since it started (an upper
+// bound of the worker's own); one that was merely starved of CPU is answered 503 validation_busy
+// after a longer wall-clock bound, so the client retries.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import {
+  SchemaTooCostlyError,
+  SchemaWorkers,
+  SchemaWorkersBusyError,
+  type WorkerTask,
+} from '../src/event-types/schema-workers.js';
+
+// Every item tries 1,501 branches: seconds of CPU for 30,000 items.
+const costly: WorkerTask = {
+  op: 'validate',
+  key: 'costly',
+  def: {
+    name: 'stall.oneof',
+    description: 'A type.',
+    schema: {
+      type: 'object',
+      properties: {
+        a: {
+          type: 'array',
+          items: {
+            oneOf: [{ type: 'integer' }, ...Array.from({ length: 1500 }, (_, i) => ({ const: `s${i}` }))],
+          },
+        },
+      },
+    },
+    examples: [{ a: [0] }],
+  },
+  data: { a: Array.from({ length: 30_000 }, () => 0) },
+};
+
+const pools: SchemaWorkers[] = [];
+after(() => Promise.all(pools.map((p) => p.close())));
+const pool = (options: Partial<ConstructorParameters<typeof SchemaWorkers>[0]>) => {
+  const p = new SchemaWorkers({ maxValues: 100_000, timeoutMs: 200, ...options });
+  pools.push(p);
+  return p;
+};
+
+test('a task that spends its limit in CPU is too costly (422), and its worker is replaced', async () => {
+  const p = pool({});
+  const started = Date.now();
+  await assert.rejects(
+    p.run('acme', costly),
+    (e) => e instanceof SchemaTooCostlyError && e.reason === 'time',
+  );
+  assert.ok(Date.now() - started < 5000);
+  assert.equal(p.terminated, 1);
+});
+
+test('a task that ran long on the wall clock but not in CPU (starved) is busy (503), not too costly', async () => {
+  // A CPU clock that never advances stands for a machine where this process got no core.
+  const p = pool({ cpuClock: () => 0, starvedAfterMs: 600 });
+  const started = Date.now();
+  await assert.rejects(p.run('acme', costly), (e) => e instanceof SchemaWorkersBusyError);
+  const took = Date.now() - started;
+  assert.ok(took >= 550, `stretched past the 200 ms limit while no CPU was spent (${took} ms)`);
+  assert.ok(took < 5000, `bounded by starvedAfterMs (${took} ms)`);
+});
+
+test('a cheap task on a starved machine still answers, after the limit on the wall clock', async () => {
+  const p = pool({ cpuClock: () => 0, timeoutMs: 1, starvedAfterMs: 10_000 });
+  const plain = { name: 'test.plain', description: 'A type.', schema: { type: 'object' }, examples: [{}] };
+  const reply = await p.run('acme', { op: 'validate', key: 'plain', def: plain, data: { a: [0, 1] } });
+  assert.deepEqual(reply, { kind: 'valid' });
+});
