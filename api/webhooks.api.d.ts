@@ -1322,7 +1322,7 @@ export type ClaimParams = readonly [
     mineEndpointIds: readonly string[],
     mineCounts: readonly number[]
 ];
-export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly string[] | readonly number[])[];
+export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly number[] | readonly string[])[];
 export declare function claimIn(tx: Queryable, st: ClaimStatements, params: ClaimParams): Promise<{
     rows: Claimed[];
     held: string[];
@@ -1452,6 +1452,7 @@ export interface WebhooksInternals {
 }
 export declare const internalsOf: (w: Webhooks) => WebhooksInternals;
 export declare const setInternals: (w: Webhooks, i: WebhooksInternals) => void;
+export declare const nowIso: (w: Webhooks) => string;
 
 // --- dist/sql/index.d.ts
 export declare function statements(schema: string): {

@@ -1,14 +1,16 @@
+import { formatDelay, DEFAULT_RETRY_SCHEDULE as SCHEDULE_SECONDS } from '@surety/core';
 import { stringify } from 'yaml';
 import { type EventEnvelope, envelopeSchema, webhookHeadersSchema } from './envelope.js';
 import { cloneJson } from './json-schema.js';
 import type { EventRegistry, RegisteredEvent } from './registry.js';
 
 /**
- * The default retry schedule of `@surety/webhooks`, after the first attempt, as described in the document.
+ * The default retry schedule of `@surety/webhooks`, after the first attempt, as described in the document
+ * (`@surety/core`'s `DEFAULT_RETRY_SCHEDULE` as text: 5s, 5m, 30m, 2h, 6h, 12h, 24h).
  * @example
  * buildAsyncApi(registry, { retrySchedule: process.env.SURETY_WEBHOOK_RETRY_SCHEDULE?.split(',') });
  */
-export const DEFAULT_RETRY_SCHEDULE: readonly string[] = ['5s', '5m', '30m', '2h', '6h', '12h', '24h'];
+export const DEFAULT_RETRY_SCHEDULE: readonly string[] = SCHEDULE_SECONDS.map(formatDelay);
 
 /**
  * The AsyncAPI channel every event goes through: the customer's endpoint URL.
