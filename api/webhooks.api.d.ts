@@ -1322,7 +1322,7 @@ export type ClaimParams = readonly [
     mineEndpointIds: readonly string[],
     mineCounts: readonly number[]
 ];
-export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly number[] | readonly string[])[];
+export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly string[] | readonly number[])[];
 export declare function claimIn(tx: Queryable, st: ClaimStatements, params: ClaimParams): Promise<{
     rows: Claimed[];
     held: string[];
@@ -1361,7 +1361,7 @@ export interface Claimed {
 
 // --- dist/sql/tokens.d.ts
 import type { Queryable } from "@surety/db";
-import type { Claimed } from "./claim.js";
+import type { Claimed } from "./claimed.js";
 import type { Names } from "./names.js";
 export declare function tokenStatements({ EP, st }: Names): {
     takeTokens: import("@surety/db").Statement;

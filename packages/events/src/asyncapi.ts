@@ -143,7 +143,7 @@ function message(e: RegisteredEvent, apiVersion: string): Record<string, unknown
  * the whole body: the envelope with `type` fixed and `data` set to the type's schema. No `$ref`
  * except to the shared headers schema. Deterministic: the same registry gives the same document.
  * @example
- * const doc = buildAsyncApi(createRegistry(), { title: 'Acme webhooks', version: '2.1.0' });
+ * const doc = buildAsyncApi(createRegistry({ events }), { title: 'Acme webhooks', version: '2.1.0' });
  * reply.send(doc); // /asyncapi.json
  */
 export function buildAsyncApi(
