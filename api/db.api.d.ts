@@ -67,7 +67,6 @@ export interface Statement {
     readonly text: string;
 }
 import type pg from "pg";
-import type { PgliteQueryable } from "./pglite.js";
 export interface QueryResult<R> {
     rows: R[];
     rowCount: number;
@@ -83,6 +82,21 @@ export interface QueryOptions {
 }
 export interface Queryable {
     query<R = Record<string, unknown>>(statement: string | Statement, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
+}
+export interface PgliteQueryable {
+    query<R>(query: string, params?: unknown[], options?: {
+        rowMode?: "object" | "array";
+    }): Promise<PgliteResult<R>>;
+    exec(query: string): Promise<PgliteResult<unknown>[]>;
+}
+export interface PgliteResult<R> {
+    rows: R[];
+    affectedRows?: number;
+    command?: string;
+    fields?: readonly {
+        name: string;
+        dataTypeID: number;
+    }[];
 }
 export type TxDriver = {
     readonly kind: "pg";
@@ -124,37 +138,6 @@ export interface Sql extends Queryable {
     notify(channel: string, payload?: string): Promise<void>;
     close(): Promise<void>;
 }
-
-// --- dist/pglite.d.ts
-import type { QueryOptions, QueryResult, Sql, Statement } from "./types.js";
-export interface PgliteQueryable {
-    query<R>(query: string, params?: unknown[], options?: {
-        rowMode?: "object" | "array";
-    }): Promise<PgliteResult<R>>;
-    exec(query: string): Promise<PgliteResult<unknown>[]>;
-}
-export interface PgliteResult<R> {
-    rows: R[];
-    affectedRows?: number;
-    command?: string;
-    fields?: readonly {
-        name: string;
-        dataTypeID: number;
-    }[];
-}
-export interface PgliteInstance extends PgliteQueryable {
-    readonly waitReady: Promise<void>;
-    readonly closed: boolean;
-    transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
-    listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
-    close(): Promise<void>;
-}
-export interface PgliteSqlOptions {
-    dataDir?: string;
-    db?: PgliteInstance;
-}
-export declare function run<R>(target: PgliteQueryable, statement: string | Statement, params: readonly unknown[] | undefined, options?: QueryOptions): Promise<QueryResult<R>>;
-export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
 
 // --- dist/error-info.d.ts
 export interface PgErrorInfo {
@@ -301,6 +284,30 @@ export declare function run<R>(target: PgQueryable, statement: string | Statemen
 export declare function createPgSql(options?: PgSqlOptions): Sql;
 export {};
 
+// --- dist/pglite.d.ts
+import { type PgliteInstance } from "./load-pglite.js";
+import type { PgliteQueryable, QueryOptions, QueryResult, Sql, Statement } from "./types.js";
+export type { PgliteInstance } from "./load-pglite.js";
+export type { PgliteQueryable, PgliteResult } from "./types.js";
+export interface PgliteSqlOptions {
+    dataDir?: string;
+    db?: PgliteInstance;
+}
+export declare function run<R>(target: PgliteQueryable, statement: string | Statement, params: readonly unknown[] | undefined, options?: QueryOptions): Promise<QueryResult<R>>;
+export declare function createPgliteSql(options?: PgliteSqlOptions): Promise<Sql>;
+
+// --- dist/load-pglite.d.ts
+import type { PgliteQueryable } from "./types.js";
+export interface PgliteInstance extends PgliteQueryable {
+    readonly waitReady: Promise<void>;
+    readonly closed: boolean;
+    transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+    listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+    close(): Promise<void>;
+}
+export declare const PGLITE_PACKAGE = "@electric-sql/pglite";
+export declare function loadPglite(importer?: () => Promise<unknown>, specifier?: string): Promise<new (dataDir?: string) => PgliteInstance>;
+
 // --- dist/storable.d.ts
 export type UnstorableReason = "nul" | "lone_surrogate";
 export interface Unstorable {
@@ -339,7 +346,6 @@ export declare function createTestDatabase(options?: {
 }): Promise<TestDatabase>;
 
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // ===== ./kysely → ./dist/kysely.d.ts
 // --- dist/kysely.d.ts
 import { Kysely, type KyselyPlugin, type Transaction } from "kysely";
@@ -352,7 +358,6 @@ export declare function kyselySql<DB>(db: Kysely<DB>): Sql;
 export declare function kyselyTx<DB>(trx: Transaction<DB>): Tx;
 
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // ===== ./drizzle → ./dist/drizzle.d.ts
 // --- dist/drizzle.d.ts
 import type { DrizzleConfig } from "drizzle-orm";
@@ -382,7 +387,6 @@ export interface Savepoints {
 export declare function savepoints(prefix: string): Savepoints;
 
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // ===== ./drizzle-pglite → ./dist/drizzle-pglite.d.ts
 // --- dist/drizzle-pglite.d.ts
 import { type DrizzleConfig } from "drizzle-orm";
@@ -394,7 +398,6 @@ export declare function drizzleOf<TSchema extends Record<string, unknown> = Reco
 // (dist/drizzle-shared.d.ts: above)
 // (dist/savepoints.d.ts: above)
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // ===== ./knex → ./dist/knex.d.ts
 // --- dist/knex.d.ts
 import { type Knex } from "knex";
@@ -407,7 +410,6 @@ export declare function knexSql(knex: Knex): Sql;
 export declare function knexTx(trx: Knex.Transaction): Tx;
 
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // ===== ./postgres-js → ./dist/postgres-js.d.ts
 // --- dist/postgres-js.d.ts
 import type postgres from "postgres";
@@ -422,7 +424,6 @@ export declare function postgresBegin<T>(pgjs: postgres.Sql, fn: (trx: postgres.
 
 // (dist/join.d.ts: above)
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // ===== ./typeorm → ./dist/typeorm.d.ts
 // --- dist/typeorm.d.ts
 import type { DataSource, EntityManager, QueryRunner } from "typeorm";
@@ -435,7 +436,6 @@ export declare function typeormSql(dataSource: DataSource): Sql;
 
 // (dist/join.d.ts: above)
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // ===== ./prisma → ./dist/prisma.d.ts
 // --- dist/prisma.d.ts
 export { onSurety, prismaAdapterOnSurety } from "./prisma-adapter.js";
@@ -482,5 +482,4 @@ export declare function prismaAdapterOnSurety(options?: {
 export declare function onSurety<T>(tx: Tx, fn: () => PromiseLike<T>): Promise<T>;
 
 // (dist/types.d.ts: above)
-// (dist/pglite.d.ts: above)
 // (dist/join.d.ts: above)

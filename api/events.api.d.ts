@@ -12,7 +12,6 @@ export { EVENT_TYPE_PATTERN, type EventEnvelope } from "./envelope.js";
 export { EventError, type EventErrorCode, type EventIssue, isEventError } from "./errors.js";
 export type { JsonSchema } from "./json-schema.js";
 export { createRegistry, type EventDefinition, EventRegistry, publishValidator, type RegisteredEvent, type RegistryOptions, type ValidationResult, } from "./registry.js";
-export { serviceEvents } from "./service-events.js";
 
 // --- dist/asyncapi.d.ts
 import type { EventRegistry, RegisteredEvent } from "./registry.js";
@@ -139,7 +138,7 @@ export declare function withDestinations(doc: AsyncApiDocument, destinations: re
 
 // --- dist/cli.d.ts
 import { type AsyncApiOptions } from "./asyncapi.js";
-import { type EventRegistry } from "./registry.js";
+import type { EventRegistry } from "./registry.js";
 export interface ContractsCliOptions {
     stdout?: (text: string) => void;
     stderr?: (text: string) => void;
@@ -181,7 +180,3 @@ import type { JsonSchema } from "./json-schema.js";
 export { type Envelope as EventEnvelope, EVENT_TYPE_PATTERN } from "@surety/core";
 export declare function envelopeSchema(type: string, data: JsonSchema): JsonSchema;
 export declare function webhookHeadersSchema(): JsonSchema;
-
-// --- dist/service-events.d.ts
-import type { EventDefinition } from "./registry.js";
-export declare const serviceEvents: readonly EventDefinition[];

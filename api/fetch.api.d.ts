@@ -2,6 +2,7 @@
 
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
+export { parseRetryAfter } from "@surety/core";
 export type { BackoffOptions } from "./backoff.js";
 export { DEFAULT_BASE_DELAY, DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY, DEFAULT_MAX_DELAY_MS, fullJitter, } from "./backoff.js";
 export type { Body } from "./body.js";
@@ -19,7 +20,6 @@ export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from "./heade
 export type { FetchInput, FetchOptions, SuretyFetch, SuretyRequestInit, Transport, TransportInit, } from "./options.js";
 export { DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DEADLINE, DEFAULT_DEADLINE_MS, DEFAULT_MAX_ATTEMPTS, } from "./options.js";
 export { DEFAULT_RETRY_METHODS, DEFAULT_RETRY_STATUSES, isOriginFailure, isRetryableError, RETRYABLE_ERROR_CODES, } from "./policy.js";
-export { parseRetryAfter } from "./retry-after.js";
 export type { DeadlineProblemInput, HeaderSource, ReadDeadlineOptions } from "./server.js";
 export { DEFAULT_MAX_DEADLINE_MS, deadlineProblem, deadlineSignal, readDeadline } from "./server.js";
 
@@ -257,9 +257,6 @@ export declare const DEFAULT_RETRY_STATUSES: readonly number[];
 export declare const RETRYABLE_ERROR_CODES: ReadonlySet<string>;
 export declare function isRetryableError(error: unknown): boolean;
 export declare function isOriginFailure(outcome: number | unknown): boolean;
-
-// --- dist/retry-after.d.ts
-export declare function parseRetryAfter(value: string | null | undefined, nowEpochMs: number): number | undefined;
 
 // --- dist/server.d.ts
 export type HeaderSource = Headers | {

@@ -1368,7 +1368,7 @@ export interface Claimed {
 
 // --- dist/sql/tokens.d.ts
 import type { Queryable } from "@surety/db";
-import type { Claimed } from "./claim.js";
+import type { Claimed } from "./claimed.js";
 import type { Names } from "./names.js";
 export declare function tokenStatements({ EP, st }: Names): {
     takeTokens: import("@surety/db").Statement;
@@ -1459,6 +1459,7 @@ export interface WebhooksInternals {
 }
 export declare const internalsOf: (w: Webhooks) => WebhooksInternals;
 export declare const setInternals: (w: Webhooks, i: WebhooksInternals) => void;
+export declare const nowIso: (w: Webhooks) => string;
 
 // --- dist/sql/index.d.ts
 export declare function statements(schema: string): {

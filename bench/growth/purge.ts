@@ -15,11 +15,11 @@
 // runs, ALTER SYSTEM and reload). Without DATABASE_URL it starts its own cluster (bench/lib/cluster.ts,
 // 1 GB shared_buffers) and removes it at the end.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createPgSql, type Sql } from '@surety/db';
 import { createIdempotency, type PurgeOptions } from '@surety/idempotency';
 import { PURGE_DEFAULTS } from '../../packages/idempotency/src/purge.js';
+import { procStat } from '../lib/cpu.js';
 import { median, percentile, roundRatios } from '../lib/stats.js';
 import { ensureKeys } from './load.js';
 
@@ -112,17 +112,6 @@ const respond = async () => ({
   body: '{"ok":true}',
 });
 
-/** utime + stime of a local process, ms (USER_HZ 100), or undefined. */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The purge's connection, by name: its pool may replace it (idle timeout) during the before-window. */
 const PURGE_APP = 'surety-bench-purge';
 
@@ -183,7 +172,7 @@ function sampleServer(
       lastT = now;
       for (const p of procs) {
         if (p.pid === ownPid) continue;
-        const c = cpuMs(p.pid);
+        const c = procStat(p.pid)?.ms;
         if (c === undefined) continue;
         const prev = last.get(p.pid);
         last.set(p.pid, c);

@@ -1,5 +1,5 @@
 import type { Sql } from '@surety/db';
-import { createRegistry, type EventRegistry, isEventError } from '@surety/events';
+import { type EventRegistry, isEventError } from '@surety/events';
 import { deadline } from '@surety/fetch/fastify';
 import { Idempotency } from '@surety/idempotency';
 import { idempotency } from '@surety/idempotency/fastify';
@@ -34,6 +34,7 @@ import { paymentRoutes } from './routes/payments.js';
 import { portalRoutes } from './routes/portal.js';
 import { tenantContractRoutes } from './routes/tenant-contract.js';
 import { endpointRoutes } from './routes/webhooks.js';
+import { serviceRegistry } from './service-events.js';
 import { makeValidatorCompiler } from './validation.js';
 
 declare module 'fastify' {
@@ -173,7 +174,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     warnOnEmptyTransaction: /^(1|true|yes)$/i.test(process.env.SURETY_IDEMPOTENCY_GUARD ?? ''),
     onWarning: (w) => app.log.warn({ code: w.code, tenant: w.tenant, status: w.status }, w.message),
   });
-  const events = options.events ?? createRegistry();
+  const events = options.events ?? serviceRegistry();
   const webhooks =
     options.webhooks ??
     new Webhooks({

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { createRegistry, runContractsCli } from '@surety/events';
+import { runContractsCli } from '@surety/events';
 import { runProbeCli } from '@surety/probe';
 import { runLintCli } from '@surety/spectral-rules/lint';
 import { Webhooks } from '@surety/webhooks';
@@ -12,6 +12,7 @@ import { migrateService, openServiceSql } from './database.js';
 import { traceFields } from './log-trace.js';
 import { runPsp } from './psp/cli.js';
 import { startServer, startWorker } from './server.js';
+import { serviceRegistry } from './service-events.js';
 import { shutdownTelemetry } from './telemetry.js';
 
 const USAGE = `Usage: surety <command> [options]
@@ -114,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'contracts':
-      return runContractsCli(rest, { registry: createRegistry() });
+      return runContractsCli(rest, { registry: serviceRegistry() });
 
     case 'psp':
       return runPsp(rest);
@@ -135,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
           throw new CliError('--data is not valid JSON');
         }
       }
-      await trigger(clientOptions(values), createRegistry(), positionals[0]!, data, out);
+      await trigger(clientOptions(values), serviceRegistry(), positionals[0]!, data, out);
       return 0;
     }
 
@@ -239,7 +240,7 @@ async function startDeliveryWorker(config: Config) {
     schema: config.schema,
     allowHttp: config.webhookAllowHttp,
     allowList: config.webhookAllowList,
-    validate: eventValidator(createRegistry()),
+    validate: eventValidator(serviceRegistry()),
   });
   if (config.devMode) {
     log.warn({}, 'DEV MODE: SURETY_API_KEYS is not set; webhook URLs may use http:// and reach 127.0.0.1');

@@ -4,8 +4,8 @@
 // (`application`): the fan-out rule seen through the API. PGlite, and PostgreSQL with DATABASE_URL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import type { LightMyRequestResponse } from 'fastify';
+import { serviceRegistry } from '../src/service-events.js';
 import { auth, createTestApp, newKey, problem, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -15,7 +15,7 @@ before(async () => {
 after(() => t.close());
 
 const sample = (type: string) =>
-  structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
+  structuredClone(serviceRegistry().get(type)!.sample) as Record<string, unknown>;
 
 type Tenant = 'acme' | 'globex';
 function call(

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import { startReceiver } from '@surety/webhooks/testing';
+import { serviceRegistry } from '../src/service-events.js';
 import { auth, createTestApp, newKey, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -44,7 +44,7 @@ test('docs/events.md names the code of a refused event in each layer: the librar
   const unknown = { type: 'nope.nope', data: {} };
 
   // The registry (library): EventError codes.
-  const registry = createRegistry();
+  const registry = serviceRegistry();
   const registryRow = row('`registry.assertValid');
   for (const e of [bad, unknown]) {
     const code = codeOf(() => registry.assertValid(e.type, e.data));

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
-import { createRegistry } from '@surety/events';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, eventValidator } from '../src/app.js';
 import { parseApiKeys } from '../src/config.js';
 import type { PspClient } from '../src/psp/client.js';
 import { runMigrations } from '../src/server.js';
+import { serviceRegistry } from '../src/service-events.js';
 
 export const KEYS = {
   acme: 'sk_test_acme_0123456789abcdef',
@@ -67,7 +67,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     allowHttp: true,
     allowList: parseAllowList('127.0.0.1/32'),
     now: () => clock.now,
-    validate: eventValidator(createRegistry()),
+    validate: eventValidator(serviceRegistry()),
     ...(options.maxEndpointsPerTenant ? { maxEndpointsPerTenant: options.maxEndpointsPerTenant } : {}),
   });
   const app = await buildApp({

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import { claimOnce, startReceiver, webhooksInternals } from '@surety/webhooks/testing';
+import { serviceRegistry } from '../src/service-events.js';
 import { auth, createTestApp, newKey, PAYMENT, postPayment, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -114,7 +114,7 @@ test('/metrics shows open circuit breakers, their transitions and the deliveries
         t.app.webhooks.publish(tx, {
           tenant: 'globex',
           type: 'inventory.reserved',
-          data: createRegistry().get('inventory.reserved')!.sample,
+          data: serviceRegistry().get('inventory.reserved')!.sample,
           endpointId: ep.json().id,
         }),
       );

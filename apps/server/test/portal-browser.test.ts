@@ -12,10 +12,10 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import { startReceiver } from '@surety/webhooks/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { serviceRegistry } from '../src/service-events.js';
 import { launchBrowser, chromiumSkip as skip } from './browser.js';
 import { auth, createTestApp, newKey, type TestApp } from './helpers.js';
 
@@ -162,7 +162,7 @@ describe('portal in headless Chromium', { skip }, () => {
     epA1 = await endpoint(failing.url, XSS.description, appA, ['order.created']);
     await endpoint(healthy.url, 'Analytics pipeline', appA);
     epB1 = await endpoint(healthy.url, 'Globex private endpoint', appB);
-    const order = structuredClone(createRegistry().get('order.created')!.sample) as Record<string, unknown>;
+    const order = structuredClone(serviceRegistry().get('order.created')!.sample) as Record<string, unknown>;
     eventA = (
       await w.publish(q, {
         tenant: 'acme',
@@ -346,7 +346,7 @@ describe('portal in headless Chromium', { skip }, () => {
     await page.goto(s.link);
     await page.getByRole('link', { name: 'Event types' }).click();
     await page.getByRole('heading', { level: 1, name: 'Event types' }).waitFor();
-    const type = createRegistry().get('order.created')!;
+    const type = serviceRegistry().get('order.created')!;
     const card = page.locator('li.event-type[data-type="order.created"]');
     await card.getByText(type.description).waitFor();
     await card.getByText('Schema of the payload').click();

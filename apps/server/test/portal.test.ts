@@ -7,17 +7,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, LOG_REDACT } from '../src/app.js';
 import { parseApiKeys } from '../src/config.js';
 import { PORTAL_CSP_BASE } from '../src/portal/page.js';
+import { serviceRegistry } from '../src/service-events.js';
 import { API_KEYS, auth, createTestApp, newKey, problem, type TestApp } from './helpers.js';
 
 let t: TestApp;
 const sample = (type: string) =>
-  structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
+  structuredClone(serviceRegistry().get(type)!.sample) as Record<string, unknown>;
 
 type Headers = Record<string, string>;
 const bearer = (token: string): Headers => ({ authorization: `Bearer ${token}` });

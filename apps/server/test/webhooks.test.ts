@@ -3,15 +3,15 @@
 // pagination under concurrent inserts.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import { verifySync } from '@surety/webhook-verify';
 import { DeliveryWorker, parseAllowList } from '@surety/webhooks';
 import { startReceiver } from '@surety/webhooks/testing';
 import type { FastifyInstance } from 'fastify';
+import { serviceRegistry } from '../src/service-events.js';
 import { auth, createTestApp, newKey, PAYMENT, postPayment, problem, type TestApp } from './helpers.js';
 
 let t: TestApp;
-const samples = createRegistry();
+const samples = serviceRegistry();
 const sample = (type: string) => structuredClone(samples.get(type)!.sample) as Record<string, unknown>;
 let worker: DeliveryWorker;
 const receivers: { close(): Promise<void> }[] = [];

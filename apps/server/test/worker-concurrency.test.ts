@@ -3,10 +3,10 @@
 // request 50 ms after it arrived and records how many it held at once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import { startReceiver } from '@surety/webhooks/testing';
 import { loadConfig } from '../src/config.js';
 import { startWorker } from '../src/server.js';
+import { serviceRegistry } from '../src/service-events.js';
 import { API_KEYS, createTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -15,7 +15,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const sample = structuredClone(createRegistry().get('order.created')!.sample) as Record<string, unknown>;
+const sample = structuredClone(serviceRegistry().get('order.created')!.sample) as Record<string, unknown>;
 const quiet = { info: () => {}, warn: () => {} };
 
 test('SURETY_WEBHOOK_CONCURRENCY bounds the attempts one worker has in flight', async () => {

@@ -1,5 +1,5 @@
 // The definitions the Surety packages share, each in one place. Nothing here depends on a framework,
-// a database or another package.
+// a database or another package (Node-only helpers: the `@surety/core/node` subpath).
 export { brandError, hasBrand } from './brand.js';
 export type { Envelope } from './envelope.js';
 export {
@@ -16,3 +16,13 @@ export {
   problemBody,
   problemType,
 } from './problem.js';
+export { parseRetryAfter } from './retry-after.js';
+export { DEFAULT_RETRY_SCHEDULE, formatDelay } from './schedule.js';
+export {
+  errorCode,
+  type PackageTracer,
+  packageTracer,
+  TRACED_RESPONSE_HEADERS,
+  type TracingApi,
+  traceableUrl,
+} from './tracing.js';

@@ -1,5 +1,19 @@
 import { MissingPeerError } from './errors.js';
-import type { PgliteInstance } from './pglite.js';
+import type { PgliteQueryable } from './types.js';
+
+/**
+ * The part of a `PGlite` instance (from `@electric-sql/pglite`) that Surety uses. Written out here
+ * so that this package's types do not import PGlite's: its declarations need the Emscripten types,
+ * and would break every consumer that type-checks its dependencies (`skipLibCheck: false`) whether
+ * or not it uses the embedded database. A `PGlite` instance satisfies it (a test checks).
+ */
+export interface PgliteInstance extends PgliteQueryable {
+  readonly waitReady: Promise<void>;
+  readonly closed: boolean;
+  transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
 
 /** The optional peer dependency that holds the embedded database. */
 export const PGLITE_PACKAGE = '@electric-sql/pglite';

@@ -1,41 +1,12 @@
 import { runAfterCommit } from './after-commit.js';
 import { classify } from './errors.js';
-import { loadPglite } from './load-pglite.js';
+import { loadPglite, type PgliteInstance } from './load-pglite.js';
 import { firstStatements, openTransaction } from './transaction.js';
-import type { QueryOptions, QueryResult, Sql, Statement } from './types.js';
+import type { PgliteQueryable, PgliteResult, QueryOptions, QueryResult, Sql, Statement } from './types.js';
 
-/** What Surety calls on a PGlite connection or transaction. */
-export interface PgliteQueryable {
-  query<R>(
-    query: string,
-    params?: unknown[],
-    options?: { rowMode?: 'object' | 'array' },
-  ): Promise<PgliteResult<R>>;
-  exec(query: string): Promise<PgliteResult<unknown>[]>;
-}
-
-/** What PGlite returns for one statement (the part Surety reads). */
-export interface PgliteResult<R> {
-  rows: R[];
-  affectedRows?: number;
-  /** The command tag's verb; PGlite >= 0.3 reports it. */
-  command?: string;
-  fields?: readonly { name: string; dataTypeID: number }[];
-}
-
-/**
- * The part of a `PGlite` instance (from `@electric-sql/pglite`) that Surety uses. Written out here
- * so that this package's types do not import PGlite's: its declarations need the Emscripten types,
- * and would break every consumer that type-checks its dependencies (`skipLibCheck: false`) whether
- * or not it uses the embedded database. A `PGlite` instance satisfies it (a test checks).
- */
-export interface PgliteInstance extends PgliteQueryable {
-  readonly waitReady: Promise<void>;
-  readonly closed: boolean;
-  transaction<T>(callback: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
-  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
-  close(): Promise<void>;
-}
+export type { PgliteInstance } from './load-pglite.js';
+// The driver shapes the contract names (types.ts' TxDriver) live there; re-exported from here.
+export type { PgliteQueryable, PgliteResult } from './types.js';
 
 export interface PgliteSqlOptions {
   /** A directory for a persistent database; omit for an in-memory one. */

@@ -5,7 +5,6 @@ export interface Statement {
 }
 
 import type pg from 'pg';
-import type { PgliteQueryable } from './pglite.js';
 
 export interface QueryResult<R> {
   /** One object per row, keyed by column name; one array per row with `rowMode: 'array'`. */
@@ -44,6 +43,25 @@ export interface Queryable {
     params?: readonly unknown[],
     options?: QueryOptions,
   ): Promise<QueryResult<R>>;
+}
+
+/** What Surety calls on a PGlite connection or transaction (a driver shape of the contract, not the backend: `pglite.ts` is). */
+export interface PgliteQueryable {
+  query<R>(
+    query: string,
+    params?: unknown[],
+    options?: { rowMode?: 'object' | 'array' },
+  ): Promise<PgliteResult<R>>;
+  exec(query: string): Promise<PgliteResult<unknown>[]>;
+}
+
+/** What PGlite returns for one statement (the part Surety reads). */
+export interface PgliteResult<R> {
+  rows: R[];
+  affectedRows?: number;
+  /** The command tag's verb; PGlite >= 0.3 reports it. */
+  command?: string;
+  fields?: readonly { name: string; dataTypeID: number }[];
 }
 
 /**

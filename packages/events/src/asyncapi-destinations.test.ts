@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Parser } from '@asyncapi/parser';
+import { serviceRegistry } from '../test/service-catalogue.js';
 import { serviceContract } from './asyncapi.js';
 import { type DestinationChannel, withDestinations } from './asyncapi-destinations.js';
-import { createRegistry } from './registry.js';
 
 const parser = new Parser();
 const REVIEWED = new Set(['asyncapi-latest-version']);
@@ -33,7 +33,7 @@ const destinations: DestinationChannel[] = [
 
 describe('withDestinations', () => {
   it('describes each broker channel with its bindings and parses with no errors or warnings', async () => {
-    const base = serviceContract(createRegistry());
+    const base = serviceContract(serviceRegistry());
     const doc = withDestinations(base, destinations);
     assert.equal(base.servers, undefined, 'the document given is left as it was');
     const { document, diagnostics } = await parser.parse(JSON.stringify(doc));
@@ -65,7 +65,7 @@ describe('withDestinations', () => {
   });
 
   it('is not vacuous: a binding the spec does not know is an error', async () => {
-    const doc = withDestinations(serviceContract(createRegistry()), destinations);
+    const doc = withDestinations(serviceContract(serviceRegistry()), destinations);
     (doc.channels!.we_amqp as { bindings: { amqp: Record<string, unknown> } }).bindings.amqp.is = 'stream';
     const { diagnostics } = await parser.parse(JSON.stringify(doc));
     assert.ok(
@@ -75,7 +75,7 @@ describe('withDestinations', () => {
   });
 
   it('never carries credentials, even from a URL that has user info', () => {
-    const doc = withDestinations(serviceContract(createRegistry()), [
+    const doc = withDestinations(serviceContract(serviceRegistry()), [
       { ...destinations[0]!, url: 'amqps://svc:pw-secret@broker.example.com/prod' },
     ]);
     const text = JSON.stringify(doc);

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Parser } from '@asyncapi/parser';
 import { parse as parseYaml } from 'yaml';
+import { serviceEvents, serviceRegistry } from '../test/service-catalogue.js';
 import { buildAsyncApi, serviceContract, toJson, toYaml } from './asyncapi.js';
 import { contractValidator } from './contract-validator.js';
 import { createRegistry } from './registry.js';
-import { serviceEvents } from './service-events.js';
 
-const registry = createRegistry();
+const registry = serviceRegistry();
 const parser = new Parser();
 
 // Diagnostics the generated document is allowed to have, each reviewed:

@@ -1,14 +1,16 @@
+import { formatDelay, DEFAULT_RETRY_SCHEDULE as SCHEDULE_SECONDS } from '@surety/core';
 import { stringify } from 'yaml';
 import { type EventEnvelope, envelopeSchema, webhookHeadersSchema } from './envelope.js';
 import { cloneJson } from './json-schema.js';
 import type { EventRegistry, RegisteredEvent } from './registry.js';
 
 /**
- * The default retry schedule of `@surety/webhooks`, after the first attempt, as described in the document.
+ * The default retry schedule of `@surety/webhooks`, after the first attempt, as described in the document
+ * (`@surety/core`'s `DEFAULT_RETRY_SCHEDULE` as text: 5s, 5m, 30m, 2h, 6h, 12h, 24h).
  * @example
  * buildAsyncApi(registry, { retrySchedule: process.env.SURETY_WEBHOOK_RETRY_SCHEDULE?.split(',') });
  */
-export const DEFAULT_RETRY_SCHEDULE: readonly string[] = ['5s', '5m', '30m', '2h', '6h', '12h', '24h'];
+export const DEFAULT_RETRY_SCHEDULE: readonly string[] = SCHEDULE_SECONDS.map(formatDelay);
 
 /**
  * The AsyncAPI channel every event goes through: the customer's endpoint URL.
@@ -141,7 +143,7 @@ function message(e: RegisteredEvent, apiVersion: string): Record<string, unknown
  * the whole body: the envelope with `type` fixed and `data` set to the type's schema. No `$ref`
  * except to the shared headers schema. Deterministic: the same registry gives the same document.
  * @example
- * const doc = buildAsyncApi(createRegistry(), { title: 'Acme webhooks', version: '2.1.0' });
+ * const doc = buildAsyncApi(createRegistry({ events }), { title: 'Acme webhooks', version: '2.1.0' });
  * reply.send(doc); // /asyncapi.json
  */
 export function buildAsyncApi(

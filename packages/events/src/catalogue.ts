@@ -60,7 +60,7 @@ function rows(schema: JsonSchema, prefix: string, out: Row[]): Row[] {
  * The Markdown catalogue of every registered type: description, a field table of `data` and the
  * sample, for docs/events.md.
  * @example
- * const md = renderCatalogue(createRegistry());
+ * const md = renderCatalogue(createRegistry({ events }));
  */
 export function renderCatalogue(registry: EventRegistry): string {
   const events = registry.list();

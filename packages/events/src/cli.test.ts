@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { serviceRegistry } from '../test/service-catalogue.js';
 import { serviceContract, toJson, toYaml } from './asyncapi.js';
 import { CATALOGUE_END, CATALOGUE_START } from './catalogue.js';
 import { runContractsCli } from './cli.js';
-import { createRegistry } from './registry.js';
 
 let dir: string;
 before(async () => {
@@ -16,7 +16,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(argv: string[], registry = createRegistry()) {
+async function run(argv: string[], registry = serviceRegistry()) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runContractsCli(argv, {
@@ -28,13 +28,31 @@ async function run(argv: string[], registry = createRegistry()) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-const contract = () => serviceContract(createRegistry());
+const contract = () => serviceContract(serviceRegistry());
 const withoutType = (type: string, version?: string) => {
   const d = contract();
   delete d.components!.messages![type];
   if (version) d.info.version = version;
   return d;
 };
+
+describe('surety-contracts without a registry (the standalone command)', () => {
+  it('diffs, but refuses check and generate with exit 2: the library ships no catalogue', async () => {
+    for (const command of ['check', 'generate']) {
+      const err: string[] = [];
+      const code = await runContractsCli([command], {
+        cwd: dir,
+        stdout: () => {},
+        stderr: (t) => err.push(t),
+      });
+      assert.equal(code, 2, command);
+      assert.match(err.join('\n'), /your service's event registry/);
+    }
+    await writeFile(join(dir, 'same.json'), toJson(contract()));
+    const code = await runContractsCli(['diff', 'same.json', 'same.json'], { cwd: dir, stdout: () => {} });
+    assert.equal(code, 0);
+  });
+});
 
 describe('surety-contracts diff', () => {
   it('exits 0 on no change and on additive changes, reading JSON and YAML', async () => {
@@ -96,7 +114,7 @@ describe('surety-contracts generate and check', () => {
     assert.equal(stale.code, 1);
     assert.match(stale.err, /stale: run `npm run contracts:generate`/);
 
-    const extra = createRegistry().register({
+    const extra = serviceRegistry().register({
       type: 'parcel.sent',
       description: 'A parcel was sent.',
       schema: { type: 'object', properties: {} },
@@ -109,7 +127,7 @@ describe('surety-contracts generate and check', () => {
   });
 
   it('generate refuses a breaking change without a major raise, unless --force', async () => {
-    const extra = createRegistry().register({
+    const extra = serviceRegistry().register({
       type: 'parcel.sent',
       description: 'A parcel was sent.',
       schema: { type: 'object', properties: {} },

@@ -6,10 +6,10 @@ import { renderCatalogue, replaceCatalogue } from './catalogue.js';
 import { type ContractDiff, diffContracts, formatReport, isAllowedChange } from './diff/contracts.js';
 import { isEventError } from './errors.js';
 import { jsonEqual } from './json-schema.js';
-import { createRegistry, type EventRegistry } from './registry.js';
+import type { EventRegistry } from './registry.js';
 
 /**
- * Options of `runContractsCli()`; all default to the process and the service's registry.
+ * Options of `runContractsCli()`; all but `registry` default to the process.
  * @example
  * await runContractsCli(['check'], { registry, stdout: (t) => log.info(t) });
  */
@@ -20,7 +20,10 @@ export interface ContractsCliOptions {
   stderr?: (text: string) => void;
   /** Relative paths resolve from here. @default process.cwd() */
   cwd?: string;
-  /** The registry `generate` and `check` build the contract from. @default createRegistry() */
+  /**
+   * The registry `generate` and `check` build the contract from: your service's catalogue. Without
+   * one only `diff` runs (the standalone `surety-contracts` command); the others exit 2.
+   */
   registry?: EventRegistry;
   /** Options of the generated document. @default {} (the service contract) */
   asyncapi?: AsyncApiOptions;
@@ -32,7 +35,8 @@ const USAGE = `usage: surety-contracts <command>
       Compare two AsyncAPI 3 documents (JSON or YAML). Exit 1 on a breaking change;
       with --allow-major, a breaking change passes when info.version's major was raised.
   check [<committed>]            (default contracts/asyncapi.json)
-      Build the contract from the registry and compare it with the committed one. Exit 1 when it
+      Build the contract from the service's registry (run through the service's own command,
+      e.g. \`surety contracts check\`) and compare it with the committed one. Exit 1 when it
       breaks the committed one without a major version raise, or when the committed one is stale.
   generate [--out <file>] [--yaml <file>] [--docs <file>] [--force]
       Write the contract (default contracts/asyncapi.json), refusing a breaking change without a
@@ -77,7 +81,15 @@ export async function runContractsCli(
   const valued = new Set(['--out', '--yaml', '--docs']);
   const positional = argv.filter((a, i) => !a.startsWith('--') && !valued.has(argv[i - 1] ?? ''));
   const [command, ...args] = positional;
-  const generated = () => serviceContract(options.registry ?? createRegistry(), options.asyncapi);
+  const registry = options.registry;
+  const generated = (r: EventRegistry) => serviceContract(r, options.asyncapi);
+  if ((command === 'check' || command === 'generate') && registry === undefined) {
+    err(
+      `${command} builds the contract from your service's event registry: run it through your service's ` +
+        'own command, which passes the registry (runContractsCli(argv, { registry }); `surety contracts` here)',
+    );
+    return 2;
+  }
 
   try {
     switch (command) {
@@ -93,7 +105,7 @@ export async function runContractsCli(
       }
       case 'check': {
         const path = resolve(cwd, args[0] ?? 'contracts/asyncapi.json');
-        const doc = generated();
+        const doc = generated(registry!);
         const diff = diffContracts(await readDocument(path), doc);
         out(formatReport(diff));
         if (!isAllowedChange(diff)) return 1;
@@ -105,7 +117,7 @@ export async function runContractsCli(
       }
       case 'generate': {
         const path = resolve(cwd, option('--out') ?? 'contracts/asyncapi.json');
-        const doc = generated();
+        const doc = generated(registry!);
         if (await exists(path)) {
           const diff: ContractDiff = diffContracts(await readDocument(path), doc);
           out(formatReport(diff));
@@ -128,7 +140,7 @@ export async function runContractsCli(
         if (docsPath !== undefined) {
           const p = resolve(cwd, docsPath);
           const text = (await exists(p)) ? await readFile(p, 'utf8') : '# Events\n';
-          await writeFile(p, replaceCatalogue(text, renderCatalogue(options.registry ?? createRegistry())));
+          await writeFile(p, replaceCatalogue(text, renderCatalogue(registry!)));
           out(`wrote the catalogue in ${p}`);
         }
         return 0;

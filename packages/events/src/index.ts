@@ -26,4 +26,3 @@ export {
   type RegistryOptions,
   type ValidationResult,
 } from './registry.js';
-export { serviceEvents } from './service-events.js';

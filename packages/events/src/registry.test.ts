@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { serviceEvents, serviceRegistry } from '../test/service-catalogue.js';
 import { type EventError, isEventError } from './errors.js';
 import { isObject } from './json-schema.js';
 import { createRegistry, type EventDefinition, publishValidator, validateEvent } from './registry.js';
-import { serviceEvents } from './service-events.js';
 
-const registry = createRegistry();
+const registry = serviceRegistry();
 const clone = <T>(v: T): T => structuredClone(v);
 
 const failure = (type: string, data: unknown) => {
@@ -166,13 +166,18 @@ describe('register()', () => {
   };
 
   it('adds a custom type at runtime, validated from then on', () => {
-    const r = createRegistry();
+    const r = serviceRegistry();
     assert.equal(r.validate('invoice.paid', { id: 'x' }).ok, false);
     r.register(def);
     assert.ok(r.has('invoice.paid'));
     assert.deepEqual(r.validate('invoice.paid', { id: 'x' }), { kind: 'valid', ok: true });
     assert.equal(r.get('invoice.paid')!.version, 1);
-    assert.equal(createRegistry().has('invoice.paid'), false, 'registries do not share types');
+    assert.equal(serviceRegistry().has('invoice.paid'), false, 'registries do not share types');
+  });
+
+  it('starts empty: the library ships no catalogue (the service keeps its own, issue 34)', () => {
+    assert.deepEqual(createRegistry().list(), []);
+    assert.equal(createRegistry().has('order.created'), false);
   });
 
   it('copies and freezes what it was given', () => {
@@ -234,7 +239,7 @@ describe('register()', () => {
 
 describe('ValidationResult is tagged kind (issue 16)', () => {
   it('narrows on kind: invalid carries the error, valid nothing; ok says the same', () => {
-    const r = createRegistry();
+    const r = serviceRegistry();
     r.register({
       type: 'invoice.sent',
       description: 'An invoice was sent.',

@@ -6,7 +6,6 @@ import { closeObjects } from './closed-objects.js';
 import { EventError, type EventIssue } from './errors.js';
 import { toIssues } from './issues.js';
 import { cloneJson, isObject, type JsonSchema } from './json-schema.js';
-import { serviceEvents } from './service-events.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module.
 const addFormats = addFormatsModule.default;
@@ -70,8 +69,8 @@ export type ValidationResult =
  */
 export interface RegistryOptions {
   /**
-   * The types to start with. Pass `[]` for an empty registry.
-   * @default serviceEvents (the Surety service's events)
+   * The types to start with (a service's catalogue).
+   * @default [] (an empty registry; `register()` adds types)
    */
   events?: readonly EventDefinition[];
   /**
@@ -106,7 +105,7 @@ function deepFreeze<T>(v: T): T {
  * Not shared between processes: types registered at runtime must be registered again (from
  * storage) in every process that publishes them.
  * @example
- * const registry = createRegistry();
+ * const registry = createRegistry({ events: catalogue });
  * registry.assertValid('order.shipped', data);
  */
 export class EventRegistry {
@@ -127,7 +126,7 @@ export class EventRegistry {
       validateSchema: true,
     });
     addFormats(this.#ajv, ['date-time', 'date', 'time', 'email', 'uri', 'uuid']);
-    for (const def of options.events ?? serviceEvents) this.register(def);
+    for (const def of options.events ?? []) this.register(def);
   }
 
   /**
@@ -269,10 +268,10 @@ export class EventRegistry {
 }
 
 /**
- * A registry holding the Surety service's events (or the ones you pass), ready to validate.
+ * A registry holding the events you pass (none by default), ready to validate.
  * @example
- * const registry = createRegistry();                      // the service's events
- * const empty = createRegistry({ events: [] });           // start from nothing
+ * const registry = createRegistry({ events: catalogue }); // your service's events
+ * const empty = createRegistry();                         // start from nothing
  * registry.register({ type: 'invoice.paid', description: '…', schema, sample });
  */
 export function createRegistry(options?: RegistryOptions): EventRegistry {
@@ -292,7 +291,7 @@ export function validateEvent(registry: EventRegistry, type: string, data: unkno
  * The `(type, data) => void` checker for `@surety/webhooks`' publish: throws EventError with
  * `errors: { path, message }[]` (pointers relative to `data`) on an unknown type or invalid data.
  * @example
- * const webhooks = new Webhooks({ sql, validate: publishValidator(createRegistry()) });
+ * const webhooks = new Webhooks({ sql, validate: publishValidator(createRegistry({ events })) });
  */
 export function publishValidator(registry: EventRegistry): (type: string, data: unknown) => void {
   return registry.assertValid;

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '@surety/core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { forwardAbort, keepAlive, unforward } from './abort-forwarding.js';
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS, fullJitter } from './backoff.js';
@@ -31,7 +32,6 @@ import {
   isOriginFailure,
   isRetryableError,
 } from './policy.js';
-import { parseRetryAfter } from './retry-after.js';
 import { CallTrace, errorType, sdkRegistered } from './tracing.js';
 
 // undici runs headersTimeout on its coarse "fast timers" (500 ms ticks, so up to ~1 s late): an attempt

@@ -1,3 +1,4 @@
+export { parseRetryAfter } from '@surety/core';
 export type { BackoffOptions } from './backoff.js';
 export {
   DEFAULT_BASE_DELAY,
@@ -57,6 +58,5 @@ export {
   isRetryableError,
   RETRYABLE_ERROR_CODES,
 } from './policy.js';
-export { parseRetryAfter } from './retry-after.js';
 export type { DeadlineProblemInput, HeaderSource, ReadDeadlineOptions } from './server.js';
 export { DEFAULT_MAX_DEADLINE_MS, deadlineProblem, deadlineSignal, readDeadline } from './server.js';

@@ -4,7 +4,6 @@
 // Without an SDK every call here is the API's no-op (measured in bench/tracing); attributes are only
 // computed for a span that records. Nothing secret goes in: the URL without credentials, query or
 // fragment, the idempotency key hashed, no bodies, response headers only from an allow-list.
-import { createHash } from 'node:crypto';
 import {
   type Attributes,
   type Context,
@@ -17,58 +16,18 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { packageTracer, TRACED_RESPONSE_HEADERS, traceableUrl } from '@surety/core';
+import { hashKey } from '@surety/core/node';
 import type { GiveUpEvent } from './events.js';
 import type { HeaderPairs } from './header-pairs.js';
 
 const TRACER = '@surety/fetch';
 const VERSION = '0.1.0';
 
-/** The response headers an attempt span may carry (as `http.response.header.<name>`); no others. */
-export const TRACED_RESPONSE_HEADERS: readonly string[] = ['content-type', 'retry-after'];
-
-/**
- * The URL as a span may show it: scheme, host, port and path; no user, password, query or fragment
- * (a signed URL's token or an API key in a query string must not reach a trace backend).
- */
-export function traceableUrl(url: string): { full: string; host: string; port: number } | undefined {
-  try {
-    const u = new URL(url);
-    const port = u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port);
-    return { full: `${u.protocol}//${u.host}${u.pathname}`, host: u.hostname, port };
-  } catch {
-    return undefined;
-  }
-}
-
-/** An idempotency key as a span may show it: the first 16 hex digits of its SHA-256. */
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
-
-// The API's no-op provider, which the global proxy hands out until an SDK registers one.
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
-/**
- * Whether an SDK has registered a tracer provider. Without one no span can record and nothing is
- * propagated, so the instrumentation steps aside at the cost of this check (bench/tracing).
- * Another copy of the API (not `instanceof`) counts as registered: the calls then run as usual.
- */
-export function sdkRegistered(): boolean {
-  const p = trace.getTracerProvider();
-  return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
-}
-
-let provider: unknown;
-let cached: Tracer | undefined;
-/**
- * This package's tracer, fetched again only when the global provider changes: `trace.getTracer`
- * allocates a proxy per call, which without an SDK would be most of what tracing costs.
- */
-function tracer(): Tracer {
-  const current = trace.getTracerProvider();
-  if (current !== provider || cached === undefined) {
-    provider = current;
-    cached = current.getTracer(TRACER, VERSION);
-  }
-  return cached;
-}
+const traced = packageTracer<Tracer>({ trace, ProxyTracerProvider }, TRACER, VERSION);
+/** Whether an SDK has registered a tracer provider (`@surety/core`'s `packageTracer`). */
+export const sdkRegistered = traced.sdkRegistered;
+const tracer = traced.tracer;
 
 const pairSetter = {
   set(carrier: HeaderPairs, key: string, value: string) {

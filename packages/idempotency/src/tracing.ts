@@ -2,7 +2,6 @@
 // the outcome of each keyed request on the HTTP server span, and a span for the claim (sent with
 // BEGIN) and one for the commit (the record travels with COMMIT). Without an SDK these are the API's
 // no-ops. The key never reaches a span: only the first 16 hex digits of its SHA-256.
-import { createHash } from 'node:crypto';
 import {
   context,
   createContextKey,
@@ -13,6 +12,8 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { errorCode, packageTracer } from '@surety/core';
+import { hashKey } from '@surety/core/node';
 
 const TRACER = '@surety/idempotency';
 const VERSION = '0.1.0';
@@ -29,9 +30,6 @@ export function serverSpan(): Span | undefined {
   return rpc?.span ?? trace.getSpan(active);
 }
 
-/** An idempotency key as a span may show it: the first 16 hex digits of its SHA-256. */
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
-
 /**
  * Sets `surety.idempotency.outcome` (`executed`, `replayed`, `in_flight`, `mismatch`, `unavailable`:
  * the engine's and the metrics' names) and the hashed key on the request's server span.
@@ -43,29 +41,10 @@ export function recordOutcome(outcome: string, key: string): void {
   span.setAttributes({ 'surety.idempotency.outcome': outcome, 'surety.idempotency_key.hash': hashKey(key) });
 }
 
-// The API's no-op provider, which the global proxy hands out until an SDK registers one.
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
-/**
- * Whether an SDK has registered a tracer provider. Without one no span can record and nothing is
- * propagated, so the instrumentation steps aside at the cost of this check (bench/tracing).
- * Another copy of the API (not `instanceof`) counts as registered: the calls then run as usual.
- */
-export function sdkRegistered(): boolean {
-  const p = trace.getTracerProvider();
-  return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
-}
-
-let provider: unknown;
-let cached: Tracer | undefined;
-/** This package's tracer, fetched again only when the global provider changes (getTracer allocates). */
-function tracer(): Tracer {
-  const current = trace.getTracerProvider();
-  if (current !== provider || cached === undefined) {
-    provider = current;
-    cached = current.getTracer(TRACER, VERSION);
-  }
-  return cached;
-}
+const traced = packageTracer<Tracer>({ trace, ProxyTracerProvider }, TRACER, VERSION);
+/** Whether an SDK has registered a tracer provider (`@surety/core`'s `packageTracer`). */
+export const sdkRegistered = traced.sdkRegistered;
+const tracer = traced.tracer;
 
 function dbSpan(operation: 'claim' | 'commit'): Span {
   return tracer().startSpan(`${operation} idempotency_keys`, {
@@ -103,8 +82,7 @@ export class ExecutionSpans {
     for (const span of [this.#claim, this.#commit]) {
       if (span === undefined) continue;
       if (error !== undefined) {
-        const code = (error as { code?: unknown } | null)?.code;
-        span.setAttribute('error.type', typeof code === 'string' ? code : '_OTHER');
+        span.setAttribute('error.type', errorCode(error));
         span.setStatus({ code: SpanStatusCode.ERROR });
       }
       span.end();
@@ -129,8 +107,7 @@ export function phaseSpan(name: string, kind: 'local' | 'external'): Span | unde
 export function endPhaseSpan(span: Span | undefined, error?: unknown): void {
   if (span === undefined) return;
   if (error !== undefined) {
-    const code = (error as { code?: unknown } | null)?.code;
-    span.setAttribute('error.type', typeof code === 'string' ? code : '_OTHER');
+    span.setAttribute('error.type', errorCode(error));
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end();

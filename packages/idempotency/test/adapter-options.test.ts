@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createPgSql, type Sql, type Tx } from '@surety/db';
-import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -14,17 +13,12 @@ import { idempotency as expressIdempotency, txOf as expressTxOf } from '../src/e
 import { idempotency as fastifyIdempotency, txOf } from '../src/fastify.js';
 import { idempotency as honoIdempotency, type IdempotencyVariables } from '../src/hono.js';
 import { type AdapterOutcome, Idempotency, isIdempotencyError, type StoredResponse } from '../src/index.js';
+import { chargesFixture } from './charges.js';
 
-let db: TestDatabase;
-let engine: Idempotency;
 /** An engine whose store cannot be reached (nothing listens on port 1; a closed PGlite). */
 let down: Idempotency;
 let dead: Sql;
-before(async () => {
-  db = await createTestDatabase();
-  engine = new Idempotency({ sql: db.sql, schema: db.schema });
-  await engine.migrate();
-  await db.sql.query(`create table "${db.schema}".charges (id serial primary key, note text not null)`);
+const fx = chargesFixture(async ({ db }) => {
   if (db.backend === 'pg') {
     dead = createPgSql({
       connectionString: 'postgres://postgres@127.0.0.1:1/none',
@@ -37,22 +31,10 @@ before(async () => {
   }
   down = new Idempotency({ sql: dead, schema: db.schema });
 });
+const { insert, charges } = fx;
 after(async () => {
   await dead.close().catch(() => {});
-  await db.close();
 });
-
-const insert = (tx: Tx, note: string) =>
-  tx.query(`insert into "${db.schema}".charges (note) values ($1)`, [note]);
-const charges = async (note: string) =>
-  Number(
-    (
-      await db.sql.query<{ n: string }>(
-        `select count(*)::text as n from "${db.schema}".charges where note = $1`,
-        [note],
-      )
-    ).rows[0]!.n,
-  );
 
 /** A final answer raised as an error: the card was declined (an outcome, so it is stored). */
 class Declined extends Error {}
@@ -148,7 +130,7 @@ scenario('Fastify plugin', async () => {
   const outcomes: AdapterOutcome[] = [];
   const app = Fastify();
   await app.register(fastifyIdempotency, {
-    engine,
+    engine: fx.engine,
     tenant: () => 'acme',
     errorResponse,
     onOutcome: (outcome) => outcomes.push(outcome),
@@ -208,7 +190,7 @@ scenario('Express middleware', async () => {
   const outcomes: AdapterOutcome[] = [];
   const app = express();
   const idem = expressIdempotency({
-    engine,
+    engine: fx.engine,
     tenant: () => 'acme',
     errorResponse,
     onOutcome: (outcome) => outcomes.push(outcome),
@@ -274,7 +256,7 @@ scenario('Hono middleware', async () => {
   const outcomes: AdapterOutcome[] = [];
   const app = new Hono<{ Variables: IdempotencyVariables }>();
   const idem = honoIdempotency({
-    engine,
+    engine: fx.engine,
     tenant: () => 'acme',
     errorResponse,
     onOutcome: (outcome) => outcomes.push(outcome),
@@ -375,7 +357,7 @@ for (const platform of ['express', 'fastify'] as const) {
       return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
     };
     const onOutcome = (outcome: AdapterOutcome) => outcomes.push(outcome);
-    const up = await start({ engine, tenant: () => 'acme', errorResponse, onOutcome });
+    const up = await start({ engine: fx.engine, tenant: () => 'acme', errorResponse, onOutcome });
     const downApp = await start({ engine: down, onOutcome });
     return {
       outcomes,

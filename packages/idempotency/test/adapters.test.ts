@@ -1,49 +1,23 @@
 // The same scenario through each adapter: first run, byte-identical replay, 422 on reuse, 400 without
 // a key, a returned 4xx stored, a throw or a 5xx rolled back.
 import type { AddressInfo } from 'node:net';
-import { after, before } from 'node:test';
-import type { Tx } from '@surety/db';
-import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { idempotency as expressIdempotency } from '../src/express.js';
 import { idempotency as fastifyIdempotency, txOf } from '../src/fastify.js';
 import { idempotency as honoIdempotency, type IdempotencyVariables } from '../src/hono.js';
-import { Idempotency } from '../src/index.js';
+import { chargesFixture } from './charges.js';
 import { headersOf, scenario } from './semantics.js';
 
-let db: TestDatabase;
-let engine: Idempotency;
-before(async () => {
-  db = await createTestDatabase();
-  engine = new Idempotency({ sql: db.sql, schema: db.schema });
-  await engine.migrate();
-  await db.sql.query(`create table "${db.schema}".charges (id serial primary key, note text not null)`);
-});
-after(() => db.close());
-
-const insert = async (tx: Tx, note: string) =>
-  (
-    await tx.query<{ id: number }>(`insert into "${db.schema}".charges (note) values ($1) returning id`, [
-      note,
-    ])
-  ).rows[0]!.id;
-const charges = async (note: string) =>
-  Number(
-    (
-      await db.sql.query<{ n: string }>(
-        `select count(*)::text as n from "${db.schema}".charges where note = $1`,
-        [note],
-      )
-    ).rows[0]!.n,
-  );
+const fx = chargesFixture();
+const { insert, charges } = fx;
 
 scenario(
   'Fastify plugin',
   async () => {
     const app = Fastify();
-    await app.register(fastifyIdempotency, { engine, tenant: () => 'acme' });
+    await app.register(fastifyIdempotency, { engine: fx.engine, tenant: () => 'acme' });
     const opts = { config: { idempotency: true } };
     app.post<{ Body: { note: string } }>('/charges', opts, async (req, reply) => {
       const id = await insert(txOf(req), req.body.note);
@@ -88,7 +62,7 @@ scenario(
   'Express middleware',
   async () => {
     const app = express();
-    const idem = expressIdempotency({ engine, tenant: () => 'acme' });
+    const idem = expressIdempotency({ engine: fx.engine, tenant: () => 'acme' });
     app.post('/charges', express.json(), idem, async (req, res) => {
       const id = await insert(req.tx!, req.body.note);
       res.status(201).location(`/charges/${id}`).json({ id, note: req.body.note });
@@ -137,7 +111,7 @@ scenario(
   'Hono middleware',
   async () => {
     const app = new Hono<{ Variables: IdempotencyVariables }>();
-    const idem = honoIdempotency({ engine, tenant: () => 'acme' });
+    const idem = honoIdempotency({ engine: fx.engine, tenant: () => 'acme' });
     app.post('/charges', idem, async (c) => {
       const { note } = await c.req.json<{ note: string }>();
       const id = await insert(c.get('tx'), note);

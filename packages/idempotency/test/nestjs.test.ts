@@ -3,41 +3,17 @@
 // applied as functions, exactly as the compiler would, and every dependency names its token.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Body, Controller, type INestApplication, Inject, Module, Post, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
-import { Idempotency } from '../src/index.js';
 import { IdempotencyTransaction, Idempotent, SuretyIdempotencyModule, Tx, txOf } from '../src/nestjs.js';
+import { chargesFixture } from './charges.js';
 import { headersOf, type Send, scenario } from './semantics.js';
 
-let db: TestDatabase;
-let engine: Idempotency;
-before(async () => {
-  db = await createTestDatabase();
-  engine = new Idempotency({ sql: db.sql, schema: db.schema });
-  await engine.migrate();
-  await db.sql.query(`create table "${db.schema}".charges (id serial primary key, note text not null)`);
-});
-after(() => db.close());
-
-const insert = async (tx: Tx, note: string) =>
-  (
-    await tx.query<{ id: number }>(`insert into "${db.schema}".charges (note) values ($1) returning id`, [
-      note,
-    ])
-  ).rows[0]!.id;
-const charges = async (note: string) =>
-  Number(
-    (
-      await db.sql.query<{ n: string }>(
-        `select count(*)::text as n from "${db.schema}".charges where note = $1`,
-        [note],
-      )
-    ).rows[0]!.n,
-  );
+const fx = chargesFixture();
+const { insert, charges } = fx;
 
 /** Express' Response and Fastify's reply both have these. */
 interface Reply {
@@ -109,7 +85,7 @@ for (const [name, path] of [
 async function start(platform: 'express' | 'fastify'): Promise<{ send: Send; close: () => Promise<void> }> {
   class AppModule {}
   Module({
-    imports: [SuretyIdempotencyModule.forRoot({ engine, tenant: () => 'acme' })],
+    imports: [SuretyIdempotencyModule.forRoot({ engine: fx.engine, tenant: () => 'acme' })],
     controllers: [ChargesController],
     providers: [
       {

@@ -5,33 +5,28 @@
 // installed, nothing is traced. Nothing secret goes in: no body, no header, no secret; the event id
 // and which secret index matched.
 import type * as Api from '@opentelemetry/api';
+import { errorCode, type PackageTracer, packageTracer } from '@surety/core';
 
 const TRACER = '@surety/webhook-verify';
 const VERSION = '0.1.0';
 
 let api: typeof Api | undefined;
+let traced: PackageTracer<Api.Tracer> | undefined;
 // A variable specifier, so bundlers leave the optional peer alone.
 const specifier = '@opentelemetry/api';
 /** Settles once the optional peer has loaded, or failed to (never rejects). */
 export const tracingLoaded: Promise<void> = import(specifier).then(
   (m: typeof Api) => {
     api = m;
+    traced = packageTracer<Api.Tracer>(m, TRACER, VERSION);
   },
   () => undefined,
 );
 
-let noopProvider: unknown;
-/** Whether an SDK registered a tracer provider (the global proxy no longer hands out the no-op one). */
-function sdkRegistered(a: typeof Api): boolean {
-  noopProvider ??= new a.ProxyTracerProvider().getDelegate();
-  const p = a.trace.getTracerProvider();
-  return !(p instanceof a.ProxyTracerProvider && p.getDelegate() === noopProvider);
-}
-
 function start(name: string, kind: 'internal' | 'client', attributes: Api.Attributes): Api.Span | undefined {
-  if (api === undefined || !sdkRegistered(api)) return undefined;
-  const span = api.trace
-    .getTracer(TRACER, VERSION)
+  if (api === undefined || traced === undefined || !traced.sdkRegistered()) return undefined;
+  const span = traced
+    .tracer()
     .startSpan(name, { kind: kind === 'client' ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL, attributes });
   if (span.isRecording()) return span;
   span.end();
@@ -59,8 +54,7 @@ function ok(span: Api.Span | undefined, verified: VerifiedLike): void {
 
 function failed(span: Api.Span | undefined, error: unknown): void {
   if (span === undefined) return;
-  const code = (error as { code?: unknown } | null)?.code;
-  const type = typeof code === 'string' ? code : '_OTHER';
+  const type = errorCode(error);
   span.setAttributes({ 'surety.webhook.verified': false, 'error.type': type });
   span.setStatus({ code: api!.SpanStatusCode.ERROR, message: type });
   span.end();

@@ -4,7 +4,7 @@
 import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { ApplicationNotFoundError, ApplicationUidTakenError, InvalidInputError } from './errors.js';
 import { newId } from './ids.js';
-import { internalsOf } from './internals.js';
+import { internalsOf, nowIso } from './internals.js';
 import { BY_TIME, byTimeKey, decode, type Page, type PageInput, page } from './pages.js';
 import {
   type ApplicationRow,
@@ -75,8 +75,6 @@ const toApplication = (r: ApplicationRow): Application => ({
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
 });
-
-const nowIso = (w: Webhooks) => new Date(internalsOf(w).now()).toISOString();
 
 /** Webhooks.createApplication, after the storable check. */
 export async function createApplicationFor(

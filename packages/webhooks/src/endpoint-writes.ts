@@ -9,7 +9,7 @@ import { ApplicationNotFoundError, EndpointLimitError, EndpointNotFoundError } f
 import { compileFilter, parseFilter } from './filter/index.js';
 import { checkHeaders } from './headers.js';
 import { newId } from './ids.js';
-import { internalsOf } from './internals.js';
+import { internalsOf, nowIso } from './internals.js';
 import { toEndpoint } from './sql/endpoint-row.js';
 import {
   deleteEndpointRow,
@@ -48,8 +48,6 @@ const filterColumns = (filter: EndpointFilter | null) =>
   filter === null
     ? { filterJson: null, filterPath: null }
     : { filterJson: JSON.stringify(filter), filterPath: compileFilter(parseFilter(filter)) };
-
-const nowIso = (w: Webhooks) => new Date(internalsOf(w).now()).toISOString();
 
 const hasUserInfo = (url: string) => {
   try {

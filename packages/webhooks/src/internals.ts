@@ -29,3 +29,6 @@ export const internalsOf = (w: Webhooks): WebhooksInternals => internals.get(w)!
 export const setInternals = (w: Webhooks, i: WebhooksInternals): void => {
   internals.set(w, i);
 };
+
+/** The engine's clock as an ISO timestamp, as the write statements take it. */
+export const nowIso = (w: Webhooks): string => new Date(internalsOf(w).now()).toISOString();

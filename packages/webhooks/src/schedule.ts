@@ -1,8 +1,11 @@
+import { DEFAULT_RETRY_SCHEDULE, parseRetryAfter as retryAfterMs } from '@surety/core';
+
 /**
- * The retry schedule: delays after the first attempt, in seconds.
+ * The retry schedule: delays after the first attempt, in seconds (`@surety/core`'s
+ * `DEFAULT_RETRY_SCHEDULE`, which `@surety/events` documents).
  * @default 5s, 5m, 30m, 2h, 6h, 12h, 24h (eight attempts over about 45 hours)
  */
-export const DEFAULT_SCHEDULE: readonly number[] = [5, 300, 1800, 7200, 21600, 43200, 86400];
+export const DEFAULT_SCHEDULE: readonly number[] = DEFAULT_RETRY_SCHEDULE;
 
 const UNIT: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -54,16 +57,11 @@ export function nextDelay(
 
 /**
  * `Retry-After` as seconds (delta-seconds or HTTP-date, RFC 9110 §10.2.3), or undefined when absent or
- * invalid. Delay-seconds of any length count: a value longer than anyone honours is capped (at
- * `Number.MAX_SAFE_INTEGER`; `nextDelay` then caps it at `maxRetryAfterSeconds`), not ignored.
+ * invalid: `@surety/core`'s `parseRetryAfter` (milliseconds) for the first value of a header. Delay-seconds
+ * of any length count: a value longer than anyone honours is capped (`nextDelay` then caps it at
+ * `maxRetryAfterSeconds`), not ignored.
  */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
-  const v = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (v === undefined || v === '') return undefined;
-  if (/^\d+$/.test(v)) return Math.min(Number(v), Number.MAX_SAFE_INTEGER);
-  // Date.parse is lenient ("1.5", "-1" read as dates); every HTTP-date form names its month.
-  if (!/[a-z]/i.test(v)) return undefined;
-  const date = Date.parse(v);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, (date - now) / 1000);
+  const ms = retryAfterMs(Array.isArray(value) ? value[0] : value, now);
+  return ms === undefined ? undefined : ms / 1000;
 }

@@ -19,6 +19,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { packageTracer, TRACED_RESPONSE_HEADERS, traceableUrl } from '@surety/core';
 import type { PostFn, Sent } from './attempt.js';
 import type { Classification } from './classify.js';
 import type { Claimed } from './sql/claim.js';
@@ -26,41 +27,16 @@ import type { Claimed } from './sql/claim.js';
 const TRACER = '@surety/webhooks';
 const VERSION = '0.1.0';
 
-/** The receiver's response headers an attempt span may carry (`http.response.header.<name>`). */
-export const TRACED_RESPONSE_HEADERS: readonly string[] = ['content-type', 'retry-after'];
-
 /** A W3C trace context as stored with an event. */
 export interface StoredTraceContext {
   traceparent: string;
   tracestate?: string;
 }
 
-// The API's no-op provider, which the global proxy hands out until an SDK registers one.
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
-/**
- * Whether an SDK has registered a tracer provider. Without one no span can record and nothing is
- * propagated, so the instrumentation steps aside at the cost of this check (bench/tracing).
- * Another copy of the API (not `instanceof`) counts as registered: the calls then run as usual.
- */
-export function sdkRegistered(): boolean {
-  const p = trace.getTracerProvider();
-  return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
-}
-
-let provider: unknown;
-let cached: Tracer | undefined;
-/**
- * This package's tracer, fetched again only when the global provider changes: `trace.getTracer`
- * allocates a proxy per call, which without an SDK would be most of what tracing costs.
- */
-function tracer(): Tracer {
-  const current = trace.getTracerProvider();
-  if (current !== provider || cached === undefined) {
-    provider = current;
-    cached = current.getTracer(TRACER, VERSION);
-  }
-  return cached;
-}
+const traced = packageTracer<Tracer>({ trace, ProxyTracerProvider }, TRACER, VERSION);
+/** Whether an SDK has registered a tracer provider (`@surety/core`'s `packageTracer`). */
+export const sdkRegistered = traced.sdkRegistered;
+const tracer = traced.tracer;
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -96,17 +72,6 @@ export function storedSpanContext(stored: unknown): SpanContext | undefined {
     isRemote: true,
   };
   return trace.isSpanContextValid(sc) ? sc : undefined;
-}
-
-/** The URL as a span may show it: no user, password, query or fragment. */
-export function traceableUrl(url: string): { full: string; host: string; port: number } | undefined {
-  try {
-    const u = new URL(url);
-    const port = u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port);
-    return { full: `${u.protocol}//${u.host}${u.pathname}`, host: u.hostname, port };
-  } catch {
-    return undefined;
-  }
 }
 
 /** One delivery attempt's span (worker-parts.ts): started before the POST, ended once classified. */

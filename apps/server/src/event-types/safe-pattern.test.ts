@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { serviceEvents } from '@surety/events';
 import fc from 'fast-check';
+import { serviceEvents } from '../service-events.js';
 import { unsafePattern } from './safe-pattern.js';
 
 test('accepted: anchored patterns whose repetitions end in one place', () => {

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
-import { createRegistry } from '@surety/events';
 import { spawnWorkerProcess, startReceiver, stopProcess } from '@surety/webhooks/testing';
 import { runMigrations } from '../../src/server.js';
+import { serviceRegistry } from '../../src/service-events.js';
 import { API_KEYS, auth, newKey } from '../helpers.js';
 import { type ServerProcess, spawnServer } from '../spawn.js';
 import { size } from './lib.js';
@@ -18,7 +18,7 @@ let db: TestDatabase;
 let server: ServerProcess | undefined;
 const workers: ChildProcess[] = [];
 const receivers: { close(): Promise<void> }[] = [];
-const sample = createRegistry().get('payment.created')!.sample;
+const sample = serviceRegistry().get('payment.created')!.sample;
 
 describe('fan-out by application, two worker processes', { skip: needsPostgres }, () => {
   before(async () => {

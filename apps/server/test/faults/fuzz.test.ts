@@ -9,15 +9,15 @@
 // with NUL or lone surrogates, bodies that are not UTF-8, forged cursors, out-of-range dates.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import fc from 'fast-check';
+import { serviceRegistry } from '../../src/service-events.js';
 import { auth, createTestApp, KEYS, type TestApp } from '../helpers.js';
 import { size } from './lib.js';
 
 let t: TestApp;
 const NUM_RUNS = size(100, 1000);
 const sample = (type: string) =>
-  structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
+  structuredClone(serviceRegistry().get(type)!.sample) as Record<string, unknown>;
 const ids = {
   order: 'ord_fuzz',
   sku: 'SKU-FUZZ',

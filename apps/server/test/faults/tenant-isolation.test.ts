@@ -5,13 +5,13 @@
 // row in CASES.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import type { LightMyRequestResponse } from 'fastify';
+import { serviceRegistry } from '../../src/service-events.js';
 import { auth, createTestApp, type TestApp } from '../helpers.js';
 
 let t: TestApp;
 const sample = (type: string) =>
-  structuredClone(createRegistry().get(type)!.sample) as Record<string, unknown>;
+  structuredClone(serviceRegistry().get(type)!.sample) as Record<string, unknown>;
 
 type Tenant = 'acme' | 'globex';
 const call = (

@@ -9,7 +9,7 @@ import { createPgliteSql, isNestedTransactionError } from '@surety/db';
 import { drizzleOf as drizzleOfNodePg } from '@surety/db/drizzle';
 // drizzle-pglite's drizzleOf is drizzle's on node-postgres: the tests below run it on both backends.
 import { drizzleOf, drizzleSql, drizzleTx, type TxDrizzle } from '@surety/db/drizzle-pglite';
-import { createTestDatabase, postgresUrl, type TestDatabase } from '@surety/db/testing';
+import { postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { createInbox } from '@surety/webhook-verify/inbox';
 import { Webhooks } from '@surety/webhooks';
 import { eq } from 'drizzle-orm';
@@ -17,7 +17,7 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { alias, integer, pgSchema, text, timestamp } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { describeSemantics, type Payment } from './semantics.js';
+import { describeSemantics, type Payment, paymentIds, paymentsDatabase } from './semantics.js';
 
 const tables = (schema: string) => {
   const s = pgSchema(schema);
@@ -99,10 +99,8 @@ describe('drizzle: rows by position, savepoints, an application transaction', ()
   let t: ReturnType<typeof tables>;
   let own: ReturnType<typeof appDrizzle>;
   before(async () => {
-    db = postgresUrl ? await createTestDatabase() : await sharedPglite();
+    db = await paymentsDatabase(postgresUrl ? undefined : sharedPglite);
     t = tables(db.schema);
-    await db.sql.query(`create schema "${db.schema}"`);
-    await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
     await db.sql.query(
       `create table "${db.schema}".people (id int primary key, name text not null, boss int, hired timestamptz not null)`,
     );
@@ -139,10 +137,7 @@ describe('drizzle: rows by position, savepoints, an application transaction', ()
   });
 
   test('a nested .transaction() is a savepoint: its throw undoes only it, and nothing commits early', async () => {
-    const ids = async () =>
-      (await db.sql.query<{ id: string }>(`select id from "${db.schema}".payments order by id`)).rows.map(
-        (r) => r.id,
-      );
+    const ids = () => paymentIds(db);
     const run = (outerThrows: boolean) =>
       db.sql.transaction(async (tx) => {
         const d = drizzleOf(tx);

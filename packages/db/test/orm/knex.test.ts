@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isNestedTransactionError } from '@surety/db';
 import { knexOf, knexSql, knexTx } from '@surety/db/knex';
-import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
+import { needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { createInbox } from '@surety/webhook-verify/inbox';
 import { Webhooks } from '@surety/webhooks';
 import knexFactory, { type Knex } from 'knex';
-import { describeSemantics, type Payment } from './semantics.js';
+import { describeSemantics, type Payment, paymentIds, paymentsDatabase } from './semantics.js';
 
 /** The application's own knex on its own pool (PostgreSQL; knex has no PGlite dialect). */
 const appKnex = () => knexFactory({ client: 'pg', connection: postgresUrl, pool: { min: 0, max: 12 } });
@@ -55,14 +55,9 @@ describeSemantics({
 
 describe('knex: the bound instance', () => {
   let db: TestDatabase;
-  const ids = async () =>
-    (await db.sql.query<{ id: string }>(`select id from "${db.schema}".payments order by id`)).rows.map(
-      (r) => r.id,
-    );
+  const ids = () => paymentIds(db);
   before(async () => {
-    db = await createTestDatabase();
-    await db.sql.query(`create schema "${db.schema}"`);
-    await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
+    db = await paymentsDatabase();
   });
   after(() => db.close());
 
@@ -138,9 +133,7 @@ describe('knex: a transaction the application opened (knexTx)', { skip: needsPos
   let db: TestDatabase;
   let app: Knex;
   before(async () => {
-    db = await createTestDatabase();
-    await db.sql.query(`create schema "${db.schema}"`);
-    await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
+    db = await paymentsDatabase();
     app = appKnex();
   });
   after(async () => {

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isNestedTransactionError, type Sql } from '@surety/db';
 import { kyselyOf, kyselySql, kyselyTx } from '@surety/db/kysely';
-import { createTestDatabase, needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
+import { needsPostgres, postgresUrl, type TestDatabase } from '@surety/db/testing';
 import { createInbox } from '@surety/webhook-verify/inbox';
 import { Webhooks } from '@surety/webhooks';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { describeSemantics, type Payment } from './semantics.js';
+import { describeSemantics, type Payment, paymentIds, paymentsDatabase } from './semantics.js';
 
 interface Database {
   payments: { id: string; cents: number };
@@ -62,14 +62,9 @@ describeSemantics({
 
 describe('kysely: the bound instance', () => {
   let db: TestDatabase;
-  const ids = async () =>
-    (await db.sql.query<{ id: string }>(`select id from "${db.schema}".payments order by id`)).rows.map(
-      (r) => r.id,
-    );
+  const ids = () => paymentIds(db);
   before(async () => {
-    db = await createTestDatabase();
-    await db.sql.query(`create schema "${db.schema}"`);
-    await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
+    db = await paymentsDatabase();
   });
   after(() => db.close());
 
@@ -147,9 +142,7 @@ describe('kysely: a transaction the application opened (kyselyTx)', { skip: need
   let webhooks: Webhooks;
   let sql: Sql;
   before(async () => {
-    db = await createTestDatabase();
-    await db.sql.query(`create schema "${db.schema}"`);
-    await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
+    db = await paymentsDatabase();
     webhooks = new Webhooks({ sql: db.sql, schema: db.schema });
     await webhooks.migrate();
     await createInbox({ schema: db.schema }).migrate(db.sql);

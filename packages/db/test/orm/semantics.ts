@@ -13,6 +13,22 @@ import { createInbox } from '@surety/webhook-verify/inbox';
 import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
 import { startReceiver } from '@surety/webhooks/testing';
 
+/** A test database with the schema and the `payments` table every ORM test writes to. */
+export async function paymentsDatabase<D extends TestDatabase>(
+  create: () => Promise<D> = createTestDatabase as () => Promise<D>,
+): Promise<D> {
+  const db = await create();
+  await db.sql.query(`create schema "${db.schema}"`);
+  await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
+  return db;
+}
+
+/** The ids of the committed payments, in order. */
+export const paymentIds = async (db: TestDatabase): Promise<string[]> =>
+  (await db.sql.query<{ id: string }>(`select id from "${db.schema}".payments order by id`)).rows.map(
+    (r) => r.id,
+  );
+
 export interface Payment {
   id: string;
   cents: number;
@@ -61,9 +77,7 @@ export function describeSemantics(options: SemanticsOptions): void {
     });
 
     before(async () => {
-      db = await (options.database ?? createTestDatabase)();
-      await db.sql.query(`create schema "${db.schema}"`);
-      await db.sql.query(`create table "${db.schema}".payments (id text primary key, cents int not null)`);
+      db = await paymentsDatabase(options.database);
       // Migrations on Surety's own Sql; the engines under test then run on the adapter's.
       await createIdempotency({ sql: db.sql, schema: db.schema }).migrate();
       await new Webhooks({ sql: db.sql, schema: db.schema }).migrate();

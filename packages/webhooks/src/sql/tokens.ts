@@ -1,7 +1,7 @@
 // The token bucket per endpoint that rate-limited endpoints spend from (issue 15): taken in the
 // claim's transaction, under its lock, for the rows the claim took (sql/claim.ts).
 import type { Queryable } from '@surety/db';
-import type { Claimed } from './claim.js';
+import type { Claimed } from './claimed.js';
 import type { Names } from './names.js';
 
 export function tokenStatements({ EP, st }: Names) {

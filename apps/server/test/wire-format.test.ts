@@ -1,17 +1,18 @@
-// How @surety/webhooks and this package meet: what publish refuses, and that the exact bytes the
+// How @surety/webhooks and @surety/events meet in the service: what publish refuses, and that the exact bytes the
 // delivery worker sends (envelopeJson) match the committed AsyncAPI document. No database or
 // network: the transaction is a stub that fails the test if publish ever reaches it.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import type { Sql } from '@surety/db';
-import { contractValidator, createRegistry, isEventError, serviceEvents } from '@surety/events';
+import { contractValidator, isEventError } from '@surety/events';
 import { envelopeJson, Webhooks } from '@surety/webhooks';
+import { serviceEvents, serviceRegistry } from '../src/service-events.js';
 
 const committed = JSON.parse(
   await readFile(new URL('../../../contracts/asyncapi.json', import.meta.url), 'utf8'),
 ) as unknown;
-const registry = createRegistry();
+const registry = serviceRegistry();
 
 describe('the wire format', () => {
   it('every sample, as the delivery worker renders it, matches the committed document', () => {

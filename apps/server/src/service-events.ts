@@ -1,8 +1,13 @@
-import type { JsonSchema } from './json-schema.js';
-import type { EventDefinition } from './registry.js';
+import {
+  createRegistry,
+  type EventDefinition,
+  type EventRegistry,
+  type JsonSchema,
+  type RegistryOptions,
+} from '@surety/events';
 
-// The events of the Surety service (apps/server). Schemas describe `data`; the envelope around it
-// is in envelope.ts. Constraints mirror what the API accepts, so that a tightening later is visible
+// The events of the Surety service: its catalogue, which @surety/events (a library for any catalogue)
+// no longer ships (issue 34). Schemas describe `data`; the envelope around it is @surety/events'. Constraints mirror what the API accepts, so that a tightening later is visible
 // to the compatibility checker as a breaking change.
 
 const dateTime = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
@@ -128,8 +133,7 @@ const orderSample = {
 };
 
 /**
- * The events the Surety service publishes. `createRegistry()` starts with these.
- * @default the seven types below
+ * The events the Surety service publishes; `serviceRegistry()` starts with these.
  * @example
  * const registry = createRegistry({ events: [...serviceEvents, myEvent] });
  */
@@ -283,3 +287,7 @@ export const serviceEvents: readonly EventDefinition[] = [
     sample: { message: 'Hello from Surety', endpointId: 'we_LmXc81TbWnY3sA4fKq9Zr2' },
   },
 ];
+
+/** A registry holding the service's events (and the other options given), ready to validate. */
+export const serviceRegistry = (options: Omit<RegistryOptions, 'events'> = {}): EventRegistry =>
+  createRegistry({ ...options, events: serviceEvents });

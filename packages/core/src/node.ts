@@ -1,0 +1,6 @@
+// The shared helpers that need Node's built-ins (node:crypto), apart from the main entry, which stays
+// runtime-neutral: @surety/webhook-verify imports it and runs on Web Crypto runtimes as well.
+import { createHash } from 'node:crypto';
+
+/** An idempotency key as a span may show it: the first 16 hex digits of its SHA-256. */
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
