@@ -110,8 +110,9 @@ test('422 invalid_webhook_auth for auth that cannot be used; nothing is created 
       eventTypes: ['*'],
       auth: a,
     });
-    const p = problem(r, 422, 'invalid_webhook_auth');
-    assert.match(String(p.errors?.[0]?.path), /^\/auth/);
+    problem(r, 422, 'invalid_webhook_auth');
+    const { errors } = r.json() as { errors: { path: string }[] };
+    assert.match(String(errors[0]?.path), /^\/auth/);
   }
   // Outside the schema (unknown type, unknown field): the usual 400.
   problem(

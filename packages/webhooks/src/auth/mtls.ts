@@ -2,7 +2,9 @@
 // the guard's own settings (allow-list, resolver, timeouts, proxy) plus the certificate and key, so
 // every connection is still resolved and checked before it opens. A rotated identity gets a new
 // dispatcher; the old one is closed gracefully (undici's close lets requests in flight finish), so an
-// attempt sent with the old certificate completes and is recorded.
+// attempt sent with the old certificate completes and is recorded. A guard given its own `connector`
+// (tests) opens sockets with that connector, which knows nothing of the identity: mTLS needs the
+// default connector (or a proxy).
 import { createGuardedDispatcher, type GuardedDispatcher, type GuardOptions } from '../ssrf/index.js';
 import type { StoredAuth } from './config.js';
 
