@@ -3,6 +3,7 @@
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
 export type { ListApplicationsInput } from "./applications.js";
+export { type AttemptAuth, AUTH_LIMITS, AUTH_TOKEN_FAILED, AUTH_TYPES, AuthTokenError, type BasicAuthInput, type EndpointAuth, type EndpointAuthInput, InvalidAuthError, isInvalidAuthError, type MtlsAuthInput, type OAuth2AuthInput, type ReceiverAuthOptions, } from "./auth/index.js";
 export type { AttemptErrorCode, NotSentCode } from "./classify.js";
 export type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials, } from "./destinations/config.js";
 export { DESTINATION_KINDS } from "./destinations/config.js";
@@ -76,6 +77,7 @@ export interface PageInput {
 
 // --- dist/types.d.ts
 import type { Sql } from "@surety/db";
+import type { EndpointAuth, EndpointAuthInput } from "./auth/config.js";
 import type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials } from "./destinations/config.js";
 import type { AllowList } from "./ssrf/index.js";
 export interface WebhooksOptions {
@@ -127,6 +129,7 @@ export interface Endpoint {
     kind: DestinationKind;
     destination: Destination | null;
     credentials: RedactedCredentials | null;
+    auth: EndpointAuth | null;
     version: number;
     createdAt: string;
     updatedAt: string;
@@ -157,6 +160,7 @@ export interface CreateEndpointInput {
     applicationId?: string;
     headers?: Record<string, string>;
     filter?: EndpointFilter | null;
+    auth?: EndpointAuthInput | null;
 }
 export type EndpointFilter = {
     [key: string]: unknown;
@@ -165,7 +169,7 @@ export interface EndpointRef {
     tenant: string;
     id: string;
 }
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "filter" | "destination" | "credentials">>;
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "filter" | "destination" | "credentials" | "auth">>;
 export interface UpdateEndpointInput extends EndpointRef {
     ifVersion: number;
     patch: EndpointPatch;
@@ -216,6 +220,88 @@ export interface UpdateApplicationInput extends ApplicationRef {
 export interface DeleteApplicationInput extends ApplicationRef {
     ifVersion?: number;
 }
+
+// --- dist/auth/config.d.ts
+export interface BasicAuthInput {
+    type: "basic";
+    username: string;
+    password: string;
+}
+export interface OAuth2AuthInput {
+    type: "oauth2";
+    tokenUrl: string;
+    clientId: string;
+    clientSecret: string;
+    scope?: string | null;
+    audience?: string | null;
+    clientAuth?: "basic" | "body";
+}
+export interface MtlsAuthInput {
+    type: "mtls";
+    certificate: string;
+    privateKey: string;
+    ca?: string | null;
+}
+export type EndpointAuthInput = BasicAuthInput | OAuth2AuthInput | MtlsAuthInput;
+export type StoredAuth = {
+    type: "basic";
+    username: string;
+    password: string;
+} | {
+    type: "oauth2";
+    tokenUrl: string;
+    clientId: string;
+    clientSecret: string;
+    scope: string | null;
+    audience: string | null;
+    clientAuth: "basic" | "body";
+} | {
+    type: "mtls";
+    certificate: string;
+    privateKey: string;
+    ca: string | null;
+    fingerprint: string;
+    notAfter: string;
+    subject: string;
+};
+export type EndpointAuth = {
+    type: "basic";
+    username: string;
+} | {
+    type: "oauth2";
+    tokenUrl: string;
+    clientId: string;
+    scope: string | null;
+    audience: string | null;
+    clientAuth: "basic" | "body";
+} | {
+    type: "mtls";
+    certificateFingerprint: string;
+    notAfter: string;
+    subject: string;
+};
+export declare const AUTH_TYPES: readonly [
+    "basic",
+    "oauth2",
+    "mtls"
+];
+export declare const AUTH_LIMITS: {
+    readonly username: 256;
+    readonly password: 1024;
+    readonly clientId: 256;
+    readonly clientSecret: 1024;
+    readonly scope: 1024;
+    readonly audience: 1024;
+    readonly tokenUrl: 2048;
+    readonly certificate: 16384;
+    readonly privateKey: 16384;
+    readonly ca: 65536;
+};
+export declare function checkAuth(input: unknown, options: {
+    checkUrl: (url: string) => string;
+    nowMs: number;
+}): StoredAuth | null;
+export declare function redactAuth(auth: StoredAuth | null): EndpointAuth | null;
 
 // --- dist/destinations/config.d.ts
 import { type AllowList } from "../ssrf/index.js";
@@ -337,6 +423,8 @@ export interface GuardOptions {
     tls?: {
         ca?: string | Buffer | Array<string | Buffer>;
         rejectUnauthorized?: boolean;
+        cert?: string | Buffer;
+        key?: string | Buffer;
     };
     onCheck?: (check: TargetCheck) => void;
 }
@@ -687,6 +775,188 @@ export declare const createdAtUs: (column: string) => string;
 export declare const iso: (d: Date | string | null) => string | null;
 export declare const eventTime: (ev: string, d: string) => string;
 
+// --- dist/auth/index.d.ts
+import { type GuardedDispatcher, type GuardedPostOptions, type GuardedResponse, type GuardOptions } from "../ssrf/index.js";
+import type { StoredAuth } from "./config.js";
+import { TokenCache, type TokenCacheOptions } from "./token.js";
+export type { BasicAuthInput, EndpointAuth, EndpointAuthInput, MtlsAuthInput, OAuth2AuthInput, StoredAuth, } from "./config.js";
+export { AUTH_LIMITS, AUTH_TYPES, checkAuth, redactAuth } from "./config.js";
+export { InvalidAuthError, isInvalidAuthError } from "./errors.js";
+export { MtlsDispatchers } from "./mtls.js";
+export { AUTH_TOKEN_FAILED, AuthTokenError, TokenCache, type TokenCacheOptions } from "./token.js";
+export interface AttemptAuth {
+    endpoint: string;
+    config: StoredAuth;
+}
+export type ReceiverAuthOptions = Omit<TokenCacheOptions, "guard"> & {
+    maxMtlsEndpoints?: number;
+};
+export declare class ReceiverAuth {
+    #private;
+    readonly tokens: TokenCache;
+    constructor(input: {
+        guard: GuardedDispatcher;
+        guardOptions: GuardOptions;
+        options?: ReceiverAuthOptions;
+    });
+    post(url: string, request: GuardedPostOptions, auth: AttemptAuth): Promise<GuardedResponse>;
+    close(): Promise<void>;
+}
+
+// --- dist/auth/token.d.ts
+import { type GuardedDispatcher } from "../ssrf/index.js";
+import type { StoredAuth } from "./config.js";
+type OAuth2 = Extract<StoredAuth, {
+    type: "oauth2";
+}>;
+export declare const AUTH_TOKEN_FAILED = "auth_token_failed";
+export declare class AuthTokenError extends Error {
+    readonly code = "auth_token_failed";
+    constructor(message: string, options?: {
+        cause?: unknown;
+    });
+}
+export interface TokenCacheOptions {
+    guard: GuardedDispatcher;
+    now?: () => number;
+    marginMs?: number;
+    defaultLifetimeMs?: number;
+    maxLifetimeMs?: number;
+    timeoutMs?: number;
+    maxResponseBytes?: number;
+    failureHoldMs?: number;
+    maxEntries?: number;
+}
+export declare class TokenCache {
+    #private;
+    requests: number;
+    constructor(options: TokenCacheOptions);
+    get(endpoint: string, auth: OAuth2): Promise<string>;
+    invalidate(endpoint: string, token: string): void;
+    clear(): void;
+}
+export {};
+
+// --- dist/auth/errors.d.ts
+import { WebhookError } from "../errors.js";
+export declare class InvalidAuthError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_AUTH";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare const isInvalidAuthError: (value: unknown) => value is InvalidAuthError;
+
+// --- dist/errors.d.ts
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_AUTH" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE" | "SURETY_CLOCK_SKEW";
+export declare class WebhookError extends Error {
+    readonly code: WebhookErrorCode;
+    constructor(code: WebhookErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class InvalidEventError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_EVENT";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class InvalidInputError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_INPUT";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class InvalidHeadersError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_HEADERS";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class InvalidFilterError extends WebhookError {
+    readonly errors: {
+        path: string;
+        message: string;
+    }[];
+    readonly code: "SURETY_INVALID_FILTER";
+    constructor(message: string, errors?: {
+        path: string;
+        message: string;
+    }[]);
+}
+export declare class EndpointNotFoundError extends WebhookError {
+    readonly code: "SURETY_ENDPOINT_NOT_FOUND";
+    constructor();
+}
+export declare class EndpointLimitError extends WebhookError {
+    readonly limit: number;
+    readonly code: "SURETY_ENDPOINT_LIMIT";
+    constructor(limit: number);
+}
+export declare class ApplicationNotFoundError extends WebhookError {
+    readonly field?: "applicationId" | "application" | undefined;
+    readonly code: "SURETY_APPLICATION_NOT_FOUND";
+    constructor(field?: "applicationId" | "application" | undefined);
+}
+export declare class ApplicationUidTakenError extends WebhookError {
+    readonly uid: string;
+    readonly code: "SURETY_APPLICATION_UID_TAKEN";
+    constructor(uid: string);
+}
+export declare class ClockSkewError extends WebhookError {
+    readonly skewMs: number;
+    readonly maxClockSkewMs: number;
+    readonly code: "SURETY_CLOCK_SKEW";
+    constructor(skewMs: number, maxClockSkewMs: number);
+}
+export declare const isWebhookError: (value: unknown) => value is WebhookError;
+export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
+export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
+export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
+export declare const isEndpointNotFoundError: (value: unknown) => value is EndpointNotFoundError;
+export declare const isApplicationNotFoundError: (value: unknown) => value is ApplicationNotFoundError;
+export declare const isApplicationUidTakenError: (value: unknown) => value is ApplicationUidTakenError;
+export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
+export declare const isInvalidFilterError: (value: unknown) => value is InvalidFilterError;
+export declare const isClockSkewError: (value: unknown) => value is ClockSkewError;
+
+// --- dist/auth/mtls.d.ts
+import { type GuardedDispatcher, type GuardOptions } from "../ssrf/index.js";
+import type { StoredAuth } from "./config.js";
+type Mtls = Extract<StoredAuth, {
+    type: "mtls";
+}>;
+export declare class MtlsDispatchers {
+    #private;
+    constructor(options: {
+        guard: GuardOptions;
+        maxEntries?: number;
+    });
+    for(endpoint: string, auth: Mtls): GuardedDispatcher;
+    close(): Promise<void>;
+}
+export {};
+
 // --- dist/classify.d.ts
 import type { DeliveryErrorCode } from "./ssrf/errors.js";
 export type NotSentCode = "endpoint_deleted" | "endpoint_disabled" | "event_deleted";
@@ -850,94 +1120,6 @@ export declare function envelopeJson(e: {
     sequence: string | number;
     data: string;
 }): string;
-
-// --- dist/errors.d.ts
-export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE" | "SURETY_CLOCK_SKEW";
-export declare class WebhookError extends Error {
-    readonly code: WebhookErrorCode;
-    constructor(code: WebhookErrorCode, message: string, options?: {
-        cause?: unknown;
-    });
-}
-export declare class InvalidEventError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_EVENT";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
-export declare class InvalidInputError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_INPUT";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
-export declare class InvalidHeadersError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_HEADERS";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
-export declare class InvalidFilterError extends WebhookError {
-    readonly errors: {
-        path: string;
-        message: string;
-    }[];
-    readonly code: "SURETY_INVALID_FILTER";
-    constructor(message: string, errors?: {
-        path: string;
-        message: string;
-    }[]);
-}
-export declare class EndpointNotFoundError extends WebhookError {
-    readonly code: "SURETY_ENDPOINT_NOT_FOUND";
-    constructor();
-}
-export declare class EndpointLimitError extends WebhookError {
-    readonly limit: number;
-    readonly code: "SURETY_ENDPOINT_LIMIT";
-    constructor(limit: number);
-}
-export declare class ApplicationNotFoundError extends WebhookError {
-    readonly field?: "applicationId" | "application" | undefined;
-    readonly code: "SURETY_APPLICATION_NOT_FOUND";
-    constructor(field?: "applicationId" | "application" | undefined);
-}
-export declare class ApplicationUidTakenError extends WebhookError {
-    readonly uid: string;
-    readonly code: "SURETY_APPLICATION_UID_TAKEN";
-    constructor(uid: string);
-}
-export declare class ClockSkewError extends WebhookError {
-    readonly skewMs: number;
-    readonly maxClockSkewMs: number;
-    readonly code: "SURETY_CLOCK_SKEW";
-    constructor(skewMs: number, maxClockSkewMs: number);
-}
-export declare const isWebhookError: (value: unknown) => value is WebhookError;
-export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
-export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
-export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
-export declare const isEndpointNotFoundError: (value: unknown) => value is EndpointNotFoundError;
-export declare const isApplicationNotFoundError: (value: unknown) => value is ApplicationNotFoundError;
-export declare const isApplicationUidTakenError: (value: unknown) => value is ApplicationUidTakenError;
-export declare const isInvalidHeadersError: (value: unknown) => value is InvalidHeadersError;
-export declare const isInvalidFilterError: (value: unknown) => value is InvalidFilterError;
-export declare const isClockSkewError: (value: unknown) => value is ClockSkewError;
 
 // --- dist/filter/depth.d.ts
 export declare const FILTER_MAX_DATA_DEPTH = 1000;
@@ -1204,6 +1386,7 @@ export interface WorkerEventMap {
 
 // --- dist/worker-options.d.ts
 import type { PostFn } from "./attempt.js";
+import type { ReceiverAuthOptions } from "./auth/index.js";
 import type { BrokerPublisherOptions, PublishFn } from "./destinations/index.js";
 import type { GuardOptions } from "./ssrf/index.js";
 import type { Webhooks } from "./webhooks.js";
@@ -1226,6 +1409,7 @@ export interface DeliveryWorkerOptions {
     circuitMaxProbeMs?: number;
     guard?: GuardOptions;
     post?: PostFn;
+    auth?: ReceiverAuthOptions;
     brokers?: Pick<BrokerPublisherOptions, "maxLifetimeMs" | "idleMs" | "maxConnections">;
     publish?: PublishFn;
     listen?: boolean;
@@ -1254,6 +1438,7 @@ export declare function resolveWorkerOptions(options: DeliveryWorkerOptions): {
 export type ResolvedWorkerOptions = ReturnType<typeof resolveWorkerOptions>;
 
 // --- dist/attempt.d.ts
+import type { AttemptAuth } from "./auth/index.js";
 import type { AttemptResult, Classification } from "./classify.js";
 import type { PublishFn } from "./destinations/index.js";
 import type { Completion } from "./outcome-writer.js";
@@ -1263,6 +1448,7 @@ export type PostFn = (url: string, request: {
     headers: Record<string, string>;
     body: string;
     timeoutMs: number;
+    auth?: AttemptAuth;
 }) => Promise<Pick<GuardedResponse, "status" | "headers" | "bodyExcerpt">>;
 export interface Sent {
     result: AttemptResult;
@@ -1339,6 +1525,7 @@ export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
 }): Promise<void>;
 
 // --- dist/sql/claimed.d.ts
+import type { StoredAuth } from "../auth/config.js";
 import type { BrokerCredentials, Destination, DestinationKind } from "../destinations/config.js";
 import type { SecretEntry } from "../types.js";
 export interface Claimed {
@@ -1364,6 +1551,7 @@ export interface Claimed {
     kind: DestinationKind;
     destination: Destination;
     credentials: BrokerCredentials | null;
+    endpoint_auth: StoredAuth | null;
 }
 
 // --- dist/sql/tokens.d.ts
@@ -1496,6 +1684,7 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/applications.d.ts: above)
 // (dist/pages.d.ts: above)
 // (dist/types.d.ts: above)
+// (dist/auth/config.d.ts: above)
 // (dist/destinations/config.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)

@@ -114,6 +114,11 @@ export const PROBLEM_CODES = {
     meaning:
       "an endpoint's filter is outside the language or its bounds: an unknown operator, a path outside type/resource/data, too deep, too wide or too large (`errors`)",
   },
+  invalid_webhook_auth: {
+    status: 422,
+    meaning:
+      "an endpoint's receiver authentication cannot be used: a missing or overlong field, a token URL the SSRF rules refuse, a PEM that does not parse, a key that is encrypted or does not match the certificate, an expired certificate, auth on a broker endpoint (`errors`)",
+  },
   invalid_event: {
     status: 422,
     meaning: "the event type is unknown, or the payload does not match the type's schema (`errors`)",

@@ -6,6 +6,7 @@ import {
   ApplicationUidTakenError,
   EndpointLimitError,
   EndpointNotFoundError,
+  InvalidAuthError,
   InvalidEventError,
   InvalidFilterError,
   InvalidHeadersError,
@@ -148,6 +149,11 @@ export function toProblem(error: FastifyError): HttpProblem {
   }
   if (error instanceof InvalidHeadersError) {
     return new HttpProblem(422, 'invalid_webhook_headers', 'Invalid webhook headers', error.message, {
+      errors: error.errors.map((e) => ({ in: 'body', ...e })),
+    });
+  }
+  if (error instanceof InvalidAuthError) {
+    return new HttpProblem(422, 'invalid_webhook_auth', 'Invalid receiver authentication', error.message, {
       errors: error.errors.map((e) => ({ in: 'body', ...e })),
     });
   }

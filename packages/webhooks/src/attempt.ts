@@ -1,6 +1,7 @@
 // One delivery attempt: build the envelope, sign it with the endpoint's live secrets, POST it. The
 // result is classified elsewhere (classify.ts); nothing here decides what it means.
 import { signSync } from '@surety/webhook-verify';
+import type { AttemptAuth } from './auth/index.js';
 import type { AttemptResult, Classification } from './classify.js';
 import type { PublishFn } from './destinations/index.js';
 import { envelopeJson } from './envelope.js';
@@ -11,7 +12,16 @@ import type { GuardedResponse } from './ssrf/index.js';
 /** One HTTP attempt; the default goes through the SSRF guard. Throws errors with a `code`. */
 export type PostFn = (
   url: string,
-  request: { headers: Record<string, string>; body: string; timeoutMs: number },
+  request: {
+    headers: Record<string, string>;
+    body: string;
+    timeoutMs: number;
+    /**
+     * The endpoint's receiver authentication (auth/), when it has one: the default POST adds it. It
+     * holds secrets: a custom PostFn must not log it.
+     */
+    auth?: AttemptAuth;
+  },
 ) => Promise<Pick<GuardedResponse, 'status' | 'headers' | 'bodyExcerpt'>>;
 
 const USER_AGENT = 'Surety-Webhooks/0.1';
@@ -77,7 +87,7 @@ export async function sendAttempt(input: {
       );
       return { result: { kind: 'confirmed' }, excerpt: null, errorMessage: null };
     }
-    const res = await input.post(row.url, {
+    const request: Parameters<PostFn>[1] = {
       // The endpoint's own headers first: none may name what follows (headers.ts refuses them).
       headers: {
         ...row.endpoint_headers,
@@ -87,7 +97,11 @@ export async function sendAttempt(input: {
       },
       body,
       timeoutMs: input.timeoutMs,
-    });
+    };
+    // auth/: the row's credentials as claimed, so a rotation does not touch an attempt in flight.
+    if (row.endpoint_auth)
+      request.auth = { endpoint: `${row.tenant}/${row.endpoint_id}`, config: row.endpoint_auth };
+    const res = await input.post(row.url, request);
     return {
       result: { kind: 'response', status: res.status, retryAfter: res.headers['retry-after'] },
       excerpt: res.bodyExcerpt,

@@ -4,6 +4,8 @@
 import { type Queryable, sqlState, type Tx } from '@surety/db';
 import { generateSecret } from '@surety/webhook-verify';
 import { resolveApplication } from './applications.js';
+import { checkAuth } from './auth/config.js';
+import { InvalidAuthError } from './auth/errors.js';
 import { type CheckedDestination, checkEndpointDestination } from './destinations/config.js';
 import { ApplicationNotFoundError, EndpointLimitError, EndpointNotFoundError } from './errors.js';
 import { compileFilter, parseFilter } from './filter/index.js';
@@ -65,6 +67,19 @@ const destinationChecks = (w: Webhooks) => ({
   checkWebhookUrl: (url: string) => w.checkUrl(url),
 });
 
+/**
+ * The stored form of an endpoint's `auth` as JSON (auth/config.ts: checked, secrets kept), or null
+ * for none. Only a webhook endpoint takes one: a broker's credentials are its own (destinations/).
+ */
+function authColumn(w: Webhooks, auth: unknown, kind: string): string | null {
+  const stored = checkAuth(auth, { checkUrl: (url) => w.checkUrl(url), nowMs: internalsOf(w).now() });
+  if (stored !== null && kind !== 'webhook') {
+    const message = `a ${kind} endpoint takes no receiver authentication (its broker credentials are \`credentials\`)`;
+    throw new InvalidAuthError(`/auth: ${message}`, [{ path: '/auth', message }]);
+  }
+  return stored === null ? null : JSON.stringify(stored);
+}
+
 /** Webhooks.getEndpoint, after the input check: undefined when it is not the tenant's. */
 export async function findEndpoint(
   w: Webhooks,
@@ -116,6 +131,7 @@ export async function createEndpointFor(
     traceContext: input.traceContext ?? true,
     headersJson: JSON.stringify(input.headers ?? {}), // checked by Webhooks.createEndpoint
     ...filterColumns(input.filter ?? null), // checked by Webhooks.createEndpoint
+    authJson: authColumn(w, input.auth, dest.kind),
     maxEndpointsPerTenant: w.maxEndpointsPerTenant,
     applicationId,
   }).catch((error: unknown) => {
@@ -136,9 +152,19 @@ export async function updateEndpointFor(
   const { tenant, id, patch } = input;
   let url: string | null = null;
   let dest: CheckedDestination | undefined;
+  let authJson: string | null = null;
+  const current =
+    patch.url !== undefined ||
+    patch.destination !== undefined ||
+    patch.credentials !== undefined ||
+    (patch.auth !== undefined && patch.auth !== null)
+      ? await selectEndpoint(q, i.st.tables, { tenant, id })
+      : undefined;
+  if (current === undefined && patch.auth != null) throw new EndpointNotFoundError();
+  // Replaced whole (null removes it); deliveries claimed before keep the auth they were claimed with.
+  if (patch.auth != null) authJson = authColumn(w, patch.auth, current!.kind);
   if (patch.url !== undefined || patch.destination !== undefined || patch.credentials !== undefined) {
     // The kind never changes; the checks are the kind's. A missing endpoint is EndpointNotFoundError.
-    const current = await selectEndpoint(q, i.st.tables, { tenant, id });
     if (!current) throw new EndpointNotFoundError();
     dest = checkEndpointDestination(
       {
@@ -177,6 +203,8 @@ export async function updateEndpointFor(
     destinationJson: dest?.destinationJson ?? null,
     setCredentials: dest !== undefined,
     credentialsJson: dest?.credentialsJson ?? null,
+    setAuth: patch.auth !== undefined,
+    authJson,
     nowIso: nowIso(w),
   });
   if (row) return toEndpoint(row, i.now());

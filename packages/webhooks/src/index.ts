@@ -3,6 +3,21 @@
 // `@surety/webhooks/testing`; statements, row mappers and table names stay inside the package.
 
 export type { ListApplicationsInput } from './applications.js';
+export {
+  type AttemptAuth,
+  AUTH_LIMITS,
+  AUTH_TOKEN_FAILED,
+  AUTH_TYPES,
+  AuthTokenError,
+  type BasicAuthInput,
+  type EndpointAuth,
+  type EndpointAuthInput,
+  InvalidAuthError,
+  isInvalidAuthError,
+  type MtlsAuthInput,
+  type OAuth2AuthInput,
+  type ReceiverAuthOptions,
+} from './auth/index.js';
 export type { AttemptErrorCode, NotSentCode } from './classify.js';
 export type {
   BrokerCredentials,

@@ -1,5 +1,6 @@
 // The engine's public data types: options, inputs, endpoints.
 import type { Sql } from '@surety/db';
+import type { EndpointAuth, EndpointAuthInput } from './auth/config.js';
 import type {
   BrokerCredentials,
   Destination,
@@ -100,6 +101,12 @@ export interface Endpoint {
   destination: Destination | null;
   /** A broker endpoint's credentials, redacted: the password is never returned. */
   credentials: RedactedCredentials | null;
+  /**
+   * The receiver authentication (docs/receiver-auth.md), redacted: `{ type, username }`,
+   * `{ type, tokenUrl, clientId, … }` or `{ type, certificateFingerprint, notAfter, subject }`; never a
+   * password, client secret or private key. Null: none.
+   */
+  auth: EndpointAuth | null;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -173,6 +180,12 @@ export interface CreateEndpointInput {
    * replay naming the endpoint, reaches it whatever its filter.
    */
   filter?: EndpointFilter | null;
+  /**
+   * How the receiver authenticates the sender (a webhook endpoint only): basic credentials, OAuth2
+   * client credentials, or an mTLS client certificate and key. Checked when written (InvalidAuthError);
+   * secrets are stored and never returned. On update the whole auth is replaced; null removes it.
+   */
+  auth?: EndpointAuthInput | null;
 }
 
 /**
@@ -206,6 +219,7 @@ export type EndpointPatch = Partial<
     | 'filter'
     | 'destination'
     | 'credentials'
+    | 'auth'
   >
 >;
 

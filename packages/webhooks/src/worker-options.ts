@@ -1,4 +1,5 @@
 import type { PostFn } from './attempt.js';
+import type { ReceiverAuthOptions } from './auth/index.js';
 import type { BrokerPublisherOptions, PublishFn } from './destinations/index.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import type { GuardOptions } from './ssrf/index.js';
@@ -64,6 +65,12 @@ export interface DeliveryWorkerOptions {
   guard?: GuardOptions;
   /** Replace the HTTP transport (tests inject a recorder). */
   post?: PostFn;
+  /**
+   * Receiver authentication (docs/receiver-auth.md): the OAuth2 token cache's bounds and clock, the
+   * most mTLS endpoints kept connected. Used by the default transport only.
+   * @default { marginMs: 30000, defaultLifetimeMs: 300000, timeoutMs: 5000, maxResponseBytes: 16384, failureHoldMs: 1000 }
+   */
+  auth?: ReceiverAuthOptions;
   /**
    * Broker endpoints (amqp, nats, mqtt; docs/destinations.md): pooled connections' bounds. The
    * broker's host is checked by `guard`'s rules (its allow-list and resolver), within its

@@ -2,6 +2,7 @@
 // (health.ts), the POST (through the SSRF guard unless one is given), and one attempt's run.
 import type { EventEmitter } from 'node:events';
 import { completionOf, type PostFn, sendAttempt } from './attempt.js';
+import { ReceiverAuth } from './auth/index.js';
 import { classify } from './classify.js';
 import { createBrokerPublisher, type PublishFn } from './destinations/index.js';
 import { isEndpointNotFoundError } from './errors.js';
@@ -77,13 +78,19 @@ export function postFor(input: {
   options: ResolvedWorkerOptions;
 }): { post: PostFn; guard: GuardedDispatcher | undefined } {
   if (input.given.post) return { post: input.given.post, guard: undefined };
-  const guard = createGuardedDispatcher({
+  const guardOptions = {
     allowList: input.webhooks.allowList,
     allowHttp: input.webhooks.allowHttp,
     timeoutMs: input.options.timeoutMs,
     ...input.given.guard,
-  });
-  return { post: (url, req) => guardedPost(guard, url, req), guard };
+  };
+  const guard = createGuardedDispatcher(guardOptions);
+  // auth/: endpoints with receiver authentication; their tokens and mTLS connections close with the guard.
+  const auth = new ReceiverAuth({ guard, guardOptions, options: input.given.auth });
+  return {
+    post: (url, req) => (req.auth ? auth.post(url, req, req.auth) : guardedPost(guard, url, req)),
+    guard: { ...guard, close: () => Promise.all([guard.close(), auth.close()]).then(() => {}) },
+  };
 }
 
 /** What every attempt of one worker runs with (made once, at construction). */

@@ -65,6 +65,36 @@ export const editable = {
     description:
       "A broker endpoint's credentials; never returned (the answer shows the password as `[redacted]`). null removes them.",
   },
+  auth: {
+    type: ['object', 'null'],
+    description:
+      'How the receiver authenticates the sender (webhook endpoints only; docs/receiver-auth.md). ' +
+      '`{"type":"basic","username","password"}`: an Authorization: Basic header on every attempt. ' +
+      '`{"type":"oauth2","tokenUrl","clientId","clientSecret","scope"?,"audience"?,"clientAuth"?}`: a ' +
+      'client-credentials token fetched from tokenUrl (checked like a webhook URL, and through the SSRF ' +
+      'guard at every request), cached until shortly before it expires, dropped when the receiver ' +
+      'answers 401; a failure is an attempt recorded as `auth_token_failed`. ' +
+      '`{"type":"mtls","certificate","privateKey","ca"?}` (PEM): the TLS client identity; the key must ' +
+      'match the certificate and not be encrypted. Secrets (password, clientSecret, privateKey) are ' +
+      'never returned. On update the whole auth is replaced (null removes it); deliveries already sent ' +
+      'finish with the old one. Anything that cannot be used: 422 `invalid_webhook_auth`.',
+    required: ['type'],
+    properties: {
+      type: { type: 'string', enum: ['basic', 'oauth2', 'mtls'] },
+      username: { type: 'string', maxLength: 256 },
+      password: { type: 'string', maxLength: 1024 },
+      tokenUrl: { type: 'string', maxLength: 2048 },
+      clientId: { type: 'string', maxLength: 256 },
+      clientSecret: { type: 'string', maxLength: 1024 },
+      scope: { type: ['string', 'null'], maxLength: 1024 },
+      audience: { type: ['string', 'null'], maxLength: 1024 },
+      clientAuth: { type: 'string', enum: ['basic', 'body'] },
+      certificate: { type: 'string', maxLength: 16_384 },
+      privateKey: { type: 'string', maxLength: 16_384 },
+      ca: { type: ['string', 'null'], maxLength: 65_536 },
+    },
+    additionalProperties: false,
+  },
   description: { type: 'string', maxLength: 500 },
   eventTypes,
   format: { type: 'string', enum: ['surety', 'standard'] },
@@ -140,6 +170,24 @@ export const endpointSchema = {
     credentials: {
       type: ['object', 'null'],
       properties: { username: { type: 'string' }, password: { type: 'string', const: '[redacted]' } },
+    },
+    auth: {
+      type: ['object', 'null'],
+      description:
+        'The receiver authentication, redacted: basic `{type, username}`, oauth2 `{type, tokenUrl, ' +
+        'clientId, scope, audience, clientAuth}`, mtls `{type, certificateFingerprint, notAfter, subject}`.',
+      properties: {
+        type: { type: 'string', enum: ['basic', 'oauth2', 'mtls'] },
+        username: { type: 'string' },
+        tokenUrl: { type: 'string' },
+        clientId: { type: 'string' },
+        scope: { type: ['string', 'null'] },
+        audience: { type: ['string', 'null'] },
+        clientAuth: { type: 'string' },
+        certificateFingerprint: { type: 'string' },
+        notAfter: { type: 'string' },
+        subject: { type: 'string' },
+      },
     },
     description: { type: 'string' },
     eventTypes: { type: 'array', items: { type: 'string' } },

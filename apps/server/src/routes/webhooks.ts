@@ -55,6 +55,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
           'invalid_webhook_url',
           'invalid_webhook_headers',
           'invalid_webhook_filter',
+          'invalid_webhook_auth',
           'endpoint_limit_reached',
           'unknown_application',
         ],
@@ -167,7 +168,12 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         idempotency: { required: false },
         precondition: 'required',
         sends: ['etag'],
-        problems: ['invalid_webhook_url', 'invalid_webhook_headers', 'invalid_webhook_filter'],
+        problems: [
+          'invalid_webhook_url',
+          'invalid_webhook_headers',
+          'invalid_webhook_filter',
+          'invalid_webhook_auth',
+        ],
         portal: 'write',
       },
       schema: {

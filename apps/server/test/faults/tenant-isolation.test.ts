@@ -32,6 +32,8 @@ const call = (
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
 
+/** A's receiver password (stored, never returned to anyone). */
+const A_AUTH_PASSWORD = 'acme-receiver-password-SECRET';
 /** What A created: ids, ETags, keys, cursors, and the secret B must never see. */
 const A = {
   payment: '',
@@ -112,7 +114,13 @@ before(async () => {
       'POST',
       '/v1/webhook-endpoints',
       // A filter every event passes: A's deliveries below still happen, and the filter is in A's snapshot.
-      { url: 'http://127.0.0.1:9/hook', eventTypes: ['*'], filter: { type: { $exists: true } } },
+      // Receiver auth too (issue 37): its password is one of the secrets B must never see.
+      {
+        url: 'http://127.0.0.1:9/hook',
+        eventTypes: ['*'],
+        filter: { type: { $exists: true } },
+        auth: { type: 'basic', username: 'acme-receiver', password: A_AUTH_PASSWORD },
+      },
       {
         'idempotency-key': A.endpointKey,
       },
@@ -571,7 +579,15 @@ describe('tenant isolation on every route', () => {
       call('globex', 'GET', '/v1/applications?limit=100'),
     ]);
     for (const r of bViews) {
-      for (const secret of [A.secret, A.payment, A.endpoint, A.event, A.delivery, A.application]) {
+      for (const secret of [
+        A.secret,
+        A.payment,
+        A.endpoint,
+        A.event,
+        A.delivery,
+        A.application,
+        A_AUTH_PASSWORD,
+      ]) {
         if (r.body.includes(secret)) secretSeen.push(secret);
       }
     }

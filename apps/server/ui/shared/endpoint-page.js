@@ -4,6 +4,7 @@
 import { apiWithETag, path } from './api.js';
 import { h } from './dom.js';
 import { endpointActions } from './endpoint-actions.js';
+import { authForm } from './endpoint-auth-form.js';
 import { endpointDelete } from './endpoint-delete.js';
 import { endpointDeliveries } from './endpoint-deliveries.js';
 import { settingsForm } from './endpoint-settings.js';
@@ -57,6 +58,11 @@ export async function endpointView({ id }, ctx) {
         },
       })
     : null;
+  // Receiver authentication: webhook endpoints only (a broker's credentials are its own).
+  const receiverAuth =
+    ctx.canWrite && (endpoint.kind ?? 'webhook') === 'webhook'
+      ? authForm({ page, saved: page.refresh })
+      : null;
   const danger = ctx.canWrite ? endpointDelete(page) : null;
   await deliveries.load(true);
   ctx.poll(page.refresh, (endpoint.health?.pendingDeliveries ?? 0) > 0);
@@ -71,6 +77,7 @@ export async function endpointView({ id }, ctx) {
       ctx.canWrite ? section('Actions', actions.node, actions.output) : null,
       section('Deliveries', deliveries.toolbar, deliveries.node),
       settings ? section('Settings', settings) : null,
+      receiverAuth ? section('Receiver authentication', receiverAuth) : null,
       danger ? section('Delete this endpoint', danger) : null,
     ),
   };

@@ -56,6 +56,12 @@ export interface Endpoint {
   traceContext: boolean;
   /** The payload filter (docs/webhooks.md "Payload filters"); null: every event of its types. */
   filter?: Record<string, unknown> | null;
+  /** Receiver authentication (docs/receiver-auth.md), redacted; absent from an older server. */
+  auth?:
+    | { type: 'basic'; username: string }
+    | { type: 'oauth2'; tokenUrl: string; clientId: string; scope: string | null; audience: string | null }
+    | { type: 'mtls'; certificateFingerprint: string; notAfter: string; subject: string }
+    | null;
   version: number;
   createdAt: string;
   updatedAt: string;

@@ -147,7 +147,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
               ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers,
-              coalesce(ep.kind, 'webhook') as kind, ep.destination, ep.credentials
+              coalesce(ep.kind, 'webhook') as kind, ep.destination, ep.credentials,
+              ep.auth as endpoint_auth
          from claimed c
          left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id
                               and ${eventTime('e', 'c')}

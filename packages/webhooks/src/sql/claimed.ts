@@ -1,4 +1,5 @@
 // A claimed delivery as the claim's take returns it (claim.ts), with its event and endpoint.
+import type { StoredAuth } from '../auth/config.js';
 import type { BrokerCredentials, Destination, DestinationKind } from '../destinations/config.js';
 import type { SecretEntry } from '../types.js';
 
@@ -31,4 +32,6 @@ export interface Claimed {
   /** A broker endpoint's settings and credentials (never logged, never returned). */
   destination: Destination;
   credentials: BrokerCredentials | null;
+  /** The endpoint's receiver authentication (migration 000019, auth/; never logged, never returned). */
+  endpoint_auth: StoredAuth | null;
 }

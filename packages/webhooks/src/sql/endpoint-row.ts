@@ -1,4 +1,5 @@
 // An endpoint row as selected, and its mapping to the public Endpoint (internal: not exported from the root).
+import { redactAuth, type StoredAuth } from '../auth/config.js';
 import {
   type BrokerCredentials,
   type Destination,
@@ -38,6 +39,8 @@ export interface EndpointRow {
   destination: Destination;
   /** Never leaves the engine: toEndpoint redacts it. */
   credentials: BrokerCredentials | null;
+  /** Never leaves the engine: toEndpoint redacts it (auth/config.ts). */
+  auth: StoredAuth | null;
 }
 
 /** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
@@ -60,6 +63,7 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
   kind: r.kind,
   destination: r.kind === 'webhook' ? null : r.destination,
   credentials: redact(r.credentials),
+  auth: redactAuth(r.auth),
   version: r.version,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
@@ -83,4 +87,4 @@ export const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
   'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
   'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id, headers, filter, ' +
-  'kind, destination, credentials';
+  'kind, destination, credentials, auth';

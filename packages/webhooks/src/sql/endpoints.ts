@@ -38,6 +38,8 @@ export async function insertEndpoint(
     kind: string;
     destinationJson: string;
     credentialsJson: string | null;
+    /** auth/config.ts: the stored receiver authentication (JSON), or null. */
+    authJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -47,10 +49,11 @@ export async function insertEndpoint(
        returning 1)
      insert into ${t.EP} (tenant, id, url, description, event_types, format, secrets, retry_schedule,
             rate_limit, ordered, created_at, updated_at, trace_context, application_id, headers, filter, filter_path,
-            kind, destination, credentials)
+            kind, destination, credentials, auth)
      select $1::text, $2::text, $3::text, $4::text, $5::text[], $6::text, $7::text::jsonb, $8::int[], $9::int,
             $10::bool, $11::timestamptz, $11::timestamptz, $13::bool, $14::text, $15::text::jsonb,
-            $16::text::jsonb, $17::text::jsonpath, $18::text, $19::text::jsonb, $20::text::jsonb
+            $16::text::jsonb, $17::text::jsonpath, $18::text, $19::text::jsonb, $20::text::jsonb,
+            $21::text::jsonb
       where exists (select 1 from slot)
      returning ${ENDPOINT_COLUMNS}`,
     [
@@ -74,6 +77,7 @@ export async function insertEndpoint(
       input.kind,
       input.destinationJson,
       input.credentialsJson,
+      input.authJson,
     ],
   );
   return rows[0];
@@ -121,6 +125,9 @@ export async function updateEndpointRow(
     destinationJson: string | null;
     setCredentials: boolean;
     credentialsJson: string | null;
+    /** Whether to set the receiver authentication (to `authJson`, null included). */
+    setAuth: boolean;
+    authJson: string | null;
   },
 ): Promise<EndpointRow | undefined> {
   const { rows } = await q.query<EndpointRow>(
@@ -134,7 +141,8 @@ export async function updateEndpointRow(
         filter = case when $16::bool then $17::text::jsonb else filter end,
         filter_path = case when $16::bool then $18::text::jsonpath else filter_path end,
         destination = coalesce($19::text::jsonb, destination),
-        credentials = case when $20::bool then $21::text::jsonb else credentials end
+        credentials = case when $20::bool then $21::text::jsonb else credentials end,
+        auth = case when $22::bool then $23::text::jsonb else auth end
       where tenant = $1 and id = $2 and version = $3 returning ${ENDPOINT_COLUMNS}`,
     [
       input.tenant,
@@ -158,6 +166,8 @@ export async function updateEndpointRow(
       input.destinationJson,
       input.setCredentials,
       input.credentialsJson,
+      input.setAuth,
+      input.authJson,
     ],
   );
   return rows[0];

@@ -67,10 +67,16 @@ export interface GuardOptions {
    */
   connector?: Connector;
   /**
-   * Extra TLS options for target connections (e.g. `ca` for a private CA in tests).
+   * Extra TLS options for target connections (e.g. `ca` for a private CA in tests; `cert` and `key`:
+   * a client identity, which an mTLS endpoint's own dispatcher sets, auth/mtls.ts).
    * @default {}
    */
-  tls?: { ca?: string | Buffer | Array<string | Buffer>; rejectUnauthorized?: boolean };
+  tls?: {
+    ca?: string | Buffer | Array<string | Buffer>;
+    rejectUnauthorized?: boolean;
+    cert?: string | Buffer;
+    key?: string | Buffer;
+  };
   /**
    * Called with every decision (allowed or blocked), for logs and metrics.
    * @default undefined
