@@ -73,10 +73,11 @@ export function decideRetry(input: RetryInput): RetryDecision {
 
 /** The last error as stored: its code or name and message, short, one line. */
 export function describeError(error: unknown): string {
-  if (isEffectFailedError(error)) return error.reason.slice(0, 500);
+  // NUL cannot be stored in a text column; other controls would break a log line.
+  const line = (text: string) => text.replace(/[\u0000-\u001f]+/g, ' ').slice(0, 500);
+  if (isEffectFailedError(error)) return line(error.reason);
   const e = error as { code?: unknown; name?: unknown; message?: unknown } | null;
   const head = typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'Error';
   const message = typeof e?.message === 'string' ? e.message : String(error);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and controls cannot be stored in text
-  return `${head}: ${message}`.replace(/[\u0000-\u001f]+/g, ' ').slice(0, 500);
+  return line(`${head}: ${message}`);
 }
