@@ -7,7 +7,7 @@
 --   (a retry, run_at = the backoff's time) or succeeded / failed. A running row whose lease lapsed
 --   (its worker died) is due again: the next claim runs it with the same derived key.
 -- - deadline_at: no attempt starts after it; the effect then ends failed (deadline_exceeded).
-create table :SCHEMA.effects (
+create table :SCHEMA.idempotency_effects (
   id bigint generated always as identity primary key,
   tenant text not null,
   name text not null,
@@ -27,4 +27,4 @@ create table :SCHEMA.effects (
 
 -- The claim's scan: due effects, oldest first. Partial: finished rows (the great majority, kept as
 -- the record) are not in it, so the index stays the size of the backlog.
-create index effects_due on :SCHEMA.effects (run_at) where state in ('pending', 'running');
+create index idempotency_effects_due on :SCHEMA.idempotency_effects (run_at) where state in ('pending', 'running');

@@ -363,7 +363,7 @@ describe('concurrent workers (PostgreSQL)', () => {
       Number(
         (
           await db.sql.query<{ n: string }>(
-            `select count(*)::text as n from "${db.schema}".effects where name = 'test.concurrent' and state <> 'succeeded'`,
+            `select count(*)::text as n from "${db.schema}".idempotency_effects where name = 'test.concurrent' and state <> 'succeeded'`,
           )
         ).rows[0]!.n,
       );

@@ -24,7 +24,7 @@ export interface ClaimedRow {
 }
 
 export function effectStatements(schema: string): EffectStatements {
-  const t = `${quoteSchema(schema)}.effects`;
+  const t = `${quoteSchema(schema)}.idempotency_effects`;
   const n = (name: string) => statementName(`effects_${name}`, schema);
   return {
     // One effect per (tenant, name, key): a second enqueue answers the first one's id. The second
