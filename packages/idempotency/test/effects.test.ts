@@ -310,6 +310,20 @@ describe('the effects outbox', () => {
     assert.equal(provider.calls.length, calls, 'not run after its deadline');
   });
 
+  test('a result holding NUL bytes is stored (NUL replaced), not refused for ever', async () => {
+    const hostile = defineEffect<{ amount: number }, { id: string }>({
+      name: 'test.capture',
+      run: async () => ({ id: 'ch_\u0000x' }),
+    });
+    const effects = outbox(hostile);
+    const k = key();
+    await enqueue(effects, k);
+    await effects.worker({ leaseMs: LEASE, attemptTimeoutMs: 5_000 }).runOnce();
+    const record = await find(effects, k);
+    assert.equal(record?.state, 'succeeded');
+    assert.deepEqual(record?.result, { id: 'ch_\ufffdx' });
+  });
+
   test('start / stop: the loop runs what is enqueued and stop waits for the effect under way', async () => {
     const provider = new Provider();
     const effects = outbox(capture(provider));

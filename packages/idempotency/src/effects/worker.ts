@@ -49,6 +49,18 @@ export interface EffectWorker {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * An effect's result as jsonb can hold it: its JSON with NUL in strings replaced (jsonb refuses
+ * `\u0000`, and a result is whatever the other side answered: stored safely, not refused for ever).
+ */
+export function resultJson(result: unknown): string {
+  return (
+    JSON.stringify(result ?? null, (_key, value) =>
+      typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value,
+    ) ?? 'null'
+  );
+}
+
 export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOptions): EffectWorker {
   const concurrency = options.concurrency ?? 8;
   const intervalMs = options.intervalMs ?? 1000;
@@ -126,7 +138,8 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
       await giveUp(definition, row, owner, effect, { reason: decision.reason, error: described });
       return;
     }
-    await sql.query(st.retry, [row.id, owner, iso(decision.atMs), described]);
+    const r = await sql.query(st.retry, [row.id, owner, iso(decision.atMs), described]);
+    if (r.rowCount !== 1) throw new LeaseLostError('the effect was taken over (its lease lapsed)');
     report({
       id: row.id,
       name: row.name,
@@ -176,7 +189,7 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
         {
           first: {
             statement: st.succeed,
-            params: [row.id, owner, JSON.stringify(result ?? null), iso(ctx.now())],
+            params: [row.id, owner, resultJson(result), iso(ctx.now())],
           },
         },
       );
