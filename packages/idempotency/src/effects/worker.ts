@@ -53,7 +53,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * An effect's result as jsonb can hold it: its JSON with NUL in strings replaced (jsonb refuses
  * `\u0000`, and a result is whatever the other side answered: stored safely, not refused for ever).
  */
-export function resultJson(result: unknown): string {
+function resultJson(result: unknown): string {
   return (
     JSON.stringify(result ?? null, (_key, value) =>
       typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value,
