@@ -5,7 +5,7 @@
 export type { Completer, CompleterOptions } from "./completer.js";
 export { createIdempotency, Idempotency } from "./engine.js";
 export type { IdempotencyErrorCode } from "./errors.js";
-export { IdempotencyError, isIdempotencyError, isLeaseLostError, isNoTransactionError, isStoreUnavailableError, LeaseLostError, NoTransactionError, StoreUnavailableError, } from "./errors.js";
+export { EffectFailedError, EffectRetryLaterError, IdempotencyError, isEffectFailedError, isEffectRetryLaterError, isIdempotencyError, isLeaseLostError, isNoTransactionError, isStoreUnavailableError, LeaseLostError, NoTransactionError, StoreUnavailableError, } from "./errors.js";
 export { isFinalStatus } from "./final.js";
 export type { FingerprintInput } from "./fingerprint.js";
 export { canonicalJson, fingerprint } from "./fingerprint.js";
@@ -277,7 +277,7 @@ export declare function pacedPurge(batch: (limit: number) => Promise<number>, op
 export declare function purgeExpired(ctx: EngineContext, options?: PurgeOptions): Promise<number>;
 
 // --- dist/errors.d.ts
-export type IdempotencyErrorCode = "SURETY_IDEMPOTENCY_LEASE_LOST" | "SURETY_IDEMPOTENCY_STORE_UNAVAILABLE" | "SURETY_IDEMPOTENCY_NO_TRANSACTION";
+export type IdempotencyErrorCode = "SURETY_IDEMPOTENCY_LEASE_LOST" | "SURETY_IDEMPOTENCY_STORE_UNAVAILABLE" | "SURETY_IDEMPOTENCY_NO_TRANSACTION" | "SURETY_IDEMPOTENCY_EFFECT_FAILED" | "SURETY_IDEMPOTENCY_EFFECT_RETRY_LATER";
 export declare class IdempotencyError extends Error {
     readonly code: IdempotencyErrorCode;
     constructor(code: IdempotencyErrorCode, message: string, options?: {
@@ -298,10 +298,26 @@ export declare class NoTransactionError extends IdempotencyError {
     readonly code: "SURETY_IDEMPOTENCY_NO_TRANSACTION";
     constructor(message?: string);
 }
+export declare class EffectFailedError extends IdempotencyError {
+    readonly reason: string;
+    readonly code: "SURETY_IDEMPOTENCY_EFFECT_FAILED";
+    constructor(reason: string, options?: {
+        cause?: unknown;
+    });
+}
+export declare class EffectRetryLaterError extends IdempotencyError {
+    readonly retryAfterMs: number;
+    readonly code: "SURETY_IDEMPOTENCY_EFFECT_RETRY_LATER";
+    constructor(retryAfterMs: number, options?: {
+        cause?: unknown;
+    });
+}
 export declare const isIdempotencyError: (value: unknown) => value is IdempotencyError;
 export declare const isLeaseLostError: (value: unknown) => value is LeaseLostError;
 export declare const isStoreUnavailableError: (value: unknown) => value is StoreUnavailableError;
 export declare const isNoTransactionError: (value: unknown) => value is NoTransactionError;
+export declare const isEffectFailedError: (value: unknown) => value is EffectFailedError;
+export declare const isEffectRetryLaterError: (value: unknown) => value is EffectRetryLaterError;
 
 // --- dist/final.d.ts
 export declare const isFinalStatus: (status: number) => boolean;
@@ -552,3 +568,181 @@ export declare class SuretyIdempotencyModule {
 // (dist/purge.d.ts: above)
 // (dist/fingerprint.d.ts: above)
 // (dist/http.d.ts: above)
+// ===== ./effects → ./dist/effects/index.d.ts
+// --- dist/effects/index.d.ts
+export type { EffectContext, EffectDefinition, EffectFailure } from "./define.js";
+export { defineEffect } from "./define.js";
+export type { EffectRecord, EffectsOptions, EnqueueInput } from "./outbox.js";
+export { createEffects, Effects } from "./outbox.js";
+export type { EffectRetryOptions, RetryDecision, RetryInput } from "./policy.js";
+export { decideRetry, EFFECT_RETRY_DEFAULTS } from "./policy.js";
+export type { EffectOutcome, EffectWorker, EffectWorkerOptions } from "./worker.js";
+
+// --- dist/effects/define.d.ts
+import type { Tx } from "@surety/db";
+import type { EffectRetryOptions } from "./policy.js";
+export interface EffectContext<P> {
+    readonly id: string;
+    readonly tenant: string;
+    readonly key: string;
+    readonly derivedKey: string;
+    readonly payload: P;
+    readonly attempt: number;
+    readonly signal: AbortSignal;
+}
+export interface EffectFailure {
+    reason: "permanent" | "attempts_exhausted" | "deadline_exceeded";
+    error: string;
+}
+export interface EffectDefinition<P = unknown, R = unknown> extends EffectRetryOptions {
+    readonly name: string;
+    readonly run: (ctx: EffectContext<P>) => Promise<R>;
+    readonly onSucceeded?: (tx: Tx, result: R, ctx: EffectContext<P>) => Promise<void>;
+    readonly onFailed?: (tx: Tx, failure: EffectFailure, ctx: EffectContext<P>) => Promise<void>;
+}
+export declare function defineEffect<P, R>(definition: EffectDefinition<P, R>): EffectDefinition<P, R>;
+
+// --- dist/effects/policy.d.ts
+import { type RetryBudget } from "@surety/fetch";
+export interface EffectRetryOptions {
+    deadlineMs?: number;
+    maxAttempts?: number;
+    baseDelayMs?: number;
+    maxDelayMs?: number;
+}
+export declare const EFFECT_RETRY_DEFAULTS: Required<EffectRetryOptions>;
+export type RetryDecision = {
+    kind: "retry";
+    atMs: number;
+    delayMs: number;
+    deferredByBudget: boolean;
+} | {
+    kind: "fail";
+    reason: "permanent" | "attempts_exhausted" | "deadline_exceeded";
+};
+export interface RetryInput {
+    error: unknown;
+    attempts: number;
+    nowMs: number;
+    deadlineMs: number;
+    policy: Required<EffectRetryOptions>;
+    random: () => number;
+    budget: RetryBudget | undefined;
+}
+export declare function decideRetry(input: RetryInput): RetryDecision;
+export declare function describeError(error: unknown): string;
+
+// --- dist/effects/outbox.d.ts
+import { type Queryable, type Sql } from "@surety/db";
+import { RetryBudget, type RetryBudgetOptions } from "@surety/fetch";
+import type { EffectDefinition } from "./define.js";
+import { type EffectRetryOptions } from "./policy.js";
+import { type EffectStatements } from "./statements.js";
+import { type EffectWorker, type EffectWorkerOptions } from "./worker.js";
+export interface EffectsOptions {
+    sql: Sql;
+    schema?: string;
+    effects: readonly EffectDefinition<any, any>[];
+    retry?: EffectRetryOptions;
+    budget?: RetryBudgetOptions | false;
+    now?: () => number;
+    random?: () => number;
+}
+export interface EnqueueInput<P = unknown> {
+    tenant: string;
+    effect: string | EffectDefinition<P, any>;
+    key: string;
+    payload: P;
+    delayMs?: number;
+}
+export interface EffectRecord {
+    id: string;
+    tenant: string;
+    name: string;
+    key: string;
+    state: "pending" | "running" | "succeeded" | "failed";
+    attempts: number;
+    runAt: string;
+    deadlineAt: string;
+    result: unknown;
+    lastError: string | null;
+    createdAt: string;
+    finishedAt: string | null;
+}
+export interface EffectsContext {
+    sql: Sql;
+    st: EffectStatements;
+    byName: ReadonlyMap<string, EffectDefinition>;
+    policy: (definition: EffectDefinition) => Required<EffectRetryOptions>;
+    budgetOf: (name: string) => RetryBudget | undefined;
+    now: () => number;
+    random: () => number;
+}
+export declare class Effects {
+    #private;
+    readonly sql: Sql;
+    readonly schema: string;
+    constructor(options: EffectsOptions);
+    migrate(): Promise<void>;
+    enqueue<P>(q: Queryable, input: EnqueueInput<P>): Promise<{
+        id: string;
+        created: boolean;
+    }>;
+    find(q: Queryable, where: {
+        tenant: string;
+        effect: string;
+        key: string;
+    }): Promise<EffectRecord | undefined>;
+    worker(options?: EffectWorkerOptions): EffectWorker;
+}
+export declare const createEffects: (options: EffectsOptions) => Effects;
+
+// --- dist/effects/statements.d.ts
+import { type Statement } from "@surety/db";
+export interface EffectStatements {
+    enqueue: Statement;
+    claim: Statement;
+    succeed: Statement;
+    retry: Statement;
+    fail: Statement;
+    find: Statement;
+}
+export interface ClaimedRow {
+    id: string;
+    tenant: string;
+    name: string;
+    key: string;
+    payload: string;
+    attempts: number;
+    deadline_at: Date | string;
+    created_at: Date | string;
+}
+export declare function effectStatements(schema: string): EffectStatements;
+
+// --- dist/effects/worker.d.ts
+import type { EffectsContext } from "./outbox.js";
+export interface EffectWorkerOptions {
+    concurrency?: number;
+    intervalMs?: number;
+    leaseMs?: number;
+    attemptTimeoutMs?: number;
+    onError?: (error: unknown, at: {
+        id: string;
+        name: string;
+    }) => void;
+    onOutcome?: (outcome: EffectOutcome) => void;
+}
+export interface EffectOutcome {
+    id: string;
+    name: string;
+    attempt: number;
+    kind: "succeeded" | "retried" | "failed" | "lost";
+    delayMs?: number;
+    error?: string;
+}
+export interface EffectWorker {
+    runOnce(): Promise<number>;
+    start(): void;
+    stop(): Promise<void>;
+}
+export declare function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOptions): EffectWorker;

@@ -423,6 +423,38 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('payments: the simulated provider is labelled; a payment shows its steps, a decline its code', async () => {
+    const declined = await postPayment(
+      t.app,
+      { ...PAYMENT, paymentMethod: '4000000000009995' },
+      { 'idempotency-key': newKey() },
+    );
+    assert.equal(declined.statusCode, 201, declined.body);
+    const failedId = (declined.json() as { id: string }).id;
+    const page = await context.newPage();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Payments', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Payments' }).waitFor();
+    await page.locator('[data-provider="simulated"]').getByText('no real money moves').waitFor();
+    const failedRow = page.locator('tr', { hasText: failedId });
+    await failedRow.getByText('insufficient_funds').waitFor();
+    await page.locator('tr', { hasText: 'succeeded' }).first().waitFor();
+    await shot(page, 'payments.png');
+    await failedRow.getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: `Payment ${failedId}` }).waitFor();
+    await page.locator('[data-provider="simulated"]').waitFor();
+    const steps = page.locator('tr[data-step]');
+    await steps.nth(2).waitFor();
+    assert.deepEqual(await steps.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-step'))), [
+      'created',
+      'charge',
+      'failed',
+    ]);
+    await page.locator('tr[data-step="charge"]').getByText('insufficient_funds').waitFor();
+    await shot(page, 'payment-steps.png');
+    await page.close();
+  });
+
   test('keyboard only: skip link, sign-in, an action button with a visible focus ring', async () => {
     const page = await context.newPage();
     await page.goto(`${base}/dashboard`);
@@ -513,6 +545,12 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'Events', exact: true }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
     await noSideScroll('events');
+    await page.getByRole('link', { name: 'Payments', exact: true }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Payments' }).waitFor();
+    await noSideScroll('payments');
+    await page.locator('tr a[data-key^="pay-"]').first().click();
+    await page.locator('tr[data-step]').first().waitFor();
+    await noSideScroll('payment');
     await page.close();
   });
 

@@ -3,7 +3,9 @@ import { brandError } from '@surety/core';
 export type IdempotencyErrorCode =
   | 'SURETY_IDEMPOTENCY_LEASE_LOST'
   | 'SURETY_IDEMPOTENCY_STORE_UNAVAILABLE'
-  | 'SURETY_IDEMPOTENCY_NO_TRANSACTION';
+  | 'SURETY_IDEMPOTENCY_NO_TRANSACTION'
+  | 'SURETY_IDEMPOTENCY_EFFECT_FAILED'
+  | 'SURETY_IDEMPOTENCY_EFFECT_RETRY_LATER';
 
 // Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
 // `instanceof` and the guards recognise an error made by another installed copy of this package.
@@ -50,6 +52,42 @@ export class NoTransactionError extends IdempotencyError {
   }
 }
 
+/**
+ * Thrown by an effect's `run` when retrying cannot help (the provider rejected the request as
+ * invalid): the effect ends `failed` at once, its `onFailed` write committed with that state.
+ * `reason` is stored as the effect's last error (keep it short and free of secrets).
+ * @example
+ * if (res.status === 400) throw new EffectFailedError('provider_rejected');
+ */
+export class EffectFailedError extends IdempotencyError {
+  declare readonly code: 'SURETY_IDEMPOTENCY_EFFECT_FAILED';
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('SURETY_IDEMPOTENCY_EFFECT_FAILED', `the effect failed: ${reason}`, options);
+    this.name = 'EffectFailedError';
+  }
+}
+
+/**
+ * Thrown by an effect's `run` when the other side said when to come back (a `Retry-After`, read
+ * with @surety/fetch's `parseRetryAfter`): the next attempt waits at least `retryAfterMs`, and the
+ * effect gives up at once when that lies past its deadline (the client policy's rule).
+ * @example
+ * throw new EffectRetryLaterError(parseRetryAfter(res.headers.get('retry-after'), Date.now()) ?? 0);
+ */
+export class EffectRetryLaterError extends IdempotencyError {
+  declare readonly code: 'SURETY_IDEMPOTENCY_EFFECT_RETRY_LATER';
+  constructor(
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super('SURETY_IDEMPOTENCY_EFFECT_RETRY_LATER', `retry after ${retryAfterMs} ms`, options);
+    this.name = 'EffectRetryLaterError';
+  }
+}
+
 /** Whether `e` is an error of this package (of any installed copy). */
 export const isIdempotencyError = brandError(IdempotencyError, 'surety.idempotency.error');
 export const isLeaseLostError = brandError(
@@ -63,4 +101,12 @@ export const isStoreUnavailableError = brandError(
 export const isNoTransactionError = brandError(
   NoTransactionError,
   'surety.idempotency.error.SURETY_IDEMPOTENCY_NO_TRANSACTION',
+);
+export const isEffectFailedError = brandError(
+  EffectFailedError,
+  'surety.idempotency.error.SURETY_IDEMPOTENCY_EFFECT_FAILED',
+);
+export const isEffectRetryLaterError = brandError(
+  EffectRetryLaterError,
+  'surety.idempotency.error.SURETY_IDEMPOTENCY_EFFECT_RETRY_LATER',
 );

@@ -2,7 +2,11 @@ export type { Completer, CompleterOptions } from './completer.js';
 export { createIdempotency, Idempotency } from './engine.js';
 export type { IdempotencyErrorCode } from './errors.js';
 export {
+  EffectFailedError,
+  EffectRetryLaterError,
   IdempotencyError,
+  isEffectFailedError,
+  isEffectRetryLaterError,
   isIdempotencyError,
   isLeaseLostError,
   isNoTransactionError,

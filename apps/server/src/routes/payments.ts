@@ -31,6 +31,14 @@ const paymentSchema = {
   required: ['id', 'object', 'amount', 'currency', 'customerId', 'status', 'failureCode', 'createdAt'],
 } as const;
 
+/** Which payment provider charges: shown by the dashboard, so a demo never passes for real money. */
+const PROVIDER = {
+  type: 'string',
+  enum: ['simulated', 'external'],
+  description:
+    '`simulated`: the in-process simulated provider (SURETY_PSP_URL unset: no real money moves); `external`: SURETY_PSP_URL.',
+} as const;
+
 export const createPaymentBody = {
   type: 'object',
   additionalProperties: false,
@@ -141,6 +149,50 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
     },
   );
 
+  app.get<{ Params: { id: string } }>(
+    '/:id/steps',
+    {
+      schema: {
+        operationId: 'listPaymentSteps',
+        summary: "List a payment's steps",
+        description:
+          "What happened to one of this tenant's payments, oldest first: `created`, the `charge` at the " +
+          'provider (its charge id, or the failure code), then `succeeded` or `failed`. `provider` says ' +
+          'whether the payment provider is the simulated one (SURETY_PSP_URL unset: no real money moves). ' +
+          "Another tenant's id is a 404.",
+        tags: ['payments'],
+        params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              object: { type: 'string', const: 'list' },
+              data: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    step: { type: 'string', description: 'created, charge, succeeded or failed' },
+                    at: { type: 'string', format: 'date-time' },
+                    detail: { type: 'string' },
+                  },
+                  required: ['step', 'at'],
+                },
+              },
+              provider: PROVIDER,
+            },
+            required: ['object', 'data', 'provider'],
+          },
+        },
+      },
+    },
+    async (request) => {
+      const steps = await payments.steps(app.sql, { tenant: request.tenant, id: request.params.id });
+      if (steps === undefined) throw notFound('payment');
+      return { object: 'list', data: steps, provider: app.payments.simulated ? 'simulated' : 'external' };
+    },
+  );
+
   app.get<{ Querystring: { customerId?: string; limit?: number; cursor?: string } }>(
     '',
     {
@@ -166,6 +218,7 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
               data: { type: 'array', items: paymentSchema },
               hasMore: { type: 'boolean' },
               nextCursor: { type: ['string', 'null'] },
+              provider: PROVIDER,
             },
           },
         },
@@ -188,6 +241,7 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
         data: kept.map(toPayment),
         hasMore,
         nextCursor: hasMore && last ? PAYMENTS_BY_TIME.encode([last.created_at_us, last.id]) : null,
+        provider: app.payments.simulated ? 'simulated' : 'external',
       };
     },
   );

@@ -282,6 +282,7 @@ const CASES: Record<string, Check> = {
   },
   'GET /v1/payments': listWithCursor(() => `/v1/payments?cursor=${A.paymentsCursor}&customerId=cus_iso`),
   'GET /v1/payments/{id}': notFound('GET', () => `/v1/payments/${A.payment}`),
+  'GET /v1/payments/{id}/steps': notFound('GET', () => `/v1/payments/${A.payment}/steps`),
   'PUT /v1/orders/{id}': async () => {
     // With A's ETag: B has no such order, so the precondition fails; nothing is created or changed.
     const r = await call(

@@ -11,6 +11,7 @@ import { findShell } from '../shared/shell.js';
 import { announce } from '../shared/ui.js';
 import { applicationsView } from './applications.js';
 import { overview } from './overview.js';
+import { paymentsView, paymentView } from './payments.js';
 import { showSignIn } from './sign-in.js';
 
 const ID = '[0-9A-Za-z_]{1,64}';
@@ -21,6 +22,8 @@ const routes = [
   [/^\/endpoints$/, overview, () => ({}), 'endpoints'],
   [new RegExp(`^/endpoints/(${ID})$`), endpointView, (m) => ({ id: m[1] }), 'endpoints'],
   [/^\/applications$/, applicationsView, () => ({}), 'applications'],
+  [/^\/payments$/, paymentsView, () => ({}), 'payments'],
+  [new RegExp(`^/payments/(${ID})$`), paymentView, (m) => ({ id: m[1] ?? '' }), 'payments'],
   [/^\/events$/, eventsView, () => ({}), 'events'],
   [
     new RegExp(`^/events/(${EVENT_ID}?)(?:/deliveries/(${ID}))?$`),
