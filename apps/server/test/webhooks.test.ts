@@ -102,7 +102,7 @@ describe('webhook endpoints API', () => {
   });
 
   test('the circuit breaker is on the endpoint: closed, then open after failures, with its probe time', async () => {
-    const rx = await receiver((_r, _n, res) => void res.writeHead(503).end());
+    const rx = await receiver((_r, _n, res) => void res.writeHead(500).end());
     const created = (
       await call(t.app, 'POST', '/v1/webhook-endpoints', { url: rx.url, eventTypes: ['*'] })
     ).json();

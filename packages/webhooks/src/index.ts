@@ -90,6 +90,7 @@ export type {
   ApplicationPatch,
   ApplicationRef,
   CircuitState,
+  ThrottleState,
   CreateApplicationInput,
   CreateEndpointInput,
   DeleteApplicationInput,

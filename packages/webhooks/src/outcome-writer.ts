@@ -17,7 +17,11 @@ export interface Completion {
   id: string;
   tenant: string;
   endpointId: string;
-  outcome: 'delivered' | 'retry' | 'failed' | 'defer';
+  /**
+   * `throttled`: the receiver answered 429/503; recorded as an attempt, the delivery rescheduled
+   * without spending it (adaptive throttling, docs/webhooks.md). `defer`: handed back unsent.
+   */
+  outcome: 'delivered' | 'retry' | 'failed' | 'throttled' | 'defer';
   nextAt: string | null;
   status: number | null;
   errorCode: string | null;
@@ -27,6 +31,8 @@ export interface Completion {
   startedAt: string;
   durationMs: number;
   gone: boolean;
+  /** A throttled answer's bounded Retry-After: nothing is sent to the endpoint before it (ISO). */
+  pauseUntil: string | null;
 }
 
 /**
@@ -213,7 +219,8 @@ export class OutcomeWriter {
     }
     const recorded: Completion = {
       ...c,
-      outcome: c.outcome === 'delivered' ? 'delivered' : 'failed',
+      // A throttled attempt that cannot be recorded is handed back (it spent nothing either way).
+      outcome: c.outcome === 'delivered' ? 'delivered' : c.outcome === 'throttled' ? 'defer' : 'failed',
       nextAt: null,
       errorCode: 'attempt_unrecorded',
     };

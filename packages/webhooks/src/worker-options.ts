@@ -60,6 +60,27 @@ export interface DeliveryWorkerOptions {
    * @default 300000 (5 minutes)
    */
   circuitMaxProbeMs?: number;
+  /**
+   * Adaptive throttling (docs/webhooks.md): a 429 or 503 is recorded without spending the
+   * delivery's attempt, is due again after its bounded Retry-After (which pauses the endpoint) or a
+   * second, and lowers the endpoint's in-flight cap and rate; latency climbing lowers its cap. Both
+   * grow back while it answers. `false`: 429 and 503 are retried on the schedule as any failure.
+   * @default true
+   */
+  adaptiveThrottling?: boolean;
+  /** Multiplicative decrease of a throttled endpoint's cap and rate. @default 0.7 */
+  throttleDecrease?: number;
+  /** Lowest adaptive rate, deliveries per second. @default 1 */
+  throttleMinRate?: number;
+  /** A throttle with no new signal for this long ends (the endpoint is unlimited again). @default 600000 */
+  throttleRecoverMs?: number;
+  /**
+   * Latency climbing: a batch's mean answer time this many times the endpoint's usual one (and at
+   * least `throttleLatencyFloorMs`) lowers its in-flight cap. @default 3
+   */
+  throttleLatencyFactor?: number;
+  /** Answer times under this never count as latency climbing. @default 250 */
+  throttleLatencyFloorMs?: number;
   /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
   guard?: GuardOptions;
   /** Replace the HTTP transport (tests inject a recorder). */
@@ -101,6 +122,12 @@ export function resolveWorkerOptions(options: DeliveryWorkerOptions) {
     circuitThreshold: options.circuitThreshold ?? 10,
     circuitProbeMs: options.circuitProbeMs ?? 5000,
     circuitMaxProbeMs: options.circuitMaxProbeMs ?? 300_000,
+    adaptiveThrottling: options.adaptiveThrottling ?? true,
+    throttleDecrease: options.throttleDecrease ?? 0.7,
+    throttleMinRate: options.throttleMinRate ?? 1,
+    throttleRecoverMs: options.throttleRecoverMs ?? 600_000,
+    throttleLatencyFactor: options.throttleLatencyFactor ?? 3,
+    throttleLatencyFloorMs: options.throttleLatencyFloorMs ?? 250,
     listen: options.listen ?? true,
     random: options.random ?? Math.random,
     flushIntervalMs: options.flushIntervalMs ?? 20,

@@ -32,6 +32,14 @@ export function healthRecorderFor(input: {
     timeoutMs: o.timeoutMs,
     flushIntervalMs: o.flushIntervalMs,
     disableAfterMs: o.disableAfterMs,
+    throttle: {
+      decrease: o.throttleDecrease,
+      minRate: o.throttleMinRate,
+      maxCap: o.maxInFlightPerEndpoint,
+      recoverMs: o.throttleRecoverMs,
+      latencyFactor: o.throttleLatencyFactor,
+      latencyFloorMs: o.throttleLatencyFloorMs,
+    },
     // An endpoint deleted meanwhile has nothing left to disable (EndpointNotFoundError → false).
     disable: (ref) =>
       i.sql
@@ -45,6 +53,7 @@ export function healthRecorderFor(input: {
         else worker.emit('circuit:closed', { ...e, released: r.released });
       },
       disabled: (info) => worker.emit('endpoint:disabled', info),
+      throttled: (info) => worker.emit('throttle:decreased', info),
     },
   });
 }
@@ -116,6 +125,7 @@ export async function runAttempt(input: AttemptParts, row: Claimed): Promise<Com
     nowMs: endMs,
     random: o.random,
     maxRetryAfterSeconds: o.maxRetryAfterSeconds,
+    throttle: o.adaptiveThrottling,
   });
   span?.end(sent, c);
   // The event is built only for someone listening (the service's metrics do; a bare worker has none).

@@ -17,10 +17,11 @@ export function completeStatements({ D, A, st }: Names) {
            as r(id, outcome, next_at, http_status, error_code)),
        upd as (
          update ${D} d set
-           status = case when r.outcome in ('retry', 'defer') then 'pending' else r.outcome end,
+           status = case when r.outcome in ('retry', 'defer', 'throttled') then 'pending' else r.outcome end,
            next_attempt_at = coalesce(r.next_at, d.next_attempt_at),
-           attempts = case when r.outcome = 'defer' then d.attempts - 1 else d.attempts end,
-           completed_at = case when r.outcome in ('retry', 'defer') then null else $1::timestamptz end,
+           -- a throttled answer (429/503) is recorded below but does not spend the delivery's attempt
+           attempts = case when r.outcome in ('defer', 'throttled') then d.attempts - 1 else d.attempts end,
+           completed_at = case when r.outcome in ('retry', 'defer', 'throttled') then null else $1::timestamptz end,
            last_status = case when r.outcome = 'defer' then d.last_status else r.http_status end,
            last_error = case when r.outcome = 'defer' then d.last_error else r.error_code end,
            locked_by = null, lease_until = null
@@ -37,10 +38,13 @@ export function completeStatements({ D, A, st }: Names) {
   };
 }
 
-/** A delivery's outcome as the statement writes it (`defer`: handed back, no attempt counted). */
+/**
+ * A delivery's outcome as the statement writes it (`defer`: handed back, no attempt counted;
+ * `throttled`: an attempt recorded that the delivery does not count).
+ */
 export interface DeliveryOutcome {
   id: string;
-  outcome: 'delivered' | 'retry' | 'failed' | 'defer';
+  outcome: 'delivered' | 'retry' | 'failed' | 'throttled' | 'defer';
   nextAt: string | null;
   status: number | null;
   errorCode: string | null;

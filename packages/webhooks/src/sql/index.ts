@@ -5,6 +5,7 @@ import { completeStatements } from './complete.js';
 import { healthStatements } from './health.js';
 import { names } from './names.js';
 import { publishStatements } from './publish.js';
+import { throttleStatements } from './throttle.js';
 import { tokenStatements } from './tokens.js';
 
 /** Every prepared statement of one schema, and its table names. Every value is a bound parameter. */
@@ -29,6 +30,7 @@ export function statements(schema: string) {
     ...tokenStatements(n),
     ...completeStatements(n),
     ...healthStatements(n),
+    ...throttleStatements(n),
   };
 }
 
