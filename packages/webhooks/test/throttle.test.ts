@@ -115,7 +115,10 @@ describe('adaptive throttling', () => {
     await w.stop();
     const elapsed = (performance.now() - start) / 1000;
     const rows = await deliveries(endpoint.id);
-    assert.ok(done, `every delivery delivered within 20 s (${rows.filter((d) => d.status === 'delivered').length}/${EVENTS})`);
+    assert.ok(
+      done,
+      `every delivery delivered within 20 s (${rows.filter((d) => d.status === 'delivered').length}/${EVENTS})`,
+    );
     // No attempt lost: each delivery counts one attempt (its success), whatever it was answered before.
     assert.deepEqual(
       rows.filter((d) => d.attempts !== 1).map((d) => d.attempts),
@@ -124,7 +127,11 @@ describe('adaptive throttling', () => {
     );
     const codes = await attemptCodes(endpoint.id);
     assert.equal(codes.get(null), EVENTS, 'one successful attempt recorded per delivery');
-    assert.equal(codes.get('throttled') ?? 0, hits.filter((h) => !h.ok).length, 'every 429 recorded as throttled');
+    assert.equal(
+      codes.get('throttled') ?? 0,
+      hits.filter((h) => !h.ok).length,
+      'every 429 recorded as throttled',
+    );
     assert.ok(decreases.length > 0, 'the endpoint was throttled');
     // After the first 2 seconds, until the last delivery: requests the receiver saw, 429s included.
     const from = start + 2000;
@@ -137,9 +144,15 @@ describe('adaptive throttling', () => {
       `throttle: ${EVENTS} events in ${elapsed.toFixed(1)} s; after 2 s: ${rate.toFixed(1)} requests/s (${(accepted / window).toFixed(1)} accepted/s) over ${window.toFixed(1)} s; ${hits.length - EVENTS} 429s in all; ${decreases.length} decreases, last cap ${decreases.at(-1)?.cap} rate ${decreases.at(-1)?.rate?.toFixed(1)}`,
     );
     assert.ok(window >= 3, `a window of at least 3 s measured (${window.toFixed(1)} s)`);
-    assert.ok(rate <= 1.2 * LIMIT, `at most 1.2 × ${LIMIT} requests/s after the first seconds (${rate.toFixed(1)})`);
+    assert.ok(
+      rate <= 1.2 * LIMIT,
+      `at most 1.2 × ${LIMIT} requests/s after the first seconds (${rate.toFixed(1)})`,
+    );
     // Not throttled to a crawl either: at least half the receiver's limit is delivered.
-    assert.ok(accepted / window >= LIMIT / 2, `at least ${LIMIT / 2} deliveries/s (${(accepted / window).toFixed(1)})`);
+    assert.ok(
+      accepted / window >= LIMIT / 2,
+      `at least ${LIMIT / 2} deliveries/s (${(accepted / window).toFixed(1)})`,
+    );
     // The API shows the throttle.
     const shown = await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id });
     assert.equal(shown?.throttle.state, 'throttled');

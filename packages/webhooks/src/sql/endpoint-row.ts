@@ -57,8 +57,7 @@ function throttleOf(r: EndpointRow, nowMs: number): ThrottleState {
       ? iso(r.throttle_pause_until)
       : null;
   const seconds = active ? (nowMs - new Date(r.throttle_at!).getTime()) / 1000 : 0;
-  const rate =
-    active && r.throttle_rate !== null ? r.throttle_rate + (r.throttle_step ?? 0) * seconds : null;
+  const rate = active && r.throttle_rate !== null ? r.throttle_rate + (r.throttle_step ?? 0) * seconds : null;
   return {
     state: pausedUntil !== null ? 'paused' : active ? 'throttled' : 'none',
     inFlightCap:
