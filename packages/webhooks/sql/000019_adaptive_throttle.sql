@@ -16,7 +16,7 @@
 --   circuit_notified    an `endpoint.circuit_opened` was published for the open breaker (its
 --                       `endpoint.circuit_closed` then follows; rate-limited opens publish neither)
 --   circuit_notified_at when the last `endpoint.circuit_opened` was published
---   secret_notified_until the expiry of the latest secret an `endpoint.secret_expiring` was sent for
+--   secret_notified     the expiries `endpoint.secret_expiring` was sent for (those still ahead)
 -- Nullable columns or constant defaults: catalogue-only changes, no table rewrite.
 alter table :SCHEMA.webhook_endpoints
   add column throttle_at timestamptz,
@@ -30,7 +30,7 @@ alter table :SCHEMA.webhook_endpoints
   add column backlog_alerted bool not null default false,
   add column circuit_notified bool not null default false,
   add column circuit_notified_at timestamptz,
-  add column secret_notified_until timestamptz;
+  add column secret_notified timestamptz[];
 -- The claim reads the throttled endpoints at every claim (as it reads the rate-limited ones through
 -- webhook_endpoints_rate_limited): few rows, through this index.
 create index webhook_endpoints_throttled on :SCHEMA.webhook_endpoints (tenant, id) where throttle_until is not null;

@@ -135,6 +135,8 @@ export function completionOf(input: {
     durationMs: input.durationMs,
     gone: c.kind === 'failed' && c.gone,
     pauseUntil: c.kind === 'throttled' && c.retryAfterMs !== null ? new Date(c.nextAtMs).toISOString() : null,
+    eventId: row.event_id,
+    eventType: row.type,
   };
 }
 
@@ -155,5 +157,7 @@ export function deferral(row: Claimed, nowMs: number, waitMs: number): Completio
     durationMs: 0,
     gone: false,
     pauseUntil: null,
+    eventId: row.event_id,
+    eventType: row.type,
   };
 }

@@ -1,10 +1,12 @@
 // Endpoint health after each recorded batch: last success/failure, the failure streak, the circuit
 // breaker (in the health statement, sql/health.ts) and disabling (410 Gone, or failing too long).
-import type { Sql } from '@surety/db';
+import type { Queryable, Sql, Tx } from '@surety/db';
 import { healthEffect } from './classify.js';
+import type { OperationalEvent } from './operational.js';
 import type { Completion } from './outcome-writer.js';
 import { type EndpointBatch, type HealthRow, recordHealth } from './sql/health.js';
 import type { Statements } from './sql/index.js';
+import { circuitNotice } from './sql/operational.js';
 import { recordThrottle, type ThrottleSignal } from './sql/throttle.js';
 
 /** Held deliveries wait this many longest probe intervals past the probe (1 hour by default). */
@@ -38,6 +40,15 @@ export interface HealthOptions {
   flushIntervalMs: number;
   disableAfterMs: number;
   throttle: ThrottleOptions;
+  /**
+   * Operational events (operational.ts): when given, the health statement runs in a transaction
+   * that also publishes `endpoint.circuit_opened` / `endpoint.circuit_closed` for the breakers it
+   * opened or closed (one announced open per `quietMs`, and its close).
+   */
+  operational?: {
+    publish: (tx: Tx, event: OperationalEvent) => Promise<void>;
+    quietMs: number;
+  };
   /** Disables the endpoint in its own transaction; false when it was not enabled. */
   disable: (input: { tenant: string; id: string; reason: string }) => Promise<boolean>;
   on: {
@@ -170,19 +181,29 @@ export class EndpointHealthRecorder {
     if (per.size === 0) return;
     const hs = [...per.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
     const o = this.#o;
-    const rows = await recordHealth(o.sql, o.st, {
-      endpoints: hs,
-      nowIso: now,
-      circuitThreshold: o.circuitThreshold,
-      circuitProbeMs: o.circuitProbeMs,
-      circuitMaxProbeMs: o.circuitMaxProbeMs,
-      // The hold horizon: held deliveries are due this long after the probe (released sooner by its
-      // success), so a long outage moves them once per horizon, not once per probe.
-      holdHorizonMs: HOLD_PROBES * o.circuitMaxProbeMs,
-      // Held rows are moved again before a probe whose outcome (its timeout, a flush, a second's
-      // margin) could land after they come due.
-      probeMarginMs: o.timeoutMs + o.flushIntervalMs + 1000,
-    });
+    const record = (q: Queryable) =>
+      recordHealth(q, o.st, {
+        endpoints: hs,
+        nowIso: now,
+        circuitThreshold: o.circuitThreshold,
+        circuitProbeMs: o.circuitProbeMs,
+        circuitMaxProbeMs: o.circuitMaxProbeMs,
+        // The hold horizon: held deliveries are due this long after the probe (released sooner by its
+        // success), so a long outage moves them once per horizon, not once per probe.
+        holdHorizonMs: HOLD_PROBES * o.circuitMaxProbeMs,
+        // Held rows are moved again before a probe whose outcome (its timeout, a flush, a second's
+        // margin) could land after they come due.
+        probeMarginMs: o.timeoutMs + o.flushIntervalMs + 1000,
+      });
+    const ops = o.operational;
+    const rows = ops
+      ? await o.sql.transaction(async (tx) => {
+          const rs = await record(tx);
+          for (const r of rs)
+            if (r.action === 'open' || r.action === 'close') await announce(tx, o.st, r, now, ops);
+          return rs;
+        })
+      : await record(o.sql);
     for (const r of rows) {
       if (r.action === 'open' || r.action === 'probe_failed' || r.action === 'close')
         o.on.breaker(r.action, r);
@@ -209,4 +230,37 @@ export class EndpointHealthRecorder {
       }
     }
   }
+}
+
+/** The breaker's change as an operational event, when one is due (sql/operational.ts). */
+async function announce(
+  tx: Tx,
+  st: Statements,
+  r: HealthRow,
+  now: string,
+  ops: NonNullable<HealthOptions['operational']>,
+): Promise<void> {
+  const open = r.action === 'open';
+  const row = await circuitNotice(tx, st, {
+    tenant: r.tenant,
+    id: r.id,
+    action: open ? 'open' : 'close',
+    nowIso: now,
+    quietMs: ops.quietMs,
+  });
+  if (!row) return;
+  await ops.publish(tx, {
+    tenant: r.tenant,
+    type: open ? 'endpoint.circuit_opened' : 'endpoint.circuit_closed',
+    endpointId: r.id,
+    data: open
+      ? {
+          url: row.url,
+          openedAt: now,
+          consecutiveFailures: row.circuit_failures,
+          nextProbeAt: row.circuit_probe_at === null ? null : new Date(row.circuit_probe_at).toISOString(),
+          heldDeliveries: r.held,
+        }
+      : { url: row.url, closedAt: now, releasedDeliveries: r.released },
+  });
 }

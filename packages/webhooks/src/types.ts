@@ -53,6 +53,11 @@ export interface PublishInput {
    * Throws ApplicationNotFoundError when the tenant has no such application.
    */
   application?: string;
+  /**
+   * Every subscribed endpoint but this one (operational events: the endpoint an event is about
+   * never receives it, so a failing endpoint subscribed to its own failures cannot feed itself).
+   */
+  exceptEndpointId?: string;
 }
 
 export interface PublishedEvent {

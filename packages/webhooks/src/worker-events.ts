@@ -35,6 +35,8 @@ export interface WorkerEventMap {
   'throttle:decreased': [
     { tenant: string; endpointId: string; signal: 'throttled' | 'latency'; cap: number; rate: number | null },
   ];
+  /** An operational event was published (operational.ts), after its transaction committed. */
+  'operational:published': [{ tenant: string; type: string; endpointId: string }];
   'worker:error': [Error];
   /**
    * An outcome PostgreSQL could not store as it was (a NUL in a receiver's answer, a row a constraint

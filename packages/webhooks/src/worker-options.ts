@@ -81,6 +81,23 @@ export interface DeliveryWorkerOptions {
   throttleLatencyFactor?: number;
   /** Answer times under this never count as latency climbing. @default 250 */
   throttleLatencyFloorMs?: number;
+  /**
+   * Operational events (docs/webhooks.md "Operational events"): the breaker's opening and closing
+   * (`endpoint.circuit_opened` / `_closed`, in the health statement's transaction), deliveries
+   * failed for good (`delivery.failed`, in the outcomes' transaction), and every
+   * `monitorIntervalMs` backlog crossings and expiring secrets. `endpoint.disabled` is published
+   * either way. Off, the worker writes as it did before them (the benches' figures).
+   * @default false (the service turns it on)
+   */
+  operationalEvents?: boolean;
+  /** How often the monitor looks for backlog crossings and expiring secrets. @default 30000 */
+  monitorIntervalMs?: number;
+  /** Pending deliveries of an endpoint that publish `endpoint.backlog_exceeded` (cleared at half). @default 1000 */
+  backlogThreshold?: number;
+  /** `endpoint.secret_expiring` this long before a rotated-out secret stops signing. @default 3600000 */
+  secretExpiryNoticeMs?: number;
+  /** At most one `endpoint.circuit_opened` per endpoint this often (a flapping breaker). @default 600000 */
+  circuitNoticeQuietMs?: number;
   /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
   guard?: GuardOptions;
   /** Replace the HTTP transport (tests inject a recorder). */
@@ -128,6 +145,11 @@ export function resolveWorkerOptions(options: DeliveryWorkerOptions) {
     throttleRecoverMs: options.throttleRecoverMs ?? 600_000,
     throttleLatencyFactor: options.throttleLatencyFactor ?? 3,
     throttleLatencyFloorMs: options.throttleLatencyFloorMs ?? 250,
+    operationalEvents: options.operationalEvents ?? false,
+    monitorIntervalMs: options.monitorIntervalMs ?? 30_000,
+    backlogThreshold: options.backlogThreshold ?? 1000,
+    secretExpiryNoticeMs: options.secretExpiryNoticeMs ?? 3_600_000,
+    circuitNoticeQuietMs: options.circuitNoticeQuietMs ?? 600_000,
     listen: options.listen ?? true,
     random: options.random ?? Math.random,
     flushIntervalMs: options.flushIntervalMs ?? 20,

@@ -1,12 +1,14 @@
 // A worker's parts that only need wiring to its events and options: the endpoint-health recorder
 // (health.ts), the POST (through the SSRF guard unless one is given), and one attempt's run.
 import type { EventEmitter } from 'node:events';
+import type { Tx } from '@surety/db';
 import { completionOf, type PostFn, sendAttempt } from './attempt.js';
 import { classify } from './classify.js';
 import { createBrokerPublisher, type PublishFn } from './destinations/index.js';
 import { isEndpointNotFoundError } from './errors.js';
 import { EndpointHealthRecorder } from './health.js';
 import type { WebhooksInternals } from './internals.js';
+import { isOperationalEventType, type OperationalEvent, publishOperational } from './operational.js';
 import type { Completion } from './outcome-writer.js';
 import type { Claimed } from './sql/claim.js';
 import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
@@ -32,6 +34,14 @@ export function healthRecorderFor(input: {
     timeoutMs: o.timeoutMs,
     flushIntervalMs: o.flushIntervalMs,
     disableAfterMs: o.disableAfterMs,
+    ...(o.operationalEvents
+      ? {
+          operational: {
+            publish: (tx: Tx, e: OperationalEvent) => publishFrom(worker, w, tx, e),
+            quietMs: o.circuitNoticeQuietMs,
+          },
+        }
+      : {}),
     throttle: {
       decrease: o.throttleDecrease,
       minRate: o.throttleMinRate,
@@ -144,4 +154,57 @@ export async function runAttempt(input: AttemptParts, row: Claimed): Promise<Com
     });
   }
   return completionOf({ row, sent, classification: c, startedMs, durationMs });
+}
+
+/** Publishes an operational event in `tx`; reported as `operational:published` once it commits. */
+export async function publishFrom(
+  worker: EventEmitter<WorkerEventMap>,
+  w: Webhooks,
+  tx: Tx,
+  e: OperationalEvent,
+): Promise<void> {
+  await publishOperational(w, tx, e, (error) => worker.emit('worker:error', error));
+  tx.afterCommit(() =>
+    worker.emit('operational:published', { tenant: e.tenant, type: e.type, endpointId: e.endpointId }),
+  );
+}
+
+/**
+ * The outcome writer's `failed` hook: `delivery.failed` for deliveries that failed for good after
+ * being sent (not those of a deleted or disabled endpoint or a deleted event, which the receiver
+ * did not fail; not those of an operational event: no events about events' failures).
+ */
+export function failedHookFor(input: {
+  worker: EventEmitter<WorkerEventMap>;
+  webhooks: Webhooks;
+  internals: WebhooksInternals;
+}) {
+  const { worker, webhooks: w, internals: i } = input;
+  return {
+    sql: i.sql,
+    counts: (c: Completion) =>
+      c.eventType !== null &&
+      !isOperationalEventType(c.eventType) &&
+      c.errorCode !== 'endpoint_disabled' &&
+      c.errorCode !== 'endpoint_deleted' &&
+      c.errorCode !== 'event_deleted',
+    publish: async (tx: Tx, failed: Completion[]) => {
+      for (const c of failed) {
+        await publishFrom(worker, w, tx, {
+          tenant: c.tenant,
+          type: 'delivery.failed',
+          endpointId: c.endpointId,
+          data: {
+            deliveryId: c.id,
+            eventId: c.eventId,
+            eventType: c.eventType,
+            attempts: c.attempt,
+            lastStatus: c.status,
+            lastError: c.errorCode,
+            failedAt: c.startedAt,
+          },
+        });
+      }
+    },
+  };
 }

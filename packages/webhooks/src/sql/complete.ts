@@ -26,14 +26,16 @@ export function completeStatements({ D, A, st }: Names) {
            last_error = case when r.outcome = 'defer' then d.last_error else r.error_code end,
            locked_by = null, lease_until = null
          from r where d.id = r.id and d.id = any ($2::text[]) and d.locked_by = $7
-         returning d.id),
+         returning d.id, d.status),
        att as (
          insert into ${A} (delivery_id, tenant, attempt, started_at, duration_ms, status, response_excerpt,
                            error_code, error_message, endpoint_id, id)
          select * from unnest($8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::int[], $13::int[],
                               $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
          returning 1)
-       select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts`,
+       select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts,
+              -- the deliveries this batch failed for good (operational events: delivery.failed)
+              array(select u.id from upd u where u.status = 'failed') as failed`,
     ),
   };
 }
@@ -78,9 +80,9 @@ export async function completeDeliveries(
     outcomes: readonly DeliveryOutcome[];
     attempts: readonly AttemptRow[];
   },
-): Promise<{ completed: number; attempts: number }> {
+): Promise<{ completed: number; attempts: number; failed: string[] }> {
   const { outcomes: o, attempts: a } = input;
-  const { rows } = await q.query<{ completed: number; attempts: number }>(st.complete, [
+  const { rows } = await q.query<{ completed: number; attempts: number; failed: string[] }>(st.complete, [
     input.nowIso,
     o.map((c) => c.id),
     o.map((c) => c.outcome),

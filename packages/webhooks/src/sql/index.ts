@@ -4,6 +4,7 @@ import { claimStatements } from './claim.js';
 import { completeStatements } from './complete.js';
 import { healthStatements } from './health.js';
 import { names } from './names.js';
+import { operationalStatements } from './operational.js';
 import { publishStatements } from './publish.js';
 import { throttleStatements } from './throttle.js';
 import { tokenStatements } from './tokens.js';
@@ -31,6 +32,7 @@ export function statements(schema: string) {
     ...completeStatements(n),
     ...healthStatements(n),
     ...throttleStatements(n),
+    ...operationalStatements(n),
   };
 }
 

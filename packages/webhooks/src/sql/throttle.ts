@@ -70,7 +70,8 @@ export function throttleStatements({ EP, A, st }: Names) {
        upd as (
          update ${EP} e set
            throttle_at = case when n.decrease then $5 else e.throttle_at end,
-           throttle_until = $5::timestamptz + $9::float8 * interval '1 millisecond',
+           -- never before a pause ends (the claim reads the pause of throttled rows only)
+           throttle_until = greatest($5::timestamptz + $9::float8 * interval '1 millisecond', n.pause_until, e.throttle_pause_until),
            throttle_rate = case when n.decrease then n.rate else e.throttle_rate end,
            throttle_step = case when n.decrease and n.throttled then greatest(1, n.rate / 10)
                                 when n.decrease then n.throttle_step else e.throttle_step end,
