@@ -80,6 +80,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly operationalEvents = new Counter({
+    name: 'surety_webhook_operational_events_total',
+    help: 'Operational events published by this process, by type (endpoint.circuit_opened, delivery.failed, endpoint.backlog_exceeded, …)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
   readonly partitionsHeld = new Gauge({
     name: 'surety_webhook_partitions_held',
     help: 'History windows past retention that the last maintenance run could not drop, by reason: pending (deliveries still pending in them or for their events), locked (locks not granted in time)',
@@ -147,6 +154,7 @@ export class Metrics {
     });
     worker.on('circuit:closed', () => this.circuitTransitions.inc({ transition: 'closed' }));
     worker.on('throttle:decreased', (e) => this.throttleDecreases.inc({ signal: e.signal }));
+    worker.on('operational:published', (e) => this.operationalEvents.inc({ type: e.type }));
   }
 }
 
