@@ -113,6 +113,16 @@ describe('webhook endpoints API', () => {
       openedAt: null,
       nextProbeAt: null,
     });
+    // Adaptive throttling's state is on every endpoint too (docs/webhooks.md).
+    assert.deepEqual(created.throttle, {
+      state: 'none',
+      inFlightCap: null,
+      rate: null,
+      since: null,
+      until: null,
+      pausedUntil: null,
+      decreases: 0,
+    });
     const breaking = new DeliveryWorker({
       webhooks: t.app.webhooks,
       listen: false,
