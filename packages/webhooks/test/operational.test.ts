@@ -162,6 +162,45 @@ describe('operational events', () => {
     assert.deepEqual(await opsFor(failing.id), [], 'the endpoint never gets the events about itself');
   });
 
+  test('re-enabling an endpoint disabled with its breaker open announces no orphan close', async () => {
+    let up = false;
+    const rx = await startReceiver((_r, _n, res) => void res.writeHead(up ? 204 : 500).end());
+    receivers.push(rx);
+    const { endpoint: failing } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['order.created'],
+    });
+    const { endpoint: watcher } = await webhooks.createEndpoint(db.sql, {
+      tenant,
+      url: (await ok()).url,
+      eventTypes: ['endpoint.circuit_opened', 'endpoint.circuit_closed'],
+    });
+    for (let i = 0; i < 3; i++) await publish();
+    const w = worker();
+    await w.drain();
+    assert.deepEqual(
+      (await opsFor(watcher.id)).map((e) => e.type),
+      ['endpoint.circuit_opened'],
+    );
+    await db.sql.transaction((tx) =>
+      webhooks.disableEndpoint(tx, { tenant, id: failing.id, reason: 'test' }),
+    );
+    await webhooks.enableEndpoint(db.sql, { tenant, id: failing.id });
+    // It opens again within the quiet window (not announced), then closes: no close without its open.
+    for (let i = 0; i < 3; i++) await publish();
+    clock += 1000;
+    await w.drain();
+    up = true;
+    clock += 10_000;
+    await w.drain();
+    assert.equal((await webhooks.getEndpoint(db.sql, { tenant, id: failing.id }))!.circuit.state, 'closed');
+    assert.deepEqual(
+      (await opsFor(watcher.id)).map((e) => e.type),
+      ['endpoint.circuit_opened'],
+    );
+  });
+
   test('delivery.failed once per delivery failed for good; not to its endpoint; no event about an operational event failing (no ping-pong)', async () => {
     const down = await startReceiver((_r, _n, res) => void res.writeHead(500).end());
     receivers.push(down);
