@@ -22,6 +22,8 @@ const LATENCY_ENDPOINTS = 10_000;
 
 /** Adaptive throttling's settings (worker-options.ts). */
 export interface ThrottleOptions {
+  /** `adaptiveThrottling`: false, no signal is looked for. */
+  enabled: boolean;
   decrease: number;
   minRate: number;
   maxCap: number;
@@ -83,6 +85,7 @@ export class EndpointHealthRecorder {
    */
   async #throttle(attempts: Completion[], now: string): Promise<void> {
     const t = this.#o.throttle;
+    if (!t.enabled) return;
     const signals = new Map<string, ThrottleSignal>();
     const answered = new Map<string, { sum: number; n: number; tenant: string; id: string }>();
     for (const c of attempts) {

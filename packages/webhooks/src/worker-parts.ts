@@ -43,6 +43,7 @@ export function healthRecorderFor(input: {
         }
       : {}),
     throttle: {
+      enabled: o.adaptiveThrottling,
       decrease: o.throttleDecrease,
       minRate: o.throttleMinRate,
       maxCap: o.maxInFlightPerEndpoint,

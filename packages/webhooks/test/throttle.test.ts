@@ -197,6 +197,44 @@ describe('adaptive throttling', () => {
     assert.equal(shown?.throttle.state, 'throttled');
   });
 
+  test('latency climbing lowers the in-flight cap only (no rate), and no delivery loses an attempt', async () => {
+    let n = 0;
+    const rx = await startReceiver((_r, _n, res) => {
+      // 40 quick answers teach the endpoint's usual time; then each answer takes 400 ms.
+      if (++n <= 40) return void res.writeHead(204).end();
+      setTimeout(() => res.writeHead(204).end(), 400);
+    });
+    receivers.push(rx);
+    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const decreases: { signal: string; cap: number; rate: number | null }[] = [];
+    const w = worker({ batchSize: 10 });
+    w.on('throttle:decreased', (e) => decreases.push(e));
+    await w.start();
+    await publishMany(40);
+    assert.ok(
+      await until(async () => (await deliveries(endpoint.id)).every((d) => d.status === 'delivered'), 5000),
+    );
+    await publishMany(40);
+    const done = await until(
+      async () => (await deliveries(endpoint.id)).every((d) => d.status === 'delivered'),
+      10_000,
+    );
+    assert.ok(done, 'all delivered');
+    assert.ok(decreases.length > 0, 'the cap was lowered');
+    assert.ok(
+      decreases.every((d) => d.signal === 'latency' && d.rate === null && d.cap < 32),
+      JSON.stringify(decreases),
+    );
+    assert.deepEqual(
+      (await deliveries(endpoint.id)).filter((d) => d.attempts !== 1),
+      [],
+    );
+    const shown = await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id });
+    assert.equal(shown?.throttle.state, 'throttled');
+    assert.equal(shown?.throttle.rate, null);
+    assert.ok((shown?.throttle.inFlightCap ?? 32) < 32);
+  });
+
   test('with adaptiveThrottling off, a 429 is retried on the schedule and spends its attempt', async () => {
     let n = 0;
     const rx = await startReceiver((_r, _n, res) => void res.writeHead(++n === 1 ? 429 : 204).end());
