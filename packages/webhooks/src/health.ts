@@ -91,8 +91,15 @@ export class EndpointHealthRecorder {
     for (const c of attempts) {
       const k = `${c.tenant}\0${c.endpointId}`;
       if (c.outcome === 'throttled') {
-        const s = signals.get(k) ?? { tenant: c.tenant, id: c.endpointId, throttled: true, pauseUntil: null };
+        const s = signals.get(k) ?? {
+          tenant: c.tenant,
+          id: c.endpointId,
+          throttled: true,
+          pauseUntil: null,
+          at: c.startedAt,
+        };
         if (c.pauseUntil !== null && c.pauseUntil > (s.pauseUntil ?? '')) s.pauseUntil = c.pauseUntil;
+        if (c.startedAt > s.at) s.at = c.startedAt;
         signals.set(k, s);
       } else if (c.status !== null || c.errorCode === 'timeout') {
         const a = answered.get(k) ?? { sum: 0, n: 0, tenant: c.tenant, id: c.endpointId };
@@ -111,7 +118,7 @@ export class EndpointHealthRecorder {
         mean > t.latencyFactor * usual.meanMs &&
         !signals.has(k)
       ) {
-        signals.set(k, { tenant: a.tenant, id: a.id, throttled: false, pauseUntil: null });
+        signals.set(k, { tenant: a.tenant, id: a.id, throttled: false, pauseUntil: null, at: now });
       }
       // The usual time keeps learning (slowly) even while it climbs: an endpoint that stays slower
       // becomes its new usual, and stops lowering its cap.

@@ -200,9 +200,10 @@ describe('adaptive throttling', () => {
   test('latency climbing lowers the in-flight cap only (no rate), and no delivery loses an attempt', async () => {
     let n = 0;
     const rx = await startReceiver((_r, _n, res) => {
-      // 40 quick answers teach the endpoint's usual time; then each answer takes 400 ms.
+      // 40 quick answers teach the endpoint's usual time; then each answer takes 1.2 s (more than 3×
+      // the usual even when the machine is loaded).
       if (++n <= 40) return void res.writeHead(204).end();
-      setTimeout(() => res.writeHead(204).end(), 400);
+      setTimeout(() => res.writeHead(204).end(), 1200);
     });
     receivers.push(rx);
     const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });

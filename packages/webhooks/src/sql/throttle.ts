@@ -34,8 +34,9 @@ export function throttleStatements({ EP, A, st }: Names) {
     // One decrease per endpoint and `$10` ms at most (the answers of that second reflect the rate
     // before it, as TCP decreases once per round trip), rows locked in key order (no deadlock with
     // the health statement, which locks in the same order). A 429/503 lowers the rate to $6 (β) ×
-    // the lower of the current adaptive rate and the 2xx answers the receiver gave in the last
-    // second (across every worker: what it accepted), at least $7; and the cap to β × the current
+    // the lower of the current adaptive rate and the 2xx answers the receiver gave in the second
+    // before the throttled answer (across every worker: what it accepted; counted back from the
+    // answer, not from now, as a loaded worker writes its outcomes late), at least $7; and the cap to β × the current
     // cap, at least 1. Latency climbing lowers only the cap (Little's law: fewer in flight, same
     // rate). The additive step is a tenth of the new rate a second (at least 1), so the rate is back
     // to where it was decreased from after 10 (1 − β) / β seconds whatever its scale. Any signal
@@ -43,15 +44,15 @@ export function throttleStatements({ EP, A, st }: Names) {
     throttle: st(
       'throttle',
       `with h as (
-         select * from unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[])
-           as h(tenant, endpoint_id, throttled, pause_until)),
+         select * from unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $11::timestamptz[])
+           as h(tenant, endpoint_id, throttled, pause_until, at)),
        locked as (
          select e.tenant, e.id, e.throttle_at, e.throttle_until, e.throttle_rate, e.throttle_step,
                 e.throttle_cap, e.rate_limit
            from ${EP} e join h on e.tenant = h.tenant and e.id = h.endpoint_id
           order by e.tenant, e.id for update of e),
        c as (
-         select l.tenant, l.id, h.throttled, h.pause_until, l.throttle_step,
+         select l.tenant, l.id, h.throttled, h.pause_until, h.at, l.throttle_step,
                 case when l.throttle_until > $5 and l.throttle_rate is not null
                      then l.throttle_rate + l.throttle_step * extract(epoch from ($5 - l.throttle_at))::float8 end as rate_now,
                 ${effectiveCap('l', '$5::timestamptz', '$8::int')} as cap_now,
@@ -63,7 +64,8 @@ export function throttleStatements({ EP, A, st }: Names) {
                 case when not c.decrease then null
                      when c.throttled then greatest($7::float8, $6::float8 * least(coalesce(c.rate_now, 'infinity'::float8),
                        (select count(*) from ${A} a where a.tenant = c.tenant and a.endpoint_id = c.id
-                           and a.started_at > $5::timestamptz - interval '1 second' and a.status between 200 and 299)::float8))
+                           and a.started_at > c.at - interval '1 second' and a.started_at <= c.at
+                           and a.status between 200 and 299)::float8))
                      else c.rate_now end as rate,
                 greatest(1, floor($6::float8 * c.cap_now))::int as cap
            from c),
@@ -97,6 +99,8 @@ export interface ThrottleSignal {
   throttled: boolean;
   /** The latest Retry-After among them, bounded (ISO); null without one. */
   pauseUntil: string | null;
+  /** When the latest of them started (ISO); the signal's time for a latency signal. */
+  at: string;
 }
 
 export interface ThrottleRow {
@@ -135,6 +139,7 @@ export async function recordThrottle(
     input.maxCap,
     input.recoverMs,
     input.guardMs,
+    s.map((x) => x.at),
   ]);
   return rows;
 }
