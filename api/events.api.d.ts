@@ -58,6 +58,7 @@ export interface EventDefinition<T = unknown> {
     sample: T;
     version?: number;
     deprecated?: boolean;
+    reserved?: boolean;
 }
 export interface RegisteredEvent {
     readonly type: string;
@@ -66,6 +67,7 @@ export interface RegisteredEvent {
     readonly sample: unknown;
     readonly version: number;
     readonly deprecated: boolean;
+    readonly reserved?: boolean;
 }
 export type ValidationResult = {
     kind: "valid";

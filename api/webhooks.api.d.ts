@@ -17,6 +17,7 @@ export { FILTER_MAX_DATA_DEPTH } from "./filter/depth.js";
 export { type Comparison, evaluateFilter, FILTER_LIMITS, FILTER_ROOTS, type FilterDocument, type FilterLiteral, type FilterNode, parseFilter, } from "./filter/index.js";
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
+export { isOperationalEventType, type MonitorOptions, type MonitorReport, OPERATIONAL_EVENT_TYPES, type OperationalEvent, type OperationalEventType, runMonitor, } from "./operational.js";
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
 export type { Page, PageInput } from "./pages.js";
 export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from "./partitions.js";
@@ -25,7 +26,7 @@ export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./s
 export type { Backlog } from "./sql/backlog.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
 export type { AllowList } from "./ssrf/classify.js";
-export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointFilter, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
+export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointFilter, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, ThrottleState, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
 export { Webhooks } from "./webhooks.js";
 export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
 export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
@@ -98,6 +99,7 @@ export interface PublishInput {
     id?: string;
     endpointId?: string;
     application?: string;
+    exceptEndpointId?: string;
 }
 export interface PublishedEvent {
     id: string;
@@ -137,6 +139,16 @@ export interface Endpoint {
     lastFailureAt: string | null;
     failingSince: string | null;
     circuit: CircuitState;
+    throttle: ThrottleState;
+}
+export interface ThrottleState {
+    state: "none" | "throttled" | "paused";
+    inFlightCap: number | null;
+    rate: number | null;
+    since: string | null;
+    until: string | null;
+    pausedUntil: string | null;
+    decreases: number;
 }
 export interface CircuitState {
     state: "closed" | "open" | "half_open";
@@ -748,6 +760,10 @@ export interface Backlog {
         open: number;
         halfOpen: number;
     };
+    throttled: {
+        throttled: number;
+        paused: number;
+    };
 }
 export declare function readBacklog(q: Queryable, t: Pick<Names, "D" | "EP">): Promise<Backlog>;
 
@@ -990,6 +1006,13 @@ export type Classification = {
     errorCode: AttemptErrorCode;
     delayMs: number;
     nextAtMs: number;
+} | {
+    kind: "throttled";
+    status: number;
+    errorCode: AttemptErrorCode;
+    delayMs: number;
+    nextAtMs: number;
+    retryAfterMs: number | null;
 };
 export interface ClassifyInput {
     result: AttemptResult;
@@ -998,9 +1021,11 @@ export interface ClassifyInput {
     nowMs: number;
     random: () => number;
     maxRetryAfterSeconds: number;
+    throttle?: boolean;
 }
+export declare const THROTTLED_DELAY_MS = 1000;
 export declare function statusCode(status: number): AttemptErrorCode | null;
-export declare function healthEffect(outcome: "delivered" | "retry" | "failed", code: AttemptErrorCode | null): "ignored" | "no_send" | "success" | "failure";
+export declare function healthEffect(outcome: "delivered" | "retry" | "failed" | "throttled", code: AttemptErrorCode | null): "ignored" | "no_send" | "throttled" | "success" | "failure";
 export declare function classify(input: ClassifyInput): Classification;
 
 // --- dist/destinations/index.d.ts
@@ -1191,14 +1216,47 @@ export declare function checkHeaders(headers: unknown): asserts headers is Recor
 // --- dist/migrations.d.ts
 export declare const migrations: import("@surety/db").MigrationSet;
 
+// --- dist/operational.d.ts
+import { type Queryable, type Tx } from "@surety/db";
+import type { Webhooks } from "./webhooks.js";
+export declare const OPERATIONAL_EVENT_TYPES: readonly [
+    "endpoint.disabled",
+    "endpoint.circuit_opened",
+    "endpoint.circuit_closed",
+    "endpoint.backlog_exceeded",
+    "endpoint.backlog_cleared",
+    "endpoint.secret_expiring",
+    "delivery.failed"
+];
+export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
+export declare const isOperationalEventType: (type: string) => type is OperationalEventType;
+export interface OperationalEvent {
+    tenant: string;
+    type: OperationalEventType;
+    endpointId: string;
+    data: Record<string, unknown>;
+}
+export declare function publishOperational(w: Webhooks, tx: Tx | Queryable, event: OperationalEvent, onError: (error: Error) => void): Promise<void>;
+export interface MonitorReport {
+    ran: boolean;
+    published: OperationalEvent[];
+}
+export interface MonitorOptions {
+    backlogThreshold?: number;
+    secretExpiryNoticeMs?: number;
+}
+export declare function runMonitor(w: Webhooks, options?: MonitorOptions & {
+    onError?: (error: Error) => void;
+}): Promise<MonitorReport>;
+
 // --- dist/outcome-writer.d.ts
-import { type Queryable } from "@surety/db";
+import { type Queryable, type Sql, type Tx } from "@surety/db";
 import { type completeStatements } from "./sql/complete.js";
 export interface Completion {
     id: string;
     tenant: string;
     endpointId: string;
-    outcome: "delivered" | "retry" | "failed" | "defer";
+    outcome: "delivered" | "retry" | "failed" | "throttled" | "defer";
     nextAt: string | null;
     status: number | null;
     errorCode: string | null;
@@ -1208,6 +1266,9 @@ export interface Completion {
     startedAt: string;
     durationMs: number;
     gone: boolean;
+    pauseUntil: string | null;
+    eventId: string;
+    eventType: string | null;
 }
 export type UnstorableHandling = "replaced" | "text_dropped" | "attempt_dropped" | "lost";
 export interface UnstorableOutcome {
@@ -1225,6 +1286,11 @@ export interface OutcomeWriterOptions {
     batchSize: number;
     flushIntervalMs: number;
     stopping: () => boolean;
+    failed?: {
+        sql: Sql;
+        counts: (c: Completion) => boolean;
+        publish: (tx: Tx, failed: Completion[]) => Promise<void>;
+    };
     written: (batch: Completion[], now: string) => Promise<void>;
     on: {
         error(error: Error): void;
@@ -1258,7 +1324,7 @@ export declare function completeStatements({ D, A, st }: Names): {
 };
 export interface DeliveryOutcome {
     id: string;
-    outcome: "delivered" | "retry" | "failed" | "defer";
+    outcome: "delivered" | "retry" | "failed" | "throttled" | "defer";
     nextAt: string | null;
     status: number | null;
     errorCode: string | null;
@@ -1283,6 +1349,7 @@ export declare function completeDeliveries(q: Queryable, st: ReturnType<typeof c
 }): Promise<{
     completed: number;
     attempts: number;
+    failed: string[];
 }>;
 
 // --- dist/schedule.d.ts
@@ -1301,6 +1368,7 @@ export declare function parseRetryAfter(value: string | string[] | undefined, no
 
 // --- dist/worker.d.ts
 import { EventEmitter } from "node:events";
+import { type MonitorReport } from "./operational.js";
 import type { WorkerEventMap } from "./worker-events.js";
 import { type DeliveryWorkerOptions } from "./worker-options.js";
 export type { PostFn } from "./attempt.js";
@@ -1311,6 +1379,7 @@ export declare class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     readonly id: string;
     constructor(options: DeliveryWorkerOptions);
     start(): Promise<void>;
+    monitor(): Promise<MonitorReport>;
     stop(): Promise<void>;
     drain(): Promise<number>;
 }
@@ -1319,7 +1388,7 @@ export declare const createDeliveryWorker: (options: DeliveryWorkerOptions) => D
 // --- dist/worker-events.d.ts
 import type { AttemptErrorCode } from "./classify.js";
 import type { UnstorableOutcome } from "./outcome-writer.js";
-export type AttemptOutcome = "delivered" | "retry" | "failed";
+export type AttemptOutcome = "delivered" | "retry" | "failed" | "throttled";
 export interface AttemptEvent {
     deliveryId: string;
     eventId: string;
@@ -1362,6 +1431,22 @@ export interface WorkerEventMap {
             tenant: string;
             endpointId: string;
             released: number;
+        }
+    ];
+    "throttle:decreased": [
+        {
+            tenant: string;
+            endpointId: string;
+            signal: "throttled" | "latency";
+            cap: number;
+            rate: number | null;
+        }
+    ];
+    "operational:published": [
+        {
+            tenant: string;
+            type: string;
+            endpointId: string;
         }
     ];
     "worker:error": [
@@ -1407,6 +1492,17 @@ export interface DeliveryWorkerOptions {
     circuitThreshold?: number;
     circuitProbeMs?: number;
     circuitMaxProbeMs?: number;
+    adaptiveThrottling?: boolean;
+    throttleDecrease?: number;
+    throttleMinRate?: number;
+    throttleRecoverMs?: number;
+    throttleLatencyFactor?: number;
+    throttleLatencyFloorMs?: number;
+    operationalEvents?: boolean;
+    monitorIntervalMs?: number;
+    backlogThreshold?: number;
+    secretExpiryNoticeMs?: number;
+    circuitNoticeQuietMs?: number;
     guard?: GuardOptions;
     post?: PostFn;
     auth?: ReceiverAuthOptions;
@@ -1431,6 +1527,17 @@ export declare function resolveWorkerOptions(options: DeliveryWorkerOptions): {
     circuitThreshold: number;
     circuitProbeMs: number;
     circuitMaxProbeMs: number;
+    adaptiveThrottling: boolean;
+    throttleDecrease: number;
+    throttleMinRate: number;
+    throttleRecoverMs: number;
+    throttleLatencyFactor: number;
+    throttleLatencyFloorMs: number;
+    operationalEvents: boolean;
+    monitorIntervalMs: number;
+    backlogThreshold: number;
+    secretExpiryNoticeMs: number;
+    circuitNoticeQuietMs: number;
     listen: boolean;
     random: () => number;
     flushIntervalMs: number;
@@ -1651,6 +1758,12 @@ export declare const nowIso: (w: Webhooks) => string;
 
 // --- dist/sql/index.d.ts
 export declare function statements(schema: string): {
+    circuitNotice: import("@surety/db").Statement;
+    backlogCrossings: import("@surety/db").Statement;
+    secretsExpiring: import("@surety/db").Statement;
+    throttlesEnded: import("@surety/db").Statement;
+    monitorLock: import("@surety/db").Statement;
+    throttle: import("@surety/db").Statement;
     health: import("@surety/db").Statement;
     disable: import("@surety/db").Statement;
     complete: import("@surety/db").Statement;

@@ -71,6 +71,11 @@ export interface Config extends DatabaseConfig {
    */
   webhookMaxInFlightPerTenant: number;
   /**
+   * Pending deliveries of one endpoint that publish the operational event
+   * `endpoint.backlog_exceeded` (cleared at half; SURETY_WEBHOOK_BACKLOG_THRESHOLD). @default 1000
+   */
+  webhookBacklogThreshold: number;
+  /**
    * Most webhook attempts in flight at once in one worker process (SURETY_WEBHOOK_CONCURRENCY).
    * @default 64
    */
@@ -264,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxInFlightPerEndpoint: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 32, 1, 100_000),
     webhookMaxInFlightPerTenant: integer(env, 'SURETY_WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 48, 1, 100_000),
     webhookConcurrency: integer(env, 'SURETY_WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+    webhookBacklogThreshold: integer(env, 'SURETY_WEBHOOK_BACKLOG_THRESHOLD', 1000, 1, 100_000_000),
     webhookMaxEndpointsPerTenant: integer(env, 'SURETY_MAX_ENDPOINTS_PER_TENANT', 10_000, 1, 1_000_000),
     publicUrl: env.SURETY_PUBLIC_URL ? parsePublicUrl(env.SURETY_PUBLIC_URL) : undefined,
   };

@@ -33,7 +33,7 @@ export class Metrics {
   });
   readonly attempts = new Counter({
     name: 'surety_webhook_attempts_total',
-    help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed, throttled: a 429/503 not counted against the delivery)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -70,6 +70,20 @@ export class Metrics {
   readonly circuitHeld = new Counter({
     name: 'surety_webhook_circuit_held_total',
     help: 'Deliveries moved behind a circuit breaker probe (rows rewritten when a breaker opens or a probe fails)',
+    registers: [this.registry],
+  });
+
+  readonly throttleDecreases = new Counter({
+    name: 'surety_webhook_throttle_decreases_total',
+    help: 'Adaptive throttling: endpoint in-flight caps and rates lowered, by signal: throttled (a 429 or 503), latency (answers slower than usual)',
+    labelNames: ['signal'] as const,
+    registers: [this.registry],
+  });
+
+  readonly operationalEvents = new Counter({
+    name: 'surety_webhook_operational_events_total',
+    help: 'Operational events published by this process, by type (endpoint.circuit_opened, delivery.failed, endpoint.backlog_exceeded, …)',
+    labelNames: ['type'] as const,
     registers: [this.registry],
   });
 
@@ -139,6 +153,8 @@ export class Metrics {
       this.circuitHeld.inc(e.held);
     });
     worker.on('circuit:closed', () => this.circuitTransitions.inc({ transition: 'closed' }));
+    worker.on('throttle:decreased', (e) => this.throttleDecreases.inc({ signal: e.signal }));
+    worker.on('operational:published', (e) => this.operationalEvents.inc({ type: e.type }));
   }
 }
 
@@ -161,6 +177,12 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     labelNames: ['state'] as const,
     registers: [metrics.registry],
   });
+  const throttled = new Gauge({
+    name: 'surety_webhook_throttled_endpoints',
+    help: 'Endpoints under adaptive throttling (their in-flight cap and rate lowered after 429/503 or climbing latency), and those paused by a Retry-After',
+    labelNames: ['state'] as const,
+    registers: [metrics.registry],
+  });
   let cached: Promise<void> | undefined;
   const collect = () => {
     // one query per scrape, shared by both gauges
@@ -169,6 +191,8 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
       .then((b) => {
         circuits.set({ state: 'open' }, b.circuits.open);
         circuits.set({ state: 'half_open' }, b.circuits.halfOpen);
+        throttled.set({ state: 'throttled' }, b.throttled.throttled);
+        throttled.set({ state: 'paused' }, b.throttled.paused);
         backlog.set({ state: 'due' }, b.due);
         backlog.set({ state: 'scheduled' }, b.scheduled);
         backlog.set({ state: 'in_flight' }, b.inFlight);

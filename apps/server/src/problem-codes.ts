@@ -56,7 +56,8 @@ export const PROBLEM_CODES = {
   portal_read_only: { status: 403, meaning: 'the portal session is read-only: it cannot change anything' },
   reserved_event_type: {
     status: 403,
-    meaning: 'an operational event type (endpoint.disabled, webhook.test): only the service publishes it',
+    meaning:
+      'an operational event type (endpoint.*, delivery.failed, webhook.test): only the service publishes it',
   },
   service_event_type: { status: 403, meaning: "the service's own event types cannot be changed" },
   not_found: { status: 404, meaning: 'no such resource for this tenant' },

@@ -150,6 +150,10 @@ export function startWorker(webhooks: Webhooks, config: Config, log: Log, metric
     maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
     maxInFlightPerTenant: config.webhookMaxInFlightPerTenant,
     guard: { allowList: config.webhookAllowList, allowHttp: config.webhookAllowHttp },
+    // Operational events (docs/webhooks.md): breaker changes, deliveries failed for good, backlog
+    // crossings, expiring secrets, published to the tenant's endpoints subscribed to them.
+    operationalEvents: true,
+    backlogThreshold: config.webhookBacklogThreshold,
   });
   worker.on('worker:error', (err) => log.warn({ err }, 'delivery worker error'));
   worker.on('endpoint:disabled', (e) => log.warn(e, 'webhook endpoint disabled'));

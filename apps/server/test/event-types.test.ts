@@ -452,7 +452,16 @@ describe('publishing', () => {
 
   test('the reserved types are 403 reserved_event_type, and nothing is written', async () => {
     const events = await t.count('webhook_events');
-    for (const type of ['endpoint.disabled', 'webhook.test']) {
+    for (const type of [
+      'endpoint.disabled',
+      'webhook.test',
+      'endpoint.circuit_opened',
+      'endpoint.circuit_closed',
+      'endpoint.backlog_exceeded',
+      'endpoint.backlog_cleared',
+      'endpoint.secret_expiring',
+      'delivery.failed',
+    ]) {
       problem(await publish(type, {}), 403, 'reserved_event_type');
     }
     assert.equal(await t.count('webhook_events'), events);

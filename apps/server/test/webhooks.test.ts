@@ -102,7 +102,7 @@ describe('webhook endpoints API', () => {
   });
 
   test('the circuit breaker is on the endpoint: closed, then open after failures, with its probe time', async () => {
-    const rx = await receiver((_r, _n, res) => void res.writeHead(503).end());
+    const rx = await receiver((_r, _n, res) => void res.writeHead(500).end());
     const created = (
       await call(t.app, 'POST', '/v1/webhook-endpoints', { url: rx.url, eventTypes: ['*'] })
     ).json();
@@ -112,6 +112,16 @@ describe('webhook endpoints API', () => {
       consecutiveFailures: 0,
       openedAt: null,
       nextProbeAt: null,
+    });
+    // Adaptive throttling's state is on every endpoint too (docs/webhooks.md).
+    assert.deepEqual(created.throttle, {
+      state: 'none',
+      inFlightCap: null,
+      rate: null,
+      since: null,
+      until: null,
+      pausedUntil: null,
+      decreases: 0,
     });
     const breaking = new DeliveryWorker({
       webhooks: t.app.webhooks,

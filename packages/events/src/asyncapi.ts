@@ -131,6 +131,18 @@ function message(e: RegisteredEvent, apiVersion: string): Record<string, unknown
       },
     ],
     ...(e.deprecated ? { deprecated: true } : {}),
+    ...(e.reserved
+      ? {
+          tags: [
+            {
+              name: 'reserved',
+              description:
+                'An operational event: published only by the service, about its own delivery machinery (never by a tenant; never to the endpoint it is about).',
+            },
+          ],
+          'x-surety-reserved': true,
+        }
+      : {}),
     'x-surety-version': e.version,
   };
 }

@@ -15,11 +15,17 @@ const failure = (type: string, data: unknown) => {
 };
 
 describe('the service registry', () => {
-  it('registers the nine service events', () => {
+  it('registers the fifteen service events', () => {
     assert.deepEqual(
       registry.list().map((e) => e.type),
       [
+        'delivery.failed',
+        'endpoint.backlog_cleared',
+        'endpoint.backlog_exceeded',
+        'endpoint.circuit_closed',
+        'endpoint.circuit_opened',
         'endpoint.disabled',
+        'endpoint.secret_expiring',
         'inventory.reserved',
         'order.created',
         'order.shipped',

@@ -35,6 +35,11 @@ export interface EventDefinition<T = unknown> {
   version?: number;
   /** Marks the type as on its way out (the AsyncAPI message gets `deprecated: true`). @default false */
   deprecated?: boolean;
+  /**
+   * An operational type, published only by the service about its own machinery (the AsyncAPI
+   * message is tagged `reserved` and carries `x-surety-reserved: true`). @default false
+   */
+  reserved?: boolean;
 }
 
 /**
@@ -49,6 +54,8 @@ export interface RegisteredEvent {
   readonly sample: unknown;
   readonly version: number;
   readonly deprecated: boolean;
+  /** Present and true for an operational type only the service publishes. */
+  readonly reserved?: boolean;
 }
 
 /**
@@ -198,6 +205,7 @@ export class EventRegistry {
       sample: sampleCopy,
       version,
       deprecated: definition.deprecated ?? false,
+      ...(definition.reserved ? { reserved: true } : {}),
     });
     this.#types.set(type, { def, validate });
     return this;

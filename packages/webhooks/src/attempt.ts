@@ -139,7 +139,7 @@ export function completionOf(input: {
     tenant: row.tenant,
     endpointId: row.endpoint_id,
     outcome: c.kind,
-    nextAt: c.kind === 'retry' ? new Date(c.nextAtMs).toISOString() : null,
+    nextAt: c.kind === 'retry' || c.kind === 'throttled' ? new Date(c.nextAtMs).toISOString() : null,
     status: c.status,
     errorCode: c.errorCode,
     errorMessage: sent.errorMessage,
@@ -148,6 +148,9 @@ export function completionOf(input: {
     startedAt: new Date(input.startedMs).toISOString(),
     durationMs: input.durationMs,
     gone: c.kind === 'failed' && c.gone,
+    pauseUntil: c.kind === 'throttled' && c.retryAfterMs !== null ? new Date(c.nextAtMs).toISOString() : null,
+    eventId: row.event_id,
+    eventType: row.type,
   };
 }
 
@@ -167,5 +170,8 @@ export function deferral(row: Claimed, nowMs: number, waitMs: number): Completio
     startedAt: new Date(nowMs).toISOString(),
     durationMs: 0,
     gone: false,
+    pauseUntil: null,
+    eventId: row.event_id,
+    eventType: row.type,
   };
 }

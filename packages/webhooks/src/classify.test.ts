@@ -176,3 +176,29 @@ test('healthEffect: the codes that say nothing about the receiver', () => {
   assert.equal(healthEffect('failed', 'http_410'), 'failure');
   assert.equal(healthEffect('delivered', null), 'success');
 });
+
+test('classify with throttle: 429 and 503 are throttled (not spent), after Retry-After (bounded) or about a second', () => {
+  const t = (result: AttemptResult, attempts = 3) => classify({ ...base, throttle: true, result, attempts });
+  assert.deepEqual(t(res(429)), {
+    kind: 'throttled',
+    status: 429,
+    errorCode: 'throttled',
+    delayMs: 1125, // a second plus a quarter × random 0.5
+    nextAtMs: NOW + 1125,
+    retryAfterMs: null,
+  });
+  assert.deepEqual(t(res(503, '30')), {
+    kind: 'throttled',
+    status: 503,
+    errorCode: 'throttled',
+    delayMs: 30_000,
+    nextAtMs: NOW + 30_000,
+    retryAfterMs: 30_000,
+  });
+  // Bounded by maxRetryAfterSeconds; and the schedule's end does not fail a throttled delivery.
+  assert.equal((t(res(429, '999999'), 99) as { delayMs: number }).delayMs, 3_600_000);
+  // Other statuses are unchanged; without `throttle`, 429 is a retry on the schedule.
+  assert.equal(t(res(500)).kind, 'failed');
+  assert.equal(classify({ ...base, result: res(429), attempts: 1 }).kind, 'retry');
+  assert.equal(healthEffect('throttled', 'throttled'), 'throttled');
+});

@@ -39,7 +39,19 @@ export type Classification =
   /** `status` is null for a broker's confirmation. */
   | { kind: 'delivered'; status: number | null; errorCode: null; gone: false }
   | { kind: 'failed'; status: number | null; errorCode: AttemptErrorCode; gone: boolean }
-  | { kind: 'retry'; status: number | null; errorCode: AttemptErrorCode; delayMs: number; nextAtMs: number };
+  | { kind: 'retry'; status: number | null; errorCode: AttemptErrorCode; delayMs: number; nextAtMs: number }
+  /**
+   * A 429 or 503 under adaptive throttling: recorded as an attempt that the delivery does not count,
+   * due again after the bounded `Retry-After` (`retryAfterMs`, null without one) or a second.
+   */
+  | {
+      kind: 'throttled';
+      status: number;
+      errorCode: AttemptErrorCode;
+      delayMs: number;
+      nextAtMs: number;
+      retryAfterMs: number | null;
+    };
 
 export interface ClassifyInput {
   result: AttemptResult;
@@ -53,7 +65,15 @@ export interface ClassifyInput {
   random: () => number;
   /** Longest receiver `Retry-After` honoured. */
   maxRetryAfterSeconds: number;
+  /**
+   * Adaptive throttling: a 429 or 503 is `throttled` (the attempt is not spent) rather than `retry`.
+   * @default false
+   */
+  throttle?: boolean;
 }
+
+/** A throttled delivery without `Retry-After` is due again after this, plus up to a quarter more. */
+export const THROTTLED_DELAY_MS = 1000;
 
 /** The error code an answer with this status is recorded with; null for a 2xx. */
 export function statusCode(status: number): AttemptErrorCode | null {
@@ -65,20 +85,24 @@ export function statusCode(status: number): AttemptErrorCode | null {
 /**
  * How an outcome counts towards its endpoint's health: `ignored` when the endpoint is gone or
  * disabled (its health is not the receiver's), `no_send` when the event was deleted (a failure that
- * sent nothing: not counted in the breaker's streak), else `success` or `failure`.
+ * sent nothing: not counted in the breaker's streak), `throttled` for a 429/503 under adaptive
+ * throttling (the receiver is alive and asks for less: it lowers the endpoint's cap and rate, not
+ * the breaker's streak; it counts as a failure's time for the disable window), else `success` or
+ * `failure`.
  */
 export function healthEffect(
-  outcome: 'delivered' | 'retry' | 'failed',
+  outcome: 'delivered' | 'retry' | 'failed' | 'throttled',
   code: AttemptErrorCode | null,
-): 'ignored' | 'no_send' | 'success' | 'failure' {
+): 'ignored' | 'no_send' | 'throttled' | 'success' | 'failure' {
   if (code === 'endpoint_disabled' || code === 'endpoint_deleted') return 'ignored';
   if (outcome === 'delivered') return 'success';
+  if (outcome === 'throttled') return 'throttled';
   return code === 'event_deleted' ? 'no_send' : 'failure';
 }
 
 /**
  * Classifies an attempt: a 2xx is delivered; a 410, or a delivery with nothing to send, fails at
- * once; anything else is retried on the schedule (a 429's or 503's `Retry-After` honoured up to
+ * once; with `throttle`, a 429 or 503 is `throttled` (not spent); anything else is retried on the schedule (a 429's or 503's `Retry-After` honoured up to
  * `maxRetryAfterSeconds`), and fails when the schedule is exhausted.
  * @example
  * classify({ result: { kind: 'response', status: 503, retryAfter: '30' }, attempts: 1,
@@ -98,6 +122,21 @@ export function classify(input: ClassifyInput): Classification {
     result.kind === 'response' && (status === 429 || status === 503)
       ? parseRetryAfter(result.retryAfter, input.nowMs)
       : undefined;
+  if (input.throttle && (status === 429 || status === 503)) {
+    const retryAfterMs =
+      retryAfterSeconds === undefined
+        ? null
+        : Math.round(Math.min(retryAfterSeconds, input.maxRetryAfterSeconds) * 1000);
+    const delay = retryAfterMs ?? Math.round(THROTTLED_DELAY_MS * (1 + input.random() / 4));
+    return {
+      kind: 'throttled',
+      status,
+      errorCode: 'throttled',
+      delayMs: delay,
+      nextAtMs: input.nowMs + delay,
+      retryAfterMs,
+    };
+  }
   const delayMs = nextDelay(input.schedule, input.attempts, {
     random: input.random,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),

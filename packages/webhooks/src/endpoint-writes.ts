@@ -248,6 +248,7 @@ export async function disableEndpointFor(w: Webhooks, tx: Tx, input: DisableEndp
     type: 'endpoint.disabled',
     data: { endpointId: id, url: row.url, reason, disabledAt: now, failedDeliveries: row.failed },
     resource: `webhook_endpoint:${id}`,
+    exceptEndpointId: id,
   });
   return true;
 }

@@ -1,13 +1,36 @@
 // Endpoint health after each recorded batch: last success/failure, the failure streak, the circuit
 // breaker (in the health statement, sql/health.ts) and disabling (410 Gone, or failing too long).
-import type { Sql } from '@surety/db';
+import type { Queryable, Sql, Tx } from '@surety/db';
 import { healthEffect } from './classify.js';
+import type { OperationalEvent } from './operational.js';
 import type { Completion } from './outcome-writer.js';
 import { type EndpointBatch, type HealthRow, recordHealth } from './sql/health.js';
 import type { Statements } from './sql/index.js';
+import { circuitNotice } from './sql/operational.js';
+import { recordThrottle, type ThrottleSignal } from './sql/throttle.js';
 
 /** Held deliveries wait this many longest probe intervals past the probe (1 hour by default). */
 const HOLD_PROBES = 12;
+/** One decrease per endpoint per this long at most (the answers of that second reflect the old rate). */
+const THROTTLE_GUARD_MS = 1000;
+/** Answers an endpoint's usual latency is learnt from before it can be said to climb. */
+const LATENCY_SAMPLES = 20;
+/** Weight of a batch in the usual latency (an exponentially weighted mean). */
+const LATENCY_WEIGHT = 0.1;
+/** Endpoints whose usual latency one worker remembers (the oldest forgotten first). */
+const LATENCY_ENDPOINTS = 10_000;
+
+/** Adaptive throttling's settings (worker-options.ts). */
+export interface ThrottleOptions {
+  /** `adaptiveThrottling`: false, no signal is looked for. */
+  enabled: boolean;
+  decrease: number;
+  minRate: number;
+  maxCap: number;
+  recoverMs: number;
+  latencyFactor: number;
+  latencyFloorMs: number;
+}
 
 export interface HealthOptions {
   sql: Sql;
@@ -18,11 +41,28 @@ export interface HealthOptions {
   timeoutMs: number;
   flushIntervalMs: number;
   disableAfterMs: number;
+  throttle: ThrottleOptions;
+  /**
+   * Operational events (operational.ts): when given, the health statement runs in a transaction
+   * that also publishes `endpoint.circuit_opened` / `endpoint.circuit_closed` for the breakers it
+   * opened or closed (one announced open per `quietMs`, and its close).
+   */
+  operational?: {
+    publish: (tx: Tx, event: OperationalEvent) => Promise<void>;
+    quietMs: number;
+  };
   /** Disables the endpoint in its own transaction; false when it was not enabled. */
   disable: (input: { tenant: string; id: string; reason: string }) => Promise<boolean>;
   on: {
     breaker(action: 'open' | 'close' | 'probe_failed', row: HealthRow): void;
     disabled(info: { tenant: string; endpointId: string; reason: string }): void;
+    throttled(info: {
+      tenant: string;
+      endpointId: string;
+      signal: 'throttled' | 'latency';
+      cap: number;
+      rate: number | null;
+    }): void;
   };
 }
 
@@ -31,14 +71,89 @@ export class EndpointHealthRecorder {
   readonly #o: HealthOptions;
   /** Endpoints this worker last saw healthy (no failure streak), and when. */
   readonly #healthyAt = new Map<string, number>();
+  /** Each endpoint's usual answer time (ms) and how many answers it was learnt from. */
+  readonly #latency = new Map<string, { meanMs: number; n: number }>();
 
   constructor(options: HealthOptions) {
     this.#o = options;
   }
 
+  /**
+   * Adaptive throttling's signals in a batch (sql/throttle.ts): a 429/503 answer (`throttled`
+   * outcomes), or answers whose mean time is `latencyFactor` times the endpoint's usual one. Nothing
+   * is written for a batch without either.
+   */
+  async #throttle(attempts: Completion[], now: string): Promise<void> {
+    const t = this.#o.throttle;
+    if (!t.enabled) return;
+    const signals = new Map<string, ThrottleSignal>();
+    const answered = new Map<string, { sum: number; n: number; tenant: string; id: string }>();
+    for (const c of attempts) {
+      const k = `${c.tenant}\0${c.endpointId}`;
+      if (c.outcome === 'throttled') {
+        const s = signals.get(k) ?? {
+          tenant: c.tenant,
+          id: c.endpointId,
+          throttled: true,
+          pauseUntil: null,
+          at: c.startedAt,
+        };
+        if (c.pauseUntil !== null && c.pauseUntil > (s.pauseUntil ?? '')) s.pauseUntil = c.pauseUntil;
+        if (c.startedAt > s.at) s.at = c.startedAt;
+        signals.set(k, s);
+      } else if (c.status !== null || c.errorCode === 'timeout') {
+        const a = answered.get(k) ?? { sum: 0, n: 0, tenant: c.tenant, id: c.endpointId };
+        a.sum += c.durationMs;
+        a.n++;
+        answered.set(k, a);
+      }
+    }
+    for (const [k, a] of answered) {
+      const mean = a.sum / a.n;
+      const usual = this.#latency.get(k);
+      if (
+        usual !== undefined &&
+        usual.n >= LATENCY_SAMPLES &&
+        mean >= t.latencyFloorMs &&
+        mean > t.latencyFactor * usual.meanMs &&
+        !signals.has(k)
+      ) {
+        signals.set(k, { tenant: a.tenant, id: a.id, throttled: false, pauseUntil: null, at: now });
+      }
+      // The usual time keeps learning (slowly) even while it climbs: an endpoint that stays slower
+      // becomes its new usual, and stops lowering its cap.
+      const meanMs = usual === undefined ? mean : usual.meanMs + LATENCY_WEIGHT * (mean - usual.meanMs);
+      this.#latency.delete(k);
+      this.#latency.set(k, { meanMs, n: (usual?.n ?? 0) + a.n });
+      if (this.#latency.size > LATENCY_ENDPOINTS) this.#latency.delete(this.#latency.keys().next().value!);
+    }
+    if (signals.size === 0) return;
+    const list = [...signals.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
+    const rows = await recordThrottle(this.#o.sql, this.#o.st, {
+      signals: list,
+      nowIso: now,
+      decrease: t.decrease,
+      minRate: t.minRate,
+      maxCap: t.maxCap,
+      recoverMs: t.recoverMs,
+      guardMs: THROTTLE_GUARD_MS,
+    });
+    for (const r of rows) {
+      if (!r.decreased) continue;
+      this.#o.on.throttled({
+        tenant: r.tenant,
+        endpointId: r.id,
+        signal: r.throttled ? 'throttled' : 'latency',
+        cap: r.cap,
+        rate: r.rate,
+      });
+    }
+  }
+
   /** Records a batch's attempts (`now`: when the batch was written). */
   async record(attempts: Completion[], now: string): Promise<void> {
     if (attempts.length === 0) return;
+    await this.#throttle(attempts, now);
     const per = new Map<string, EndpointBatch>();
     // In start order, so that `failures` counts the failed attempts after the batch's last success.
     for (const c of [...attempts].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1))) {
@@ -59,7 +174,8 @@ export class EndpointHealthRecorder {
         h.failures = 0;
       } else {
         h.fail = c.startedAt > (h.fail ?? '') ? c.startedAt : h.fail;
-        // A deleted event sent nothing: not the receiver's failure.
+        // A deleted event sent nothing, a throttled answer asked for less: neither counts in the
+        // breaker's streak (the throttle acts on those); both count for the disable window's clock.
         if (effect === 'failure') h.failures++;
       }
       h.gone ||= c.gone;
@@ -75,19 +191,29 @@ export class EndpointHealthRecorder {
     if (per.size === 0) return;
     const hs = [...per.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
     const o = this.#o;
-    const rows = await recordHealth(o.sql, o.st, {
-      endpoints: hs,
-      nowIso: now,
-      circuitThreshold: o.circuitThreshold,
-      circuitProbeMs: o.circuitProbeMs,
-      circuitMaxProbeMs: o.circuitMaxProbeMs,
-      // The hold horizon: held deliveries are due this long after the probe (released sooner by its
-      // success), so a long outage moves them once per horizon, not once per probe.
-      holdHorizonMs: HOLD_PROBES * o.circuitMaxProbeMs,
-      // Held rows are moved again before a probe whose outcome (its timeout, a flush, a second's
-      // margin) could land after they come due.
-      probeMarginMs: o.timeoutMs + o.flushIntervalMs + 1000,
-    });
+    const record = (q: Queryable) =>
+      recordHealth(q, o.st, {
+        endpoints: hs,
+        nowIso: now,
+        circuitThreshold: o.circuitThreshold,
+        circuitProbeMs: o.circuitProbeMs,
+        circuitMaxProbeMs: o.circuitMaxProbeMs,
+        // The hold horizon: held deliveries are due this long after the probe (released sooner by its
+        // success), so a long outage moves them once per horizon, not once per probe.
+        holdHorizonMs: HOLD_PROBES * o.circuitMaxProbeMs,
+        // Held rows are moved again before a probe whose outcome (its timeout, a flush, a second's
+        // margin) could land after they come due.
+        probeMarginMs: o.timeoutMs + o.flushIntervalMs + 1000,
+      });
+    const ops = o.operational;
+    const rows = ops
+      ? await o.sql.transaction(async (tx) => {
+          const rs = await record(tx);
+          for (const r of rs)
+            if (r.action === 'open' || r.action === 'close') await announce(tx, o.st, r, now, ops);
+          return rs;
+        })
+      : await record(o.sql);
     for (const r of rows) {
       if (r.action === 'open' || r.action === 'probe_failed' || r.action === 'close')
         o.on.breaker(r.action, r);
@@ -114,4 +240,37 @@ export class EndpointHealthRecorder {
       }
     }
   }
+}
+
+/** The breaker's change as an operational event, when one is due (sql/operational.ts). */
+async function announce(
+  tx: Tx,
+  st: Statements,
+  r: HealthRow,
+  now: string,
+  ops: NonNullable<HealthOptions['operational']>,
+): Promise<void> {
+  const open = r.action === 'open';
+  const row = await circuitNotice(tx, st, {
+    tenant: r.tenant,
+    id: r.id,
+    action: open ? 'open' : 'close',
+    nowIso: now,
+    quietMs: ops.quietMs,
+  });
+  if (!row) return;
+  await ops.publish(tx, {
+    tenant: r.tenant,
+    type: open ? 'endpoint.circuit_opened' : 'endpoint.circuit_closed',
+    endpointId: r.id,
+    data: open
+      ? {
+          url: row.url,
+          openedAt: now,
+          consecutiveFailures: row.circuit_failures,
+          nextProbeAt: row.circuit_probe_at === null ? null : new Date(row.circuit_probe_at).toISOString(),
+          heldDeliveries: r.held,
+        }
+      : { url: row.url, closedAt: now, releasedDeliveries: r.released },
+  });
 }

@@ -80,6 +80,15 @@ export {
   RESERVED_HEADERS,
 } from './headers.js';
 export { migrations } from './migrations.js';
+export {
+  isOperationalEventType,
+  type MonitorOptions,
+  type MonitorReport,
+  OPERATIONAL_EVENT_TYPES,
+  type OperationalEvent,
+  type OperationalEventType,
+  runMonitor,
+} from './operational.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
 export type { Page, PageInput } from './pages.js';
 export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from './partitions.js';
@@ -120,6 +129,7 @@ export type {
   ReplayEventInput,
   RotateSecretInput,
   SecretEntry,
+  ThrottleState,
   UpdateApplicationInput,
   UpdateEndpointInput,
   WebhooksOptions,

@@ -7,7 +7,7 @@
 //   with no attempt row (`attempt_unrecorded`): isolated, reported once, never retried;
 // - any other failure (the database unreachable, a table it cannot write) keeps every outcome, backs
 //   off and says it is `blocked`: the worker claims nothing until a write succeeds.
-import { isConnectionError, type Queryable, sqlState } from '@surety/db';
+import { isConnectionError, type Queryable, type Sql, sqlState, type Tx } from '@surety/db';
 import { WebhookError } from './errors.js';
 import { toPgText } from './pg-text.js';
 import { completeDeliveries, type completeStatements } from './sql/complete.js';
@@ -17,7 +17,11 @@ export interface Completion {
   id: string;
   tenant: string;
   endpointId: string;
-  outcome: 'delivered' | 'retry' | 'failed' | 'defer';
+  /**
+   * `throttled`: the receiver answered 429/503; recorded as an attempt, the delivery rescheduled
+   * without spending it (adaptive throttling, docs/webhooks.md). `defer`: handed back unsent.
+   */
+  outcome: 'delivered' | 'retry' | 'failed' | 'throttled' | 'defer';
   nextAt: string | null;
   status: number | null;
   errorCode: string | null;
@@ -27,6 +31,11 @@ export interface Completion {
   startedAt: string;
   durationMs: number;
   gone: boolean;
+  /** A throttled answer's bounded Retry-After: nothing is sent to the endpoint before it (ISO). */
+  pauseUntil: string | null;
+  /** The delivery's event, and its type (null when the event was deleted). */
+  eventId: string;
+  eventType: string | null;
 }
 
 /**
@@ -62,6 +71,16 @@ export interface OutcomeWriterOptions {
   flushIntervalMs: number;
   /** True while shutting down: a write that keeps failing is given up after a few tries. */
   stopping: () => boolean;
+  /**
+   * Deliveries failed for good (operational events, `delivery.failed`): when given, a batch that
+   * fails any whose failure `counts` is written in a transaction that also runs `publish` with
+   * those the statement did fail (still held by this worker).
+   */
+  failed?: {
+    sql: Sql;
+    counts: (c: Completion) => boolean;
+    publish: (tx: Tx, failed: Completion[]) => Promise<void>;
+  };
   /** After each recorded batch, with its attempts (endpoint health). Its failure is reported, not retried. */
   written: (batch: Completion[], now: string) => Promise<void>;
   on: {
@@ -213,7 +232,8 @@ export class OutcomeWriter {
     }
     const recorded: Completion = {
       ...c,
-      outcome: c.outcome === 'delivered' ? 'delivered' : 'failed',
+      // A throttled attempt that cannot be recorded is handed back (it spent nothing either way).
+      outcome: c.outcome === 'delivered' ? 'delivered' : c.outcome === 'throttled' ? 'defer' : 'failed',
       nextAt: null,
       errorCode: 'attempt_unrecorded',
     };
@@ -255,8 +275,10 @@ export class OutcomeWriter {
     const now = new Date(this.#o.now()).toISOString();
     const attempts = mode === 'delivery_only' ? [] : batch.filter((c) => c.outcome !== 'defer');
     const text = (v: string | null) => (mode === 'no_text' ? null : v);
-    try {
-      await completeDeliveries(this.#o.sql, this.#o.st, {
+    const failed = this.#o.failed;
+    const announced = failed ? batch.filter((c) => c.outcome === 'failed' && failed.counts(c)) : [];
+    const complete = (q: Queryable) =>
+      completeDeliveries(q, this.#o.st, {
         nowIso: now,
         workerId: this.#o.workerId,
         outcomes: batch,
@@ -273,6 +295,16 @@ export class OutcomeWriter {
           endpointId: c.endpointId,
         })),
       });
+    try {
+      if (failed && announced.length > 0) {
+        await failed.sql.transaction(async (tx) => {
+          const ids = new Set((await complete(tx)).failed);
+          const done = announced.filter((c) => ids.has(c.id));
+          if (done.length > 0) await failed.publish(tx, done);
+        });
+      } else {
+        await complete(this.#o.sql);
+      }
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }

@@ -54,6 +54,11 @@ export interface PublishInput {
    * Throws ApplicationNotFoundError when the tenant has no such application.
    */
   application?: string;
+  /**
+   * Every subscribed endpoint but this one (operational events: the endpoint an event is about
+   * never receives it, so a failing endpoint subscribed to its own failures cannot feed itself).
+   */
+  exceptEndpointId?: string;
 }
 
 export interface PublishedEvent {
@@ -115,6 +120,30 @@ export interface Endpoint {
   failingSince: string | null;
   /** The endpoint's circuit breaker (docs/webhooks.md). */
   circuit: CircuitState;
+  /** Adaptive throttling of the endpoint (docs/webhooks.md "Adaptive throttling"). */
+  throttle: ThrottleState;
+}
+
+/**
+ * An endpoint's adaptive throttle. `none`: the worker's caps and the endpoint's `rateLimit` only.
+ * `throttled`: it answered 429/503 (or its latency climbed) since `since`; its in-flight cap and rate
+ * were lowered then and grow back by a slot and by `rate`'s step every second. `paused`: its
+ * Retry-After asked that nothing be sent before `pausedUntil`. Values as of the read.
+ */
+export interface ThrottleState {
+  state: 'none' | 'throttled' | 'paused';
+  /** Attempts in flight it may have now; null while not throttled (the worker's cap). */
+  inFlightCap: number | null;
+  /** Deliveries per second it may get now (the lower of this and `rateLimit` applies); null: no adaptive rate. */
+  rate: number | null;
+  /** The last decrease; null while not throttled. */
+  since: string | null;
+  /** The throttle ends then unless the endpoint throttles again; null while not throttled. */
+  until: string | null;
+  /** Its Retry-After; null unless paused. */
+  pausedUntil: string | null;
+  /** Decreases since the endpoint was created. */
+  decreases: number;
 }
 
 /**

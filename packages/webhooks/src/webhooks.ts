@@ -162,6 +162,7 @@ export class Webhooks {
       applicationId,
       chosenId: input.id !== undefined,
       filterable: !nestsDeeperThan(input.data, FILTER_MAX_DATA_DEPTH),
+      exceptEndpointId: input.exceptEndpointId ?? null,
     });
     const deliveries = written.deliveries;
     if (deliveries > 0) {

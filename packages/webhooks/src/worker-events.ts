@@ -1,7 +1,8 @@
 import type { AttemptErrorCode } from './classify.js';
 import type { UnstorableOutcome } from './outcome-writer.js';
 
-export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
+/** `throttled`: a 429/503 under adaptive throttling, recorded but not counted against the delivery. */
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'throttled';
 
 export interface AttemptEvent {
   deliveryId: string;
@@ -27,6 +28,15 @@ export interface WorkerEventMap {
   'circuit:probe_failed': [{ tenant: string; endpointId: string; held: number }];
   /** A probe succeeded: the breaker closed and `released` held deliveries are due. */
   'circuit:closed': [{ tenant: string; endpointId: string; released: number }];
+  /**
+   * Adaptive throttling lowered an endpoint's in-flight cap and rate (`rate` null: the cap only),
+   * on a 429/503 (`signal: 'throttled'`) or its latency climbing (`'latency'`).
+   */
+  'throttle:decreased': [
+    { tenant: string; endpointId: string; signal: 'throttled' | 'latency'; cap: number; rate: number | null },
+  ];
+  /** An operational event was published (operational.ts), after its transaction committed. */
+  'operational:published': [{ tenant: string; type: string; endpointId: string }];
   'worker:error': [Error];
   /**
    * An outcome PostgreSQL could not store as it was (a NUL in a receiver's answer, a row a constraint

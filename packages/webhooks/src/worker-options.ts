@@ -61,6 +61,44 @@ export interface DeliveryWorkerOptions {
    * @default 300000 (5 minutes)
    */
   circuitMaxProbeMs?: number;
+  /**
+   * Adaptive throttling (docs/webhooks.md): a 429 or 503 is recorded without spending the
+   * delivery's attempt, is due again after its bounded Retry-After (which pauses the endpoint) or a
+   * second, and lowers the endpoint's in-flight cap and rate; latency climbing lowers its cap. Both
+   * grow back while it answers. `false`: 429 and 503 are retried on the schedule as any failure.
+   * @default true
+   */
+  adaptiveThrottling?: boolean;
+  /** Multiplicative decrease of a throttled endpoint's cap and rate. @default 0.7 */
+  throttleDecrease?: number;
+  /** Lowest adaptive rate, deliveries per second. @default 1 */
+  throttleMinRate?: number;
+  /** A throttle with no new signal for this long ends (the endpoint is unlimited again). @default 600000 */
+  throttleRecoverMs?: number;
+  /**
+   * Latency climbing: a batch's mean answer time this many times the endpoint's usual one (and at
+   * least `throttleLatencyFloorMs`) lowers its in-flight cap. @default 3
+   */
+  throttleLatencyFactor?: number;
+  /** Answer times under this never count as latency climbing. @default 250 */
+  throttleLatencyFloorMs?: number;
+  /**
+   * Operational events (docs/webhooks.md "Operational events"): the breaker's opening and closing
+   * (`endpoint.circuit_opened` / `_closed`, in the health statement's transaction), deliveries
+   * failed for good (`delivery.failed`, in the outcomes' transaction), and every
+   * `monitorIntervalMs` backlog crossings and expiring secrets. `endpoint.disabled` is published
+   * either way. Off, the worker writes as it did before them (the benches' figures).
+   * @default false (the service turns it on)
+   */
+  operationalEvents?: boolean;
+  /** How often the monitor looks for backlog crossings and expiring secrets. @default 30000 */
+  monitorIntervalMs?: number;
+  /** Pending deliveries of an endpoint that publish `endpoint.backlog_exceeded` (cleared at half). @default 1000 */
+  backlogThreshold?: number;
+  /** `endpoint.secret_expiring` this long before a rotated-out secret stops signing. @default 3600000 */
+  secretExpiryNoticeMs?: number;
+  /** At most one `endpoint.circuit_opened` per endpoint this often (a flapping breaker). @default 600000 */
+  circuitNoticeQuietMs?: number;
   /** SSRF guard settings for the default transport (allow-list, timeouts, proxy). */
   guard?: GuardOptions;
   /** Replace the HTTP transport (tests inject a recorder). */
@@ -108,6 +146,17 @@ export function resolveWorkerOptions(options: DeliveryWorkerOptions) {
     circuitThreshold: options.circuitThreshold ?? 10,
     circuitProbeMs: options.circuitProbeMs ?? 5000,
     circuitMaxProbeMs: options.circuitMaxProbeMs ?? 300_000,
+    adaptiveThrottling: options.adaptiveThrottling ?? true,
+    throttleDecrease: options.throttleDecrease ?? 0.7,
+    throttleMinRate: options.throttleMinRate ?? 1,
+    throttleRecoverMs: options.throttleRecoverMs ?? 600_000,
+    throttleLatencyFactor: options.throttleLatencyFactor ?? 3,
+    throttleLatencyFloorMs: options.throttleLatencyFloorMs ?? 250,
+    operationalEvents: options.operationalEvents ?? false,
+    monitorIntervalMs: options.monitorIntervalMs ?? 30_000,
+    backlogThreshold: options.backlogThreshold ?? 1000,
+    secretExpiryNoticeMs: options.secretExpiryNoticeMs ?? 3_600_000,
+    circuitNoticeQuietMs: options.circuitNoticeQuietMs ?? 600_000,
     listen: options.listen ?? true,
     random: options.random ?? Math.random,
     flushIntervalMs: options.flushIntervalMs ?? 20,

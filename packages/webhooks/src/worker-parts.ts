@@ -1,6 +1,7 @@
 // A worker's parts that only need wiring to its events and options: the endpoint-health recorder
 // (health.ts), the POST (through the SSRF guard unless one is given), and one attempt's run.
 import type { EventEmitter } from 'node:events';
+import type { Tx } from '@surety/db';
 import { completionOf, type PostFn, sendAttempt } from './attempt.js';
 import { ReceiverAuth } from './auth/index.js';
 import { classify } from './classify.js';
@@ -8,6 +9,7 @@ import { createBrokerPublisher, type PublishFn } from './destinations/index.js';
 import { isEndpointNotFoundError } from './errors.js';
 import { EndpointHealthRecorder } from './health.js';
 import type { WebhooksInternals } from './internals.js';
+import { isOperationalEventType, type OperationalEvent, publishOperational } from './operational.js';
 import type { Completion } from './outcome-writer.js';
 import type { Claimed } from './sql/claim.js';
 import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
@@ -33,6 +35,23 @@ export function healthRecorderFor(input: {
     timeoutMs: o.timeoutMs,
     flushIntervalMs: o.flushIntervalMs,
     disableAfterMs: o.disableAfterMs,
+    ...(o.operationalEvents
+      ? {
+          operational: {
+            publish: (tx: Tx, e: OperationalEvent) => publishFrom(worker, w, tx, e),
+            quietMs: o.circuitNoticeQuietMs,
+          },
+        }
+      : {}),
+    throttle: {
+      enabled: o.adaptiveThrottling,
+      decrease: o.throttleDecrease,
+      minRate: o.throttleMinRate,
+      maxCap: o.maxInFlightPerEndpoint,
+      recoverMs: o.throttleRecoverMs,
+      latencyFactor: o.throttleLatencyFactor,
+      latencyFloorMs: o.throttleLatencyFloorMs,
+    },
     // An endpoint deleted meanwhile has nothing left to disable (EndpointNotFoundError → false).
     disable: (ref) =>
       i.sql
@@ -46,6 +65,7 @@ export function healthRecorderFor(input: {
         else worker.emit('circuit:closed', { ...e, released: r.released });
       },
       disabled: (info) => worker.emit('endpoint:disabled', info),
+      throttled: (info) => worker.emit('throttle:decreased', info),
     },
   });
 }
@@ -124,6 +144,7 @@ export async function runAttempt(input: AttemptParts, row: Claimed): Promise<Com
     nowMs: endMs,
     random: o.random,
     maxRetryAfterSeconds: o.maxRetryAfterSeconds,
+    throttle: o.adaptiveThrottling,
   });
   span?.end(sent, c);
   // The event is built only for someone listening (the service's metrics do; a bare worker has none).
@@ -142,4 +163,57 @@ export async function runAttempt(input: AttemptParts, row: Claimed): Promise<Com
     });
   }
   return completionOf({ row, sent, classification: c, startedMs, durationMs });
+}
+
+/** Publishes an operational event in `tx`; reported as `operational:published` once it commits. */
+export async function publishFrom(
+  worker: EventEmitter<WorkerEventMap>,
+  w: Webhooks,
+  tx: Tx,
+  e: OperationalEvent,
+): Promise<void> {
+  await publishOperational(w, tx, e, (error) => worker.emit('worker:error', error));
+  tx.afterCommit(() =>
+    worker.emit('operational:published', { tenant: e.tenant, type: e.type, endpointId: e.endpointId }),
+  );
+}
+
+/**
+ * The outcome writer's `failed` hook: `delivery.failed` for deliveries that failed for good after
+ * being sent (not those of a deleted or disabled endpoint or a deleted event, which the receiver
+ * did not fail; not those of an operational event: no events about events' failures).
+ */
+export function failedHookFor(input: {
+  worker: EventEmitter<WorkerEventMap>;
+  webhooks: Webhooks;
+  internals: WebhooksInternals;
+}) {
+  const { worker, webhooks: w, internals: i } = input;
+  return {
+    sql: i.sql,
+    counts: (c: Completion) =>
+      c.eventType !== null &&
+      !isOperationalEventType(c.eventType) &&
+      c.errorCode !== 'endpoint_disabled' &&
+      c.errorCode !== 'endpoint_deleted' &&
+      c.errorCode !== 'event_deleted',
+    publish: async (tx: Tx, failed: Completion[]) => {
+      for (const c of failed) {
+        await publishFrom(worker, w, tx, {
+          tenant: c.tenant,
+          type: 'delivery.failed',
+          endpointId: c.endpointId,
+          data: {
+            deliveryId: c.id,
+            eventId: c.eventId,
+            eventType: c.eventType,
+            attempts: c.attempt,
+            lastStatus: c.status,
+            lastError: c.errorCode,
+            failedAt: c.startedAt,
+          },
+        });
+      }
+    },
+  };
 }

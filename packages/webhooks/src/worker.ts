@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { deferral, type PostFn } from './attempt.js';
 import type { EndpointHealthRecorder } from './health.js';
 import { internalsOf, type WebhooksInternals } from './internals.js';
+import { type MonitorReport, runMonitor } from './operational.js';
 import { type Completion, OutcomeWriter } from './outcome-writer.js';
 import { type Claimed, claimDeliveries, releaseSlots } from './sql/claim.js';
 import type { GuardedDispatcher } from './ssrf/index.js';
@@ -19,7 +20,14 @@ import {
   type ResolvedWorkerOptions,
   resolveWorkerOptions,
 } from './worker-options.js';
-import { type AttemptParts, healthRecorderFor, postFor, publishFor, runAttempt } from './worker-parts.js';
+import {
+  type AttemptParts,
+  failedHookFor,
+  healthRecorderFor,
+  postFor,
+  publishFor,
+  runAttempt,
+} from './worker-parts.js';
 import { WorkerSlots } from './worker-slots.js';
 
 export type { PostFn } from './attempt.js';
@@ -61,6 +69,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   /** This worker's slot counts and held-back tenants (worker-slots.ts). */
   readonly #slots = new WorkerSlots(() => this.#wakeUp());
   #unlisten: (() => Promise<void>) | undefined;
+  /** The operational monitor's timer and its run in progress (operationalEvents). */
+  #monitorTimer: NodeJS.Timeout | undefined;
+  #monitorRun: Promise<void> | undefined;
   #idle: (() => void)[] = [];
 
   constructor(options: DeliveryWorkerOptions) {
@@ -79,6 +90,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       batchSize: this.#o.batchSize,
       flushIntervalMs: this.#o.flushIntervalMs,
       stopping: () => !this.#running,
+      ...(this.#o.operationalEvents
+        ? { failed: failedHookFor({ worker: this, webhooks: this.#w, internals: this.#i }) }
+        : {}),
       written: (batch, now) => this.#health.record(batch, now),
       on: {
         error: (error) => this.emit('worker:error', error),
@@ -128,6 +142,32 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     // Outcomes a stop() with the database away gave up on: written first, as claims wait for them.
     if (this.#outcomes.size > 0) void this.#flush();
     this.#loop = this.#run();
+    if (this.#o.operationalEvents) {
+      this.#monitorTimer = setInterval(() => {
+        this.#monitorRun ??= this.monitor()
+          .then(() => undefined)
+          .catch((error: unknown) => void this.emit('worker:error', error as Error))
+          .finally(() => {
+            this.#monitorRun = undefined;
+          });
+      }, this.#o.monitorIntervalMs);
+      this.#monitorTimer.unref();
+    }
+  }
+
+  /**
+   * One run of the operational monitor (operational.ts): backlog crossings and expiring secrets
+   * published once each. The worker runs it every `monitorIntervalMs` with `operationalEvents`.
+   */
+  async monitor(): Promise<MonitorReport> {
+    const report = await runMonitor(this.#w, {
+      backlogThreshold: this.#o.backlogThreshold,
+      secretExpiryNoticeMs: this.#o.secretExpiryNoticeMs,
+      onError: (error) => this.emit('worker:error', error),
+    });
+    for (const e of report.published)
+      this.emit('operational:published', { tenant: e.tenant, type: e.type, endpointId: e.endpointId });
+    return report;
   }
 
   /**
@@ -138,6 +178,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     if (!this.#running) return;
     this.#running = false;
     this.#slots.stop();
+    clearInterval(this.#monitorTimer);
     this.#wakeUp();
     await this.#loop;
     const now = this.#i.now();
@@ -147,6 +188,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     await releaseSlots(this.#i.sql, this.#i.st, { workerId: this.id }).catch((error: unknown) => {
       this.emit('worker:error', error as Error); // the row stops counting when its lease passes
     });
+    await this.#monitorRun;
     await this.#unlisten?.();
     await this.#guard?.close();
     await this.#closeBrokers?.();

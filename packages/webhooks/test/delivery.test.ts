@@ -223,7 +223,7 @@ describe('retries and endpoint health', () => {
   });
 
   test('after the last scheduled retry the delivery is failed', async () => {
-    const rx = await receiver((_r, _n, res) => void res.writeHead(503).end());
+    const rx = await receiver((_r, _n, res) => void res.writeHead(500).end());
     const { endpoint } = await webhooks.createEndpoint(db.sql, {
       tenant,
       url: rx.url,
@@ -238,7 +238,7 @@ describe('retries and endpoint health', () => {
     const [d] = await deliveries(endpoint.id);
     assert.equal(d!.status, 'failed');
     assert.equal(d!.attempts, 2);
-    assert.equal(d!.last_error, 'http_503');
+    assert.equal(d!.last_error, 'http_500');
   });
 
   test('a timeout is a failed attempt with code "timeout"', async () => {

@@ -2,7 +2,7 @@
 // (schema-workers.ts), never on the event loop (issue 30, N1).
 import type { Queryable } from '@surety/db';
 import type { EventRegistry } from '@surety/events';
-import { InvalidEventError } from '@surety/webhooks';
+import { InvalidEventError, OPERATIONAL_EVENT_TYPES } from '@surety/webhooks';
 import { eventTypeData } from '../data/event-types.js';
 import { HttpProblem } from '../problem.js';
 import type { CompileCode, TypeDefinition } from './compile-type.js';
@@ -20,12 +20,17 @@ export type { TypeDefinition } from './compile-type.js';
 
 /**
  * The service's operational events: it publishes them itself, about the webhook machinery
- * (`@surety/webhooks` disabling an endpoint, `POST /v1/webhook-endpoints/{id}/test`). A tenant
+ * (`@surety/webhooks`' OPERATIONAL_EVENT_TYPES: an endpoint disabled, its breaker opened or closed,
+ * its backlog over the threshold, a delivery failed for good, a secret expiring;
+ * `POST /v1/webhook-endpoints/{id}/test`). A tenant
  * cannot publish them through `POST /v1/events` (403 `reserved_event_type`), so a receiver can
  * trust that one came from the service. The service's other types (payments, orders, inventory)
  * describe the tenant's own business and stay publishable.
  */
-export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set(['endpoint.disabled', 'webhook.test']);
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([
+  ...OPERATIONAL_EVENT_TYPES,
+  'webhook.test',
+]);
 
 const TITLES: Record<CompileCode, string> = {
   invalid_event_schema: 'Invalid event schema',

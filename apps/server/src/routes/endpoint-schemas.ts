@@ -219,6 +219,23 @@ export const endpointSchema = {
         nextProbeAt: { type: ['string', 'null'] },
       },
     },
+    throttle: {
+      type: 'object',
+      description:
+        'Adaptive throttling: after a 429 or 503 (or answers slower than usual) the in-flight cap and ' +
+        'the rate are lowered and grow back each second (inFlightCap, rate as of this answer); 429/503 ' +
+        "answers do not spend the deliveries' attempts; a Retry-After pauses the endpoint until " +
+        'pausedUntil. See docs/webhooks.md, "Adaptive throttling".',
+      properties: {
+        state: { type: 'string', enum: ['none', 'throttled', 'paused'] },
+        inFlightCap: { type: ['integer', 'null'] },
+        rate: { type: ['number', 'null'] },
+        since: { type: ['string', 'null'] },
+        until: { type: ['string', 'null'] },
+        pausedUntil: { type: ['string', 'null'] },
+        decreases: { type: 'integer' },
+      },
+    },
     health: {
       type: 'object',
       properties: {

@@ -24,7 +24,7 @@ let rx: Awaited<ReturnType<typeof startReceiver>>;
 
 before(async () => {
   collector = await startCollector();
-  rx = await startReceiver((_r, n, res) => void res.writeHead(n <= 2 ? 503 : 204).end());
+  rx = await startReceiver((_r, n, res) => void res.writeHead(n <= 2 ? 500 : 204).end());
   const env: Record<string, string> = {
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -137,8 +137,8 @@ test('a traced payment: one trace through the service, attempts linked to it, OT
   assert.deepEqual(
     tries.map((a) => [a.attributes['http.response.status_code'], a.attributes['surety.webhook.outcome']]),
     [
-      [503, 'retry'],
-      [503, 'retry'],
+      [500, 'retry'],
+      [500, 'retry'],
       [204, 'delivered'],
     ],
   );

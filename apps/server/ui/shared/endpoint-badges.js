@@ -1,5 +1,6 @@
 // @ts-check
-// How an endpoint's state reads at a glance: enabled or not, its circuit breaker, its success rate.
+// How an endpoint's state reads at a glance: enabled or not, its circuit breaker, its throttle, its
+// success rate.
 import { badge, h } from './dom.js';
 import { ago, plural, rate, rateTone, when } from './format.js';
 
@@ -55,6 +56,37 @@ export function circuitCallout(e) {
     ` after ${plural(c.consecutiveFailures, 'failed attempt')} in a row. Pending deliveries wait for one probe attempt (`,
     c.state === 'open' ? h('span', {}, 'next ', when(c.nextProbeAt)) : 'in progress',
     '); when it succeeds they all go out. Waiting spends none of their attempts.',
+  );
+}
+
+/**
+ * Adaptive throttling, when the endpoint is throttled (it answered 429/503, or slowly) or paused.
+ * @param {Endpoint} e
+ */
+export const throttleBadge = (e) =>
+  !e.throttle || e.throttle.state === 'none'
+    ? null
+    : badge(e.throttle.state === 'paused' ? 'Paused' : 'Throttled', 'warn');
+
+/**
+ * What the throttle means for the endpoint's deliveries, in words.
+ * @param {Endpoint} e
+ */
+export function throttleCallout(e) {
+  if (!e.throttle || e.throttle.state === 'none') return null;
+  const t = e.throttle;
+  return h(
+    'div',
+    { class: 'callout callout-warn', dataset: { throttle: t.state } },
+    h('strong', {}, 'Throttled'),
+    t.since ? ` ${ago(t.since)}` : '',
+    ': it answered 429/503 or slower than usual, so it gets at most ',
+    plural(t.inFlightCap ?? 0, 'attempt'),
+    ' in flight',
+    t.rate === null ? '' : ` and ${t.rate} a second`,
+    ', growing back every second.',
+    t.pausedUntil ? h('span', {}, ' Paused by its Retry-After until ', when(t.pausedUntil), '.') : '',
+    " Throttled answers spend none of the deliveries' attempts.",
   );
 }
 

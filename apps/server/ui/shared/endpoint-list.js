@@ -2,7 +2,7 @@
 // The overview's endpoint cards, each with its health, paged with "Show more".
 import { api, path } from './api.js';
 import { facts, h, replaceChildren } from './dom.js';
-import { circuitBadge, kindBadge, rateBadge, statusBadge } from './endpoint-badges.js';
+import { circuitBadge, kindBadge, rateBadge, statusBadge, throttleBadge } from './endpoint-badges.js';
 import { when } from './format.js';
 import { moreButton } from './ui.js';
 
@@ -24,6 +24,7 @@ function endpointCard(e) {
       kindBadge(e),
       statusBadge(e),
       circuitBadge(e),
+      throttleBadge(e),
     ),
     e.description ? h('p', { class: 'muted url' }, e.url) : null,
     e.status === 'disabled'

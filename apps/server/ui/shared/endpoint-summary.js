@@ -1,7 +1,14 @@
 // @ts-check
 // The top of an endpoint's page: its URL, why it is disabled or held by its breaker, health, facts.
 import { facts, h, replaceChildren } from './dom.js';
-import { circuitCallout, destinationText, kindBadge, rateBadge, statusBadge } from './endpoint-badges.js';
+import {
+  circuitCallout,
+  destinationText,
+  kindBadge,
+  rateBadge,
+  statusBadge,
+  throttleCallout,
+} from './endpoint-badges.js';
 import { ago, when } from './format.js';
 
 /** @typedef {import('./types.js').Endpoint} Endpoint */
@@ -36,6 +43,7 @@ export function endpointSummary() {
             `: ${e.disabledReason || 'by an operator'}. No deliveries are attempted until it is re-enabled.`,
           )
         : circuitCallout(e),
+      e.status === 'disabled' ? null : throttleCallout(e),
       h(
         'div',
         { class: 'stats' },

@@ -28,6 +28,17 @@ export interface Circuit {
   nextProbeAt: string | null;
 }
 
+/** Adaptive throttling: after 429/503 or slow answers, a lowered in-flight cap and rate that grow back. */
+export interface Throttle {
+  state: 'none' | 'throttled' | 'paused';
+  inFlightCap: number | null;
+  rate: number | null;
+  since: string | null;
+  until: string | null;
+  pausedUntil: string | null;
+  decreases: number;
+}
+
 export interface EndpointHealth {
   attempts24h: number;
   successRate24h: number | null;
@@ -70,6 +81,8 @@ export interface Endpoint {
   failingSince: string | null;
   /** Absent from a server that predates the breaker. */
   circuit?: Circuit;
+  /** Absent from a server that predates adaptive throttling. */
+  throttle?: Throttle;
   /** Only in the answer for one endpoint (not in the list). */
   health?: EndpointHealth;
   /** Only in the answer to creation and rotation. */

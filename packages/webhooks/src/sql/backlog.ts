@@ -14,6 +14,8 @@ export interface Backlog {
   oldestDueSeconds: number;
   /** Endpoints whose breaker is open (waiting for its probe) and half open (probe due or in flight). */
   circuits: { open: number; halfOpen: number };
+  /** Endpoints under adaptive throttling now, and those of them paused by a Retry-After. */
+  throttled: { throttled: number; paused: number };
 }
 
 export async function readBacklog(q: Queryable, t: Pick<Names, 'D' | 'EP'>): Promise<Backlog> {
@@ -32,6 +34,12 @@ export async function readBacklog(q: Queryable, t: Pick<Names, 'D' | 'EP'>): Pro
             count(*) filter (where circuit_probe_at <= now())::int as half_open
        from ${t.EP} where circuit_opened_at is not null`,
   );
+  // Throttled endpoints through their partial index (migration 000020): few rows.
+  const th = await q.query<{ throttled: number; paused: number }>(
+    `select count(*) filter (where throttle_until > now())::int as throttled,
+            count(*) filter (where throttle_until > now() and throttle_pause_until > now())::int as paused
+       from ${t.EP} where throttle_until is not null`,
+  );
   const r = rows[0]!;
   return {
     due: r.due,
@@ -39,5 +47,6 @@ export async function readBacklog(q: Queryable, t: Pick<Names, 'D' | 'EP'>): Pro
     inFlight: r.in_flight,
     oldestDueSeconds: r.oldest ?? 0,
     circuits: { open: open.rows[0]!.open, halfOpen: open.rows[0]!.half_open },
+    throttled: { throttled: th.rows[0]!.throttled, paused: th.rows[0]!.paused },
   };
 }

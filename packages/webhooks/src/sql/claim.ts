@@ -3,6 +3,7 @@
 import type { Queryable, Sql } from '@surety/db';
 import type { Claimed } from './claimed.js';
 import { eventTime, lockId, type Names } from './names.js';
+import { effectiveCap, effectiveRate, paused } from './throttle.js';
 import { grantRateLimited, type TokenStatements } from './tokens.js';
 
 export type { Claimed } from './claimed.js';
@@ -54,14 +55,31 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
             where w.worker <> $3 and w.lease_until > $1) b
           group by b.tenant, b.endpoint_id),
        tbusy as (select b.tenant, sum(b.n)::int as n from busy b group by b.tenant),
+       -- Rate-limited and throttled endpoints (each through its partial index; sql/throttle.ts): the
+       -- tokens in their bucket at the lower of the two rates (none while a Retry-After pauses the
+       -- endpoint), and the adaptive in-flight cap, which lowers $5 for that endpoint.
+       lim as (
+         select e.tenant, e.id, e.rate_tokens, e.rate_at, e.throttle_pause_until, r.rate,
+                ${effectiveCap('e', '$1::timestamptz', '$5::int')} as cap
+           from (select x.tenant, x.id, x.rate_limit, x.rate_tokens, x.rate_at, x.throttle_at, x.throttle_until,
+                        x.throttle_rate, x.throttle_step, x.throttle_cap, x.throttle_pause_until
+                   from ${EP} x where x.rate_limit is not null and x.throttle_until is null
+                 union all
+                 select x.tenant, x.id, x.rate_limit, x.rate_tokens, x.rate_at, x.throttle_at, x.throttle_until,
+                        x.throttle_rate, x.throttle_step, x.throttle_cap, x.throttle_pause_until
+                   from ${EP} x where x.throttle_until is not null) e
+           cross join lateral (select ${effectiveRate('e', '$1::timestamptz')} as rate) r),
        tokens as (
-         select e.tenant, e.id as endpoint_id,
-                floor(least(e.rate_limit::float8, coalesce(e.rate_tokens, e.rate_limit::float8)
-                  + greatest(0, extract(epoch from ($1::timestamptz - coalesce(e.rate_at, $1::timestamptz))))
-                    * e.rate_limit))::int as n
-           from ${EP} e where e.rate_limit is not null),
+         select l.tenant, l.id as endpoint_id,
+                case when ${paused('l', '$1::timestamptz')} then 0
+                     else floor(least(l.rate, coalesce(l.rate_tokens, l.rate)
+                       + greatest(0, extract(epoch from ($1::timestamptz - coalesce(l.rate_at, $1::timestamptz))))
+                         * l.rate))::int end as n
+           from lim l where l.rate is not null or ${paused('l', '$1::timestamptz')}),
+       caps as (select l.tenant, l.id as endpoint_id, l.cap as n from lim l where l.cap < $5),
        blocked as (
-         select b.tenant, b.endpoint_id from busy b where b.n >= $5
+         select b.tenant, b.endpoint_id from busy b left join caps k on k.tenant = b.tenant and k.endpoint_id = b.endpoint_id
+          where b.n >= coalesce(k.n, $5)
          union all
          select t.tenant, t.endpoint_id from tokens t where t.n < 1),
        walk as materialized (
@@ -78,11 +96,12 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
           limit $4),
        cand as (
          select w.id, w.tenant, w.endpoint_id, w.next_attempt_at, w.sequence, w.event_created_at, w.created_at,
-                least($5::int - coalesce(b.n, 0), coalesce(t.n, $5::int)) as room,
+                least(coalesce(k.n, $5::int) - coalesce(b.n, 0), coalesce(t.n, $5::int)) as room,
                 row_number() over (partition by w.tenant, w.endpoint_id order by w.next_attempt_at, w.sequence, w.id) as n
            from walk w
            left join busy b on b.tenant = w.tenant and b.endpoint_id = w.endpoint_id
-           left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id),
+           left join tokens t on t.tenant = w.tenant and t.endpoint_id = w.endpoint_id
+           left join caps k on k.tenant = w.tenant and k.endpoint_id = w.endpoint_id),
        ranked as (
          select c.id, c.tenant, c.next_attempt_at, c.sequence, c.event_created_at, c.created_at, $6::int - coalesce(tb.n, 0) as room,
                 row_number() over (partition by c.tenant order by c.n, c.next_attempt_at, c.sequence, c.endpoint_id, c.id) as n
@@ -96,7 +115,8 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
        select array(select p.id from pick p order by p.ord) as ids,
               (select min(coalesce(p.event_created_at, '-infinity')) from pick p)::text as events_from,
               (select max(coalesce(p.event_created_at, p.created_at)) from pick p)::text as events_to,
-              array(select b.tenant from busy b where b.n >= $5 union select t.tenant from tbusy t where t.n >= $6
+              array(select b.tenant from busy b left join caps k on k.tenant = b.tenant and k.endpoint_id = b.endpoint_id
+                     where b.n >= coalesce(k.n, $5) union select t.tenant from tbusy t where t.n >= $6
                     union select x.tenant from cand x where x.n > x.room
                     union select x.tenant from ranked x where x.n > x.room) as held,
               -- the take, next in this transaction, is planned for its values (no round trip of its own)
@@ -145,7 +165,7 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
          returning 1)
        select c.id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
               ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
-              ep.status as endpoint_status, ep.retry_schedule, ep.rate_limit,
+              ep.status as endpoint_status, ep.retry_schedule, ${effectiveRate('ep', '$2::timestamptz')} as rate_limit,
               ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers,
               coalesce(ep.kind, 'webhook') as kind, ep.destination, ep.credentials,
               ep.auth as endpoint_auth

@@ -17,30 +17,36 @@ export function completeStatements({ D, A, st }: Names) {
            as r(id, outcome, next_at, http_status, error_code)),
        upd as (
          update ${D} d set
-           status = case when r.outcome in ('retry', 'defer') then 'pending' else r.outcome end,
+           status = case when r.outcome in ('retry', 'defer', 'throttled') then 'pending' else r.outcome end,
            next_attempt_at = coalesce(r.next_at, d.next_attempt_at),
-           attempts = case when r.outcome = 'defer' then d.attempts - 1 else d.attempts end,
-           completed_at = case when r.outcome in ('retry', 'defer') then null else $1::timestamptz end,
+           -- a throttled answer (429/503) is recorded below but does not spend the delivery's attempt
+           attempts = case when r.outcome in ('defer', 'throttled') then d.attempts - 1 else d.attempts end,
+           completed_at = case when r.outcome in ('retry', 'defer', 'throttled') then null else $1::timestamptz end,
            last_status = case when r.outcome = 'defer' then d.last_status else r.http_status end,
            last_error = case when r.outcome = 'defer' then d.last_error else r.error_code end,
            locked_by = null, lease_until = null
          from r where d.id = r.id and d.id = any ($2::text[]) and d.locked_by = $7
-         returning d.id),
+         returning d.id, d.status),
        att as (
          insert into ${A} (delivery_id, tenant, attempt, started_at, duration_ms, status, response_excerpt,
                            error_code, error_message, endpoint_id, id)
          select * from unnest($8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::int[], $13::int[],
                               $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
          returning 1)
-       select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts`,
+       select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts,
+              -- the deliveries this batch failed for good (operational events: delivery.failed)
+              array(select u.id from upd u where u.status = 'failed') as failed`,
     ),
   };
 }
 
-/** A delivery's outcome as the statement writes it (`defer`: handed back, no attempt counted). */
+/**
+ * A delivery's outcome as the statement writes it (`defer`: handed back, no attempt counted;
+ * `throttled`: an attempt recorded that the delivery does not count).
+ */
 export interface DeliveryOutcome {
   id: string;
-  outcome: 'delivered' | 'retry' | 'failed' | 'defer';
+  outcome: 'delivered' | 'retry' | 'failed' | 'throttled' | 'defer';
   nextAt: string | null;
   status: number | null;
   errorCode: string | null;
@@ -74,9 +80,9 @@ export async function completeDeliveries(
     outcomes: readonly DeliveryOutcome[];
     attempts: readonly AttemptRow[];
   },
-): Promise<{ completed: number; attempts: number }> {
+): Promise<{ completed: number; attempts: number; failed: string[] }> {
   const { outcomes: o, attempts: a } = input;
-  const { rows } = await q.query<{ completed: number; attempts: number }>(st.complete, [
+  const { rows } = await q.query<{ completed: number; attempts: number; failed: string[] }>(st.complete, [
     input.nowIso,
     o.map((c) => c.id),
     o.map((c) => c.outcome),

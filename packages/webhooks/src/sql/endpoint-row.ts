@@ -6,7 +6,7 @@ import {
   type DestinationKind,
   redact,
 } from '../destinations/config.js';
-import type { Endpoint, EndpointFilter, SecretEntry } from '../types.js';
+import type { Endpoint, EndpointFilter, SecretEntry, ThrottleState } from '../types.js';
 import { iso } from './names.js';
 
 export interface EndpointRow {
@@ -41,6 +41,38 @@ export interface EndpointRow {
   credentials: BrokerCredentials | null;
   /** Never leaves the engine: toEndpoint redacts it (auth/config.ts). */
   auth: StoredAuth | null;
+  throttle_at: Date | null;
+  throttle_until: Date | null;
+  throttle_rate: number | null;
+  throttle_step: number | null;
+  throttle_cap: number | null;
+  throttle_max_cap: number | null;
+  throttle_pause_until: Date | null;
+  throttle_decreases: number;
+}
+
+/** The throttle as of `nowMs`: the same arithmetic as the claim's (sql/throttle.ts). */
+function throttleOf(r: EndpointRow, nowMs: number): ThrottleState {
+  const until = r.throttle_until === null ? null : new Date(r.throttle_until).getTime();
+  const active = until !== null && until > nowMs && r.throttle_at !== null;
+  const pausedUntil =
+    r.throttle_pause_until !== null && new Date(r.throttle_pause_until).getTime() > nowMs
+      ? iso(r.throttle_pause_until)
+      : null;
+  const seconds = active ? (nowMs - new Date(r.throttle_at!).getTime()) / 1000 : 0;
+  const rate = active && r.throttle_rate !== null ? r.throttle_rate + (r.throttle_step ?? 0) * seconds : null;
+  return {
+    state: pausedUntil !== null ? 'paused' : active ? 'throttled' : 'none',
+    inFlightCap:
+      active && r.throttle_cap !== null
+        ? Math.min(r.throttle_max_cap ?? Number.MAX_SAFE_INTEGER, r.throttle_cap + Math.floor(seconds))
+        : null,
+    rate: rate === null ? null : Math.round(Math.min(rate, r.rate_limit ?? rate) * 100) / 100,
+    since: active ? iso(r.throttle_at) : null,
+    until: active ? iso(r.throttle_until) : null,
+    pausedUntil,
+    decreases: r.throttle_decreases,
+  };
 }
 
 /** The row's endpoint; the breaker's state as of `nowMs` (open until its probe is due). */
@@ -81,10 +113,12 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
     openedAt: iso(r.circuit_opened_at),
     nextProbeAt: iso(r.circuit_probe_at),
   },
+  throttle: throttleOf(r, nowMs),
 });
 
 export const ENDPOINT_COLUMNS =
   'id, url, description, event_types, format, secrets, status, disabled_reason, disabled_at, retry_schedule, ' +
   'rate_limit, ordered, version, created_at, updated_at, last_success_at, last_failure_at, failing_since, ' +
   'circuit_failures, circuit_opened_at, circuit_probe_at, trace_context, application_id, headers, filter, ' +
-  'kind, destination, credentials, auth';
+  'kind, destination, credentials, auth, throttle_at, throttle_until, throttle_rate, throttle_step, ' +
+  'throttle_cap, throttle_max_cap, throttle_pause_until, throttle_decreases';

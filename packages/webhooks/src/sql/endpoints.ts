@@ -215,7 +215,11 @@ export async function enableEndpointRow(
             circuit_opened_at = case when status = 'disabled' then null else circuit_opened_at end,
             circuit_probe_at = case when status = 'disabled' then null else circuit_probe_at end,
             circuit_probes = case when status = 'disabled' then 0 else circuit_probes end,
-            circuit_hold_until = case when status = 'disabled' then null else circuit_hold_until end
+            circuit_hold_until = case when status = 'disabled' then null else circuit_hold_until end,
+            -- the breaker's announcement and the adaptive throttle start afresh too (migration 000020)
+            circuit_notified = case when status = 'disabled' then false else circuit_notified end,
+            throttle_until = case when status = 'disabled' then null else throttle_until end,
+            throttle_pause_until = case when status = 'disabled' then null else throttle_pause_until end
       where tenant = $1 and id = $2 returning ${ENDPOINT_COLUMNS}`,
     [input.tenant, input.id, input.nowIso],
   );

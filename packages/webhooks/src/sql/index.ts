@@ -4,7 +4,9 @@ import { claimStatements } from './claim.js';
 import { completeStatements } from './complete.js';
 import { healthStatements } from './health.js';
 import { names } from './names.js';
+import { operationalStatements } from './operational.js';
 import { publishStatements } from './publish.js';
+import { throttleStatements } from './throttle.js';
 import { tokenStatements } from './tokens.js';
 
 /** Every prepared statement of one schema, and its table names. Every value is a bound parameter. */
@@ -29,6 +31,8 @@ export function statements(schema: string) {
     ...tokenStatements(n),
     ...completeStatements(n),
     ...healthStatements(n),
+    ...throttleStatements(n),
+    ...operationalStatements(n),
   };
 }
 

@@ -62,6 +62,7 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
                                   (select jsonb_build_object('type', $3::text, 'resource', $5::text, 'data', $6::text::jsonb)),
                                   e.filter_path, '{}', true))
                       else e.id = $8 end)
+            and ($14::text is null or e.id <> $14)
          returning 1)
        select (select sequence::text from ev) as sequence, (select count(*) from d)::int as deliveries,
               (select application_id from ev) as application_id`,
@@ -96,6 +97,8 @@ export async function insertEvent(
     chosenId: boolean;
     /** Whether filters may be evaluated on the payload (not nested past FILTER_MAX_DATA_DEPTH). */
     filterable: boolean;
+    /** An endpoint that does not get it (the one an operational event is about); null: none. */
+    exceptEndpointId: string | null;
   },
 ): Promise<{ sequence: string; deliveries: number; applicationId: string | null }> {
   const audience: Audience =
@@ -116,6 +119,7 @@ export async function insertEvent(
       input.chosenId,
       idTimePrefix('dlv', Date.parse(input.createdAt)),
       input.filterable,
+      input.exceptEndpointId,
     ],
   );
   const r = rows[0]!;

@@ -3,6 +3,7 @@
 import type { Queryable } from '@surety/db';
 import type { Claimed } from './claimed.js';
 import type { Names } from './names.js';
+import { effectiveRate } from './throttle.js';
 
 export function tokenStatements({ EP, st }: Names) {
   return {
@@ -15,12 +16,14 @@ export function tokenStatements({ EP, st }: Names) {
       'take_tokens',
       `with req as (select * from unnest($1::text[], $2::text[], $3::int[]) as r(tenant, endpoint_id, wanted)),
        locked as (
-         select e.tenant, e.id, e.rate_limit,
-                least(e.rate_limit::float8, coalesce(e.rate_tokens, e.rate_limit::float8)
+         select e.tenant, e.id, r.rate as rate_limit,
+                least(r.rate, coalesce(e.rate_tokens, r.rate)
                   + greatest(0, extract(epoch from ($4::timestamptz - coalesce(e.rate_at, $4::timestamptz))))
-                    * e.rate_limit) as available
+                    * r.rate) as available
            from ${EP} e join req on e.tenant = req.tenant and e.id = req.endpoint_id
-          where e.rate_limit is not null
+           -- the endpoint's own limit, or lower while it is throttled (throttle.ts)
+           cross join lateral (select ${effectiveRate('e', '$4::timestamptz')} as rate) r
+          where r.rate is not null
           order by e.tenant, e.id for update of e),
        grant_ as (
          select l.tenant, l.id, l.available, l.rate_limit, least(req.wanted, floor(l.available))::int as granted
