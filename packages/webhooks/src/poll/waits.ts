@@ -83,6 +83,7 @@ export class PollWaits {
   async wait(ms: number, signal?: AbortSignal): Promise<void> {
     if (this.#closed || signal?.aborted || ms <= 0) return;
     if (this.#listen) await this.#startListening();
+    if (this.#closed || signal?.aborted) return;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
