@@ -51,7 +51,7 @@ import {
   type PollPage,
   type ReadPollInput,
   readPollFor,
-} from './poll/index.js';
+} from './poll/read.js';
 import { recoverEndpointFor, replayEventFor } from './requeue.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import { type Backlog, readBacklog } from './sql/backlog.js';
