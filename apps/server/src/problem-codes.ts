@@ -143,7 +143,8 @@ export const PROBLEM_CODES = {
   precondition_required: { status: 428, meaning: 'this write requires If-Match (or If-None-Match: *)' },
   too_many_polls: {
     status: 429,
-    meaning: "the tenant's long-polls waiting at once are at their cap; retry after Retry-After, or poll without wait",
+    meaning:
+      "the tenant's long-polls waiting at once are at their cap; retry after Retry-After, or poll without wait",
   },
   validation_busy: {
     status: 503,

@@ -110,7 +110,11 @@ test('a poll endpoint is created like any kind, has no URL, and shows in the lis
   const listed = ok(await call('GET', '/v1/webhook-endpoints?limit=100')).data;
   assert.ok(listed.some((e: { id: string; kind: string }) => e.id === ep.id && e.kind === 'poll'));
   problem(
-    await call('POST', '/v1/webhook-endpoints', { kind: 'poll', url: 'https://example.com', eventTypes: ['*'] }),
+    await call('POST', '/v1/webhook-endpoints', {
+      kind: 'poll',
+      url: 'https://example.com',
+      eventTypes: ['*'],
+    }),
     400,
     'validation_failed',
   );
@@ -137,6 +141,16 @@ test('two consumers of one application each get every event, in order, across a 
   const acked = ok(await call('POST', `/v1/webhook-endpoints/${a}/poll/ack`, { cursor: page.cursor }));
   assert.deepEqual([acked.object, acked.acknowledged], ['poll_cursor', 4]);
   ok(await call('GET', `/v1/webhook-endpoints/${b}/poll?limit=3`)); // read, never acknowledged
+  // Pending for its consumer: listed, never due for an attempt.
+  const pending = ok(await call('GET', `/v1/webhook-endpoints/${b}/deliveries?limit=100`)).data;
+  assert.equal(pending.length, 6);
+  assert.ok(
+    pending.every(
+      (d: { status: string; nextAttemptAt: null }) => d.status === 'pending' && d.nextAttemptAt === null,
+    ),
+  );
+  const event = ok(await call('GET', `/v1/events/${first[0]}/deliveries`)).data;
+  assert.equal(event.length, 2);
 
   await app.close(); // the restart
   app = await appOver();
@@ -150,7 +164,11 @@ test('two consumers of one application each get every event, in order, across a 
   assert.equal(deliveries.length, 11);
   assert.ok(deliveries.every((d: { status: string }) => d.status === 'delivered'));
   const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-  assert.match(metrics, /surety_webhook_poll_events_total\{stage="acknowledged"\} 18/, "7 of A and 11 of B since the restart");
+  assert.match(
+    metrics,
+    /surety_webhook_poll_events_total\{stage="acknowledged"\} 18/,
+    '7 of A and 11 of B since the restart',
+  );
   assert.match(metrics, /surety_webhook_backlog\{state="unacknowledged"\} \d+/);
 });
 
@@ -182,12 +200,22 @@ test("another application's or tenant's endpoint or cursor is a 404; a forged cu
   const portal = { authorization: `Bearer ${session.token}` };
   assert.equal(ok(await call('GET', `/v1/webhook-endpoints/${y}/poll`, undefined, portal)).data.length, 1);
   problem(await call('GET', `/v1/webhook-endpoints/${x}/poll`, undefined, portal), 404, 'not_found');
-  problem(await call('POST', `/v1/webhook-endpoints/${x}/poll/ack`, { cursor: yCursor }, portal), 404, 'not_found');
+  problem(
+    await call('POST', `/v1/webhook-endpoints/${x}/poll/ack`, { cursor: yCursor }, portal),
+    404,
+    'not_found',
+  );
   // Forged, edited or garbage: 400 invalid_cursor, never a 5xx; nothing acknowledged.
   const xCursor = await cursorOf(x);
   const [body, mac] = xCursor.slice(3).split('.') as [string, string];
   const edited = `pc_${Buffer.from(Buffer.from(body, 'base64url').toString().replace(/^\d+/, '99')).toString('base64url')}.${mac}`;
-  for (const cursor of ['garbage', `pc_${body}.${'A'.repeat(22)}`, edited, 'pc_\u00e9.x', `pc_${'A'.repeat(150)}.${mac}`]) {
+  for (const cursor of [
+    'garbage',
+    `pc_${body}.${'A'.repeat(22)}`,
+    edited,
+    'pc_\u00e9.x',
+    `pc_${'A'.repeat(150)}.${mac}`,
+  ]) {
     problem(
       await call('GET', `/v1/webhook-endpoints/${x}/poll?after=${encodeURIComponent(cursor)}`),
       400,
@@ -195,7 +223,11 @@ test("another application's or tenant's endpoint or cursor is a 404; a forged cu
     );
     problem(await call('POST', `/v1/webhook-endpoints/${x}/poll/ack`, { cursor }), 400, 'invalid_cursor');
   }
-  problem(await call('POST', `/v1/webhook-endpoints/${x}/poll/ack`, { cursor: 'x'.repeat(201) }), 400, 'validation_failed');
+  problem(
+    await call('POST', `/v1/webhook-endpoints/${x}/poll/ack`, { cursor: 'x'.repeat(201) }),
+    400,
+    'validation_failed',
+  );
   assert.equal(ok(await call('GET', `/v1/webhook-endpoints/${x}/poll`)).data.length, 1);
 });
 

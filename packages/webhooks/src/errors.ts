@@ -168,7 +168,10 @@ export class ClockSkewError extends WebhookError {
 export class NotPollEndpointError extends WebhookError {
   declare readonly code: 'SURETY_NOT_POLL_ENDPOINT';
   constructor(readonly kind: string) {
-    super('SURETY_NOT_POLL_ENDPOINT', `a ${kind} endpoint is delivered to, not read: only a poll endpoint is`);
+    super(
+      'SURETY_NOT_POLL_ENDPOINT',
+      `a ${kind} endpoint is delivered to, not read: only a poll endpoint is`,
+    );
     this.name = 'NotPollEndpointError';
   }
 }

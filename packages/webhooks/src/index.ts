@@ -71,9 +71,9 @@ export {
 export { migrations } from './migrations.js';
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
 export type { Page, PageInput } from './pages.js';
+export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from './partitions.js';
 export type { AckPollInput, PollItem, PollPage, PollWaitsOptions, ReadPollInput } from './poll/index.js';
 export { MAX_CURSOR_LENGTH, MAX_POLL_LIMIT, PollWaits } from './poll/index.js';
-export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from './partitions.js';
 export type {
   AttemptRecord,
   DeliveryRecord,

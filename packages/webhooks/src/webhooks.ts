@@ -29,6 +29,13 @@ import { CommitNotifier } from './notify.js';
 import type { Page } from './pages.js';
 import { type MaintainOptions, type MaintenanceReport, maintainPartitions } from './partitions.js';
 import {
+  type AckPollInput,
+  ackPollFor,
+  type PollPage,
+  type ReadPollInput,
+  readPollFor,
+} from './poll/read.js';
+import {
   type AttemptRecord,
   type DeliveryRecord,
   type EndpointHealth,
@@ -45,13 +52,6 @@ import {
   listEndpoints,
   listEvents,
 } from './queries.js';
-import {
-  type AckPollInput,
-  ackPollFor,
-  type PollPage,
-  type ReadPollInput,
-  readPollFor,
-} from './poll/read.js';
 import { recoverEndpointFor, replayEventFor } from './requeue.js';
 import { DEFAULT_SCHEDULE } from './schedule.js';
 import { type Backlog, readBacklog } from './sql/backlog.js';

@@ -13,8 +13,8 @@ import {
   isNotPollEndpointError,
   isPollLimitError,
   isWebhookError,
-  parseAllowList,
   PollWaits,
+  parseAllowList,
   Webhooks,
 } from '../src/index.js';
 
@@ -23,7 +23,12 @@ let tenantN = 0;
 const nextTenant = () => `poll${++tenantN}`;
 
 const engine = () =>
-  new Webhooks({ sql: db.sql, schema: db.schema, allowHttp: true, allowList: parseAllowList('127.0.0.1/32') });
+  new Webhooks({
+    sql: db.sql,
+    schema: db.schema,
+    allowHttp: true,
+    allowList: parseAllowList('127.0.0.1/32'),
+  });
 let webhooks: Webhooks;
 
 before(async () => {
@@ -86,7 +91,11 @@ test('two consumers of one application each get every event, in order, across a 
   readA.push(...(await consume(restarted, tenant, a, 4)));
   assert.deepEqual(readA, [...first, ...more], 'A: every event once, in order');
   const readB = await consume(restarted, tenant, b, 100);
-  assert.deepEqual(readB, [...first, ...more], 'B: from its acknowledged cursor: what it read unacknowledged again');
+  assert.deepEqual(
+    readB,
+    [...first, ...more],
+    'B: from its acknowledged cursor: what it read unacknowledged again',
+  );
 
   // Acknowledged: the deliveries listing shows them delivered; nothing more to read.
   const deliveries = await restarted.listDeliveries(db.sql, { tenant, endpointId: a, limit: 100 });
@@ -135,7 +144,14 @@ test("a forged or edited cursor is refused; another endpoint's cursor names noth
   const payload = Buffer.from(body, 'base64url').toString();
   const edited = `pc_${Buffer.from(payload.replace(/^\d+/, '3')).toString('base64url')}.${mac}`;
   const invalid = (e: unknown) => isWebhookError(e) && e.code === 'SURETY_INVALID_CURSOR';
-  for (const cursor of ['x', 'pc_', `pc_${body}.AAAAAAAAAAAAAAAAAAAAAA`, edited, `${page.cursor}x`, 'pc_%%.%%']) {
+  for (const cursor of [
+    'x',
+    'pc_',
+    `pc_${body}.AAAAAAAAAAAAAAAAAAAAAA`,
+    edited,
+    `${page.cursor}x`,
+    'pc_%%.%%',
+  ]) {
     await assert.rejects(webhooks.readPoll(db.sql, { tenant, id, after: cursor }), invalid, cursor);
     await assert.rejects(
       db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id, cursor })),
@@ -144,14 +160,21 @@ test("a forged or edited cursor is refused; another endpoint's cursor names noth
     );
   }
   const otherCursor = (await webhooks.readPoll(db.sql, { tenant, id: other })).cursor;
-  await assert.rejects(webhooks.readPoll(db.sql, { tenant, id, after: otherCursor }), isEndpointNotFoundError);
+  await assert.rejects(
+    webhooks.readPoll(db.sql, { tenant, id, after: otherCursor }),
+    isEndpointNotFoundError,
+  );
   await assert.rejects(
     db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id, cursor: otherCursor })),
     isEndpointNotFoundError,
   );
   // Another tenant's endpoint is not this tenant's: a 404 whatever the cursor.
   await assert.rejects(webhooks.readPoll(db.sql, { tenant, id: theirs }), isEndpointNotFoundError);
-  const hook = await webhooks.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/x', eventTypes: ['*'] });
+  const hook = await webhooks.createEndpoint(db.sql, {
+    tenant,
+    url: 'http://127.0.0.1:9/x',
+    eventTypes: ['*'],
+  });
   await assert.rejects(webhooks.readPoll(db.sql, { tenant, id: hook.endpoint.id }), isNotPollEndpointError);
   // Nothing was acknowledged by any of it.
   assert.equal((await webhooks.readPoll(db.sql, { tenant, id })).data.length, 3);

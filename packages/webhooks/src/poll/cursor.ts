@@ -22,7 +22,12 @@ export function encodeCursor(key: Uint8Array, tenant: string, endpointId: string
  * What a token says, before its MAC is checked: the endpoint it names and its position. Throws
  * WebhookError `SURETY_INVALID_CURSOR` on anything that is not of the token's form.
  */
-export function parseCursor(token: string): { endpointId: string; position: string; payload: string; mac: string } {
+export function parseCursor(token: string): {
+  endpointId: string;
+  position: string;
+  payload: string;
+  mac: string;
+} {
   const m = /^pc_([A-Za-z0-9_-]{1,160})\.([A-Za-z0-9_-]{22})$/.exec(token);
   if (!m || token.length > MAX_CURSOR_LENGTH) throw invalid();
   const payload = Buffer.from(m[1]!, 'base64url').toString('utf8');
@@ -32,7 +37,11 @@ export function parseCursor(token: string): { endpointId: string; position: stri
 }
 
 /** Checks the token's MAC under the endpoint's key; throws `SURETY_INVALID_CURSOR` when it fails. */
-export function verifyCursor(key: Uint8Array, tenant: string, parsed: { payload: string; mac: string }): void {
+export function verifyCursor(
+  key: Uint8Array,
+  tenant: string,
+  parsed: { payload: string; mac: string },
+): void {
   const expected = mac(key, tenant, parsed.payload);
   const given = Buffer.from(parsed.mac, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();

@@ -157,7 +157,8 @@ export async function ackPollFor(
   const cursor = await lockedCursor(w, tx, tenant, id);
   const to = positionOf(tenant, id, cursor, input.cursor);
   // A valid token is for a position this endpoint gave out: never past its head.
-  if (to > BigInt(cursor.head)) throw new WebhookError('SURETY_INVALID_CURSOR', 'not a cursor this endpoint returned');
+  if (to > BigInt(cursor.head))
+    throw new WebhookError('SURETY_INVALID_CURSOR', 'not a cursor this endpoint returned');
   const from = BigInt(cursor.position);
   if (to <= from) return { cursor: encodeCursor(cursor.key, tenant, id, cursor.position), acknowledged: 0 };
   const acknowledged = await acknowledge(tx, i.st.tables, {

@@ -112,9 +112,7 @@ export class PollWaits {
   // One LISTEN per process, opened by the first wait; when it cannot be (a transaction pooler, a
   // driver without it), the checks every checkMs still find every event.
   #startListening(): Promise<unknown> {
-    this.#listening ??= this.#sql
-      .listen(this.#channel, () => this.#wakeAll())
-      .catch(() => undefined);
+    this.#listening ??= this.#sql.listen(this.#channel, () => this.#wakeAll()).catch(() => undefined);
     return this.#listening;
   }
 }
