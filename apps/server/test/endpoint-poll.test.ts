@@ -267,3 +267,20 @@ test('a long-poll answers when an event is published; a tenant has at most its c
   assert.equal(ok(await other).data.length, 0);
   problem(await call('GET', `/v1/webhook-endpoints/${id}/poll?wait=31`), 400, 'validation_failed');
 });
+
+test("the tenant's AsyncAPI document leaves poll endpoints out, and still parses", async () => {
+  const poll = (await createPoll()).id;
+  const res = await call('GET', '/v1/asyncapi.json');
+  assert.equal(res.statusCode, 200, res.body);
+  assert.ok(!res.body.includes(poll), 'a poll endpoint is an HTTP request (OpenAPI), not a channel');
+  const { Parser } = await import('@asyncapi/parser');
+  const { diagnostics } = await new Parser().parse(res.body);
+  assert.deepEqual(
+    diagnostics.filter((d) => d.severity === 0).map((d) => `${d.code} ${d.path.join('/')}: ${d.message}`),
+    [],
+  );
+  const openapi = (await call('GET', '/openapi.json')).json();
+  assert.ok(openapi.paths['/v1/webhook-endpoints/{id}/poll'].get);
+  assert.ok(openapi.paths['/v1/webhook-endpoints/{id}/poll/ack'].post);
+  assert.ok(openapi.paths['/v1/webhook-endpoints/{id}/poll'].get.responses['429']);
+});
