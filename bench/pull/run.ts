@@ -40,7 +40,12 @@ const webhooks = new Webhooks({
 const app = await buildApp({
   webhooks,
   sql,
-  config: { apiKeys: parseApiKeys(`bench:${KEY}`), bodyLimit: 65_536, idempotencyTtlMs: 86_400_000, schema: SCHEMA },
+  config: {
+    apiKeys: parseApiKeys(`bench:${KEY}`),
+    bodyLimit: 65_536,
+    idempotencyTtlMs: 86_400_000,
+    schema: SCHEMA,
+  },
 });
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 const headers = { authorization: `Bearer ${KEY}` };
