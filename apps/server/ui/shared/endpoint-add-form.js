@@ -83,7 +83,8 @@ export function addEndpointForm({ added, catalogue }) {
   };
   kind.addEventListener('change', () => {
     const poll = kind.value === 'poll';
-    urlField.hidden = poll;
+    // Not `hidden`: `.field`'s display (grid) overrides it.
+    urlField.style.display = poll ? 'none' : '';
     url.required = !poll;
   });
   const form = h(
@@ -122,7 +123,7 @@ export function addEndpointForm({ added, catalogue }) {
           throw error;
         }
         form.reset();
-        urlField.hidden = false;
+        urlField.style.display = '';
         url.required = true;
         typed.value = '*';
         choices?.reset();
