@@ -5,13 +5,14 @@
 
 // The one known circle, listed so that no other module can join it unnoticed: @surety/webhooks'
 // operation modules take the Webhooks façade, reach its state through internals.ts and call back
-// into it (7 modules). The engine-context refactor of issue 34 (`fn(ctx, q, input)`, as
+// into it (8 modules; poll/read.ts joined it with pull delivery, in the same shape). The engine-context refactor of issue 34 (`fn(ctx, q, input)`, as
 // @surety/idempotency's EngineContext) removes it; then delete these lists and the second rule.
 const KNOWN = [
   'applications',
   'endpoint-writes',
   'internals',
   'partitions',
+  'poll/read',
   'queries',
   'requeue',
   'webhooks',

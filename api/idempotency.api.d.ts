@@ -634,10 +634,9 @@ export declare function describeError(error: unknown): string;
 
 // --- dist/effects/outbox.d.ts
 import { type Queryable, type Sql } from "@surety/db";
-import { RetryBudget, type RetryBudgetOptions } from "@surety/fetch";
+import { type RetryBudgetOptions } from "@surety/fetch";
 import type { EffectDefinition } from "./define.js";
 import { type EffectRetryOptions } from "./policy.js";
-import { type EffectStatements } from "./statements.js";
 import { type EffectWorker, type EffectWorkerOptions } from "./worker.js";
 export interface EffectsOptions {
     sql: Sql;
@@ -669,15 +668,6 @@ export interface EffectRecord {
     createdAt: string;
     finishedAt: string | null;
 }
-export interface EffectsContext {
-    sql: Sql;
-    st: EffectStatements;
-    byName: ReadonlyMap<string, EffectDefinition>;
-    policy: (definition: EffectDefinition) => Required<EffectRetryOptions>;
-    budgetOf: (name: string) => RetryBudget | undefined;
-    now: () => number;
-    random: () => number;
-}
 export declare class Effects {
     #private;
     readonly sql: Sql;
@@ -697,30 +687,8 @@ export declare class Effects {
 }
 export declare const createEffects: (options: EffectsOptions) => Effects;
 
-// --- dist/effects/statements.d.ts
-import { type Statement } from "@surety/db";
-export interface EffectStatements {
-    enqueue: Statement;
-    claim: Statement;
-    succeed: Statement;
-    retry: Statement;
-    fail: Statement;
-    find: Statement;
-}
-export interface ClaimedRow {
-    id: string;
-    tenant: string;
-    name: string;
-    key: string;
-    payload: string;
-    attempts: number;
-    deadline_at: Date | string;
-    created_at: Date | string;
-}
-export declare function effectStatements(schema: string): EffectStatements;
-
 // --- dist/effects/worker.d.ts
-import type { EffectsContext } from "./outbox.js";
+import type { EffectsContext } from "./context.js";
 export interface EffectWorkerOptions {
     concurrency?: number;
     intervalMs?: number;
@@ -746,3 +714,41 @@ export interface EffectWorker {
     stop(): Promise<void>;
 }
 export declare function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOptions): EffectWorker;
+
+// --- dist/effects/context.d.ts
+import type { Sql } from "@surety/db";
+import type { RetryBudget } from "@surety/fetch";
+import type { EffectDefinition } from "./define.js";
+import type { EffectRetryOptions } from "./policy.js";
+import type { EffectStatements } from "./statements.js";
+export interface EffectsContext {
+    sql: Sql;
+    st: EffectStatements;
+    byName: ReadonlyMap<string, EffectDefinition>;
+    policy: (definition: EffectDefinition) => Required<EffectRetryOptions>;
+    budgetOf: (name: string) => RetryBudget | undefined;
+    now: () => number;
+    random: () => number;
+}
+
+// --- dist/effects/statements.d.ts
+import { type Statement } from "@surety/db";
+export interface EffectStatements {
+    enqueue: Statement;
+    claim: Statement;
+    succeed: Statement;
+    retry: Statement;
+    fail: Statement;
+    find: Statement;
+}
+export interface ClaimedRow {
+    id: string;
+    tenant: string;
+    name: string;
+    key: string;
+    payload: string;
+    attempts: number;
+    deadline_at: Date | string;
+    created_at: Date | string;
+}
+export declare function effectStatements(schema: string): EffectStatements;

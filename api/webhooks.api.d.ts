@@ -12,7 +12,7 @@ export { MissingBrokerClientError } from "./destinations/peers.js";
 export type { Envelope } from "./envelope.js";
 export { envelopeJson } from "./envelope.js";
 export type { WebhookErrorCode } from "./errors.js";
-export { ApplicationNotFoundError, ApplicationUidTakenError, ClockSkewError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidFilterError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isClockSkewError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidFilterError, isInvalidHeadersError, isInvalidInputError, isWebhookError, WebhookError, } from "./errors.js";
+export { ApplicationNotFoundError, ApplicationUidTakenError, ClockSkewError, EndpointLimitError, EndpointNotFoundError, InvalidEventError, InvalidFilterError, InvalidHeadersError, InvalidInputError, isApplicationNotFoundError, isApplicationUidTakenError, isClockSkewError, isEndpointLimitError, isEndpointNotFoundError, isInvalidEventError, isInvalidFilterError, isInvalidHeadersError, isInvalidInputError, isNotPollEndpointError, isPollLimitError, isWebhookError, NotPollEndpointError, PollLimitError, WebhookError, } from "./errors.js";
 export { FILTER_MAX_DATA_DEPTH } from "./filter/depth.js";
 export { type Comparison, evaluateFilter, FILTER_LIMITS, FILTER_ROOTS, type FilterDocument, type FilterLiteral, type FilterNode, parseFilter, } from "./filter/index.js";
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
@@ -21,6 +21,8 @@ export { isOperationalEventType, type MonitorOptions, type MonitorReport, OPERAT
 export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
 export type { Page, PageInput } from "./pages.js";
 export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from "./partitions.js";
+export type { AckPollInput, PollItem, PollPage, PollWaitsOptions, ReadPollInput } from "./poll/index.js";
+export { MAX_CURSOR_LENGTH, MAX_POLL_LIMIT, PollWaits } from "./poll/index.js";
 export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, } from "./queries.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
 export type { Backlog } from "./sql/backlog.js";
@@ -158,7 +160,7 @@ export interface CircuitState {
 }
 export interface CreateEndpointInput {
     tenant: string;
-    url: string;
+    url?: string;
     kind?: DestinationKind;
     destination?: unknown;
     credentials?: BrokerCredentials | null;
@@ -317,7 +319,8 @@ export declare function redactAuth(auth: StoredAuth | null): EndpointAuth | null
 
 // --- dist/destinations/config.d.ts
 import { type AllowList } from "../ssrf/index.js";
-export type DestinationKind = "webhook" | "amqp" | "nats" | "mqtt";
+export type DestinationKind = "webhook" | "amqp" | "nats" | "mqtt" | "poll";
+export type BrokerKind = Exclude<DestinationKind, "webhook" | "poll">;
 export declare const DESTINATION_KINDS: readonly DestinationKind[];
 export type Destination = Record<string, never> | {
     exchange: string;
@@ -337,7 +340,7 @@ export interface RedactedCredentials {
     password: "[redacted]";
 }
 export declare function defaultPort(url: URL): number;
-export declare function checkBrokerUrl(kind: Exclude<DestinationKind, "webhook">, input: string, options: {
+export declare function checkBrokerUrl(kind: BrokerKind, input: string, options: {
     allowHttp: boolean;
     allowList: AllowList;
 }): {
@@ -355,7 +358,7 @@ export interface CheckedDestination {
 }
 export declare function checkEndpointDestination(input: {
     kind?: unknown;
-    url: string;
+    url?: string | undefined;
     destination?: unknown;
     credentials?: unknown;
 }, options: {
@@ -577,10 +580,11 @@ export declare function validateWebhookUrl(input: string | URL, options?: UrlVal
 export declare function classifyLiteralHost(hostname: string): AddressClassification | undefined;
 
 // --- dist/webhooks.d.ts
-import { type Queryable, type Tx } from "@surety/db";
+import { type Queryable, type Sql, type Tx } from "@surety/db";
 import { type ListApplicationsInput } from "./applications.js";
 import type { Page } from "./pages.js";
 import { type MaintainOptions, type MaintenanceReport } from "./partitions.js";
+import { type AckPollInput, type PollPage, type ReadPollInput } from "./poll/read.js";
 import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput } from "./queries.js";
 import { type Backlog } from "./sql/backlog.js";
 import type { AllowList } from "./ssrf/index.js";
@@ -601,6 +605,11 @@ export declare class Webhooks {
         secret: string;
     }>;
     getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
+    readPoll(sql: Sql, input: ReadPollInput): Promise<PollPage>;
+    ackPoll(tx: Tx, input: AckPollInput): Promise<{
+        cursor: string;
+        acknowledged: number;
+    }>;
     updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
     deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
     enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
@@ -663,6 +672,37 @@ export interface MaintenanceReport {
     clockSkewMs: number;
 }
 export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;
+
+// --- dist/poll/read.d.ts
+import { type Sql, type Tx } from "@surety/db";
+import type { Webhooks } from "../webhooks.js";
+export declare const MAX_POLL_LIMIT = 500;
+export interface ReadPollInput {
+    tenant: string;
+    id: string;
+    after?: string | undefined;
+    limit?: number | undefined;
+}
+export interface PollItem {
+    deliveryId: string;
+    eventId: string;
+    envelope: string;
+}
+export interface PollPage {
+    data: PollItem[];
+    cursor: string;
+    hasMore: boolean;
+}
+export interface AckPollInput {
+    tenant: string;
+    id: string;
+    cursor: string;
+}
+export declare function readPollFor(w: Webhooks, sql: Sql, input: ReadPollInput): Promise<PollPage>;
+export declare function ackPollFor(w: Webhooks, tx: Tx, input: AckPollInput): Promise<{
+    cursor: string;
+    acknowledged: number;
+}>;
 
 // --- dist/queries.d.ts
 import type { Queryable } from "@surety/db";
@@ -755,6 +795,7 @@ export interface Backlog {
     due: number;
     scheduled: number;
     inFlight: number;
+    unacknowledged: number;
     oldestDueSeconds: number;
     circuits: {
         open: number;
@@ -869,7 +910,7 @@ export declare class InvalidAuthError extends WebhookError {
 export declare const isInvalidAuthError: (value: unknown) => value is InvalidAuthError;
 
 // --- dist/errors.d.ts
-export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_AUTH" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE" | "SURETY_CLOCK_SKEW";
+export type WebhookErrorCode = "SURETY_INVALID_URL" | "SURETY_INVALID_EVENT" | "SURETY_INVALID_INPUT" | "SURETY_INVALID_HEADERS" | "SURETY_INVALID_FILTER" | "SURETY_INVALID_AUTH" | "SURETY_INVALID_CURSOR" | "SURETY_ENDPOINT_NOT_FOUND" | "SURETY_ENDPOINT_LIMIT" | "SURETY_APPLICATION_NOT_FOUND" | "SURETY_APPLICATION_UID_TAKEN" | "SURETY_OUTCOME_UNSTORABLE" | "SURETY_CLOCK_SKEW" | "SURETY_NOT_POLL_ENDPOINT" | "SURETY_POLL_LIMIT";
 export declare class WebhookError extends Error {
     readonly code: WebhookErrorCode;
     constructor(code: WebhookErrorCode, message: string, options?: {
@@ -945,7 +986,19 @@ export declare class ClockSkewError extends WebhookError {
     readonly code: "SURETY_CLOCK_SKEW";
     constructor(skewMs: number, maxClockSkewMs: number);
 }
+export declare class NotPollEndpointError extends WebhookError {
+    readonly kind: string;
+    readonly code: "SURETY_NOT_POLL_ENDPOINT";
+    constructor(kind: string);
+}
+export declare class PollLimitError extends WebhookError {
+    readonly limit: number;
+    readonly code: "SURETY_POLL_LIMIT";
+    constructor(limit: number);
+}
 export declare const isWebhookError: (value: unknown) => value is WebhookError;
+export declare const isNotPollEndpointError: (value: unknown) => value is NotPollEndpointError;
+export declare const isPollLimitError: (value: unknown) => value is PollLimitError;
 export declare const isEndpointLimitError: (value: unknown) => value is EndpointLimitError;
 export declare const isInvalidEventError: (value: unknown) => value is InvalidEventError;
 export declare const isInvalidInputError: (value: unknown) => value is InvalidInputError;
@@ -1351,6 +1404,44 @@ export declare function completeDeliveries(q: Queryable, st: ReturnType<typeof c
     attempts: number;
     failed: string[];
 }>;
+
+// --- dist/poll/index.d.ts
+export { MAX_CURSOR_LENGTH } from "./cursor.js";
+export type { AckPollInput, PollItem, PollPage, ReadPollInput } from "./read.js";
+export { MAX_POLL_LIMIT } from "./read.js";
+export { PollWaits, type PollWaitsOptions } from "./waits.js";
+
+// --- dist/poll/cursor.d.ts
+export declare const MAX_CURSOR_LENGTH = 200;
+export declare function encodeCursor(key: Uint8Array, tenant: string, endpointId: string, position: string): string;
+export declare function parseCursor(token: string): {
+    endpointId: string;
+    position: string;
+    payload: string;
+    mac: string;
+};
+export declare function verifyCursor(key: Uint8Array, tenant: string, parsed: {
+    payload: string;
+    mac: string;
+}): void;
+
+// --- dist/poll/waits.d.ts
+import type { Webhooks } from "../webhooks.js";
+export interface PollWaitsOptions {
+    maxPerTenant?: number;
+    checkMs?: number;
+    listen?: boolean;
+}
+export declare class PollWaits {
+    #private;
+    readonly maxPerTenant: number;
+    constructor(webhooks: Webhooks, options?: PollWaitsOptions);
+    get closing(): boolean;
+    held(tenant?: string): number;
+    acquire(tenant: string): () => void;
+    wait(ms: number, signal?: AbortSignal): Promise<void>;
+    close(): Promise<void>;
+}
 
 // --- dist/schedule.d.ts
 export declare const DEFAULT_SCHEDULE: readonly number[];
@@ -1809,6 +1900,7 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/ssrf/post.d.ts: above)
 // (dist/ssrf/validate-url.d.ts: above)
 // (dist/partitions.d.ts: above)
+// (dist/poll/read.d.ts: above)
 // (dist/queries.d.ts: above)
 // (dist/sql/backlog.d.ts: above)
 // (dist/sql/names.d.ts: above)

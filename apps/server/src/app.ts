@@ -3,7 +3,7 @@ import { type EventRegistry, isEventError } from '@surety/events';
 import { deadline } from '@surety/fetch/fastify';
 import { Idempotency } from '@surety/idempotency';
 import { idempotency } from '@surety/idempotency/fastify';
-import { InvalidEventError, Webhooks } from '@surety/webhooks';
+import { InvalidEventError, type PollWaitsOptions, Webhooks } from '@surety/webhooks';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerAuth } from './auth.js';
 import { clientErrorHandler } from './client-error.js';
@@ -25,6 +25,7 @@ import { applicationRoutes } from './routes/applications.js';
 import { contractRoutes } from './routes/contract.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointActionRoutes } from './routes/endpoint-actions.js';
+import { endpointPollRoutes } from './routes/endpoint-poll.js';
 import { eventTypeRoutes } from './routes/event-types.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
@@ -94,6 +95,8 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** Benchmark baseline only: serve POST /v1/payments without the idempotency layer. @default true */
   idempotentPayments?: boolean;
+  /** Poll endpoints' long-polls: the per-tenant cap on waits and the check interval (routes/endpoint-poll.ts). */
+  pollWaits?: PollWaitsOptions;
 }
 
 /**
@@ -284,6 +287,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(applicationRoutes, { prefix: '/v1/applications', portal, now });
   await app.register(endpointRoutes, { prefix: '/v1/webhook-endpoints' });
   await app.register(endpointActionRoutes, { prefix: '/v1/webhook-endpoints' });
+  await app.register(endpointPollRoutes, {
+    prefix: '/v1/webhook-endpoints',
+    ...(options.pollWaits ? { waits: options.pollWaits } : {}),
+  });
   await app.register(deliveryRoutes, { prefix: '/v1/deliveries' });
   await app.register(eventRoutes, { prefix: '/v1/events' });
   await app.register(portalRoutes, { data: portal, publicUrl: config.publicUrl, now });

@@ -49,6 +49,17 @@ export class Metrics {
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 300, 3600, 86400],
     registers: [this.registry],
   });
+  readonly pollEvents = new Counter({
+    name: 'surety_webhook_poll_events_total',
+    help: 'Poll endpoints: events answered to reads (read) and deliveries completed by acknowledgements (acknowledged)',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+  readonly pollRefused = new Counter({
+    name: 'surety_webhook_poll_refused_total',
+    help: "Long-polls refused with 429 too_many_polls (the tenant's waits at their cap in this process)",
+    registers: [this.registry],
+  });
   readonly endpointsDisabled = new Counter({
     name: 'surety_webhook_endpoints_disabled_total',
     help: 'Endpoints disabled automatically (410 Gone or failing too long)',
@@ -162,7 +173,7 @@ export class Metrics {
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   const backlog = new Gauge({
     name: 'surety_webhook_backlog',
-    help: 'Pending deliveries: due now, scheduled for later, and in flight (claimed, lease not passed)',
+    help: 'Pending deliveries: due now, scheduled for later, in flight (claimed, lease not passed), and unacknowledged (poll endpoints: read by their consumers, not yet acknowledged)',
     labelNames: ['state'] as const,
     registers: [metrics.registry],
   });
@@ -196,6 +207,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
         backlog.set({ state: 'due' }, b.due);
         backlog.set({ state: 'scheduled' }, b.scheduled);
         backlog.set({ state: 'in_flight' }, b.inFlight);
+        backlog.set({ state: 'unacknowledged' }, b.unacknowledged);
         oldestDue.set(b.oldestDueSeconds);
       })
       .finally(() => {

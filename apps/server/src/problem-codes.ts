@@ -76,6 +76,10 @@ export const PROBLEM_CODES = {
   order_shipped: { status: 409, meaning: 'the items of a shipped order cannot change' },
   order_already_shipped: { status: 409, meaning: 'the order was shipped already' },
   endpoint_disabled: { status: 409, meaning: 'the endpoint is disabled: enable it first' },
+  not_a_poll_endpoint: {
+    status: 409,
+    meaning: 'the endpoint is delivered to (webhook, amqp, nats, mqtt), not read: only a poll endpoint is',
+  },
   endpoint_limit_reached: { status: 409, meaning: 'the tenant has the most endpoints allowed' },
   application_uid_taken: {
     status: 409,
@@ -143,6 +147,11 @@ export const PROBLEM_CODES = {
       "the schema could make validation slow: its static cost is over the bound (`errors`), or compiling it or validating this payload ran past the worker's time or memory limit; nothing was changed",
   },
   precondition_required: { status: 428, meaning: 'this write requires If-Match (or If-None-Match: *)' },
+  too_many_polls: {
+    status: 429,
+    meaning:
+      "the tenant's long-polls waiting at once are at their cap; retry after Retry-After, or poll without wait",
+  },
   validation_busy: {
     status: 503,
     meaning:

@@ -261,6 +261,35 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('the add form creates a poll endpoint: no URL, a Poll badge, and where it is read', async () => {
+    const page = await context.newPage();
+    await signIn(page);
+    const form = page.getByRole('region', { name: 'Add an endpoint' });
+    await form.getByText('New endpoint').click();
+    await form.getByLabel('Kind').selectOption('poll');
+    assert.equal(await form.getByLabel('URL').isVisible(), false, 'a poll endpoint has no URL');
+    await form.getByLabel('Description (optional)').fill('Pull consumer');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    const card = page.locator('li.endpoint-card', { hasText: 'Pull consumer' });
+    await card.getByText('Poll', { exact: true }).waitFor();
+    const listed = (await api(t.app, 'GET', '/v1/webhook-endpoints?limit=100')).json() as {
+      data: { description: string; kind: string; url: string }[];
+    };
+    const created = listed.data.find((e) => e.description === 'Pull consumer');
+    assert.deepEqual([created?.kind, created?.url], ['poll', '']);
+    await card.getByRole('link').click();
+    await page.getByText(/read by its consumer: GET \/v1\/webhook-endpoints\/we_/).waitFor();
+    await page.close();
+    // Gone again: the other tests see the endpoints they made.
+    const id = (created as unknown as { id: string }).id;
+    const gone = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/webhook-endpoints/${id}`,
+      headers: auth('acme'),
+    });
+    assert.equal(gone.statusCode, 204, gone.body);
+  });
+
   test('an endpoint whose circuit breaker is open says so on its card and its page', async () => {
     const breaker = (set: string) =>
       t.db.sql.query(

@@ -450,7 +450,11 @@ describe('the token', () => {
       }
     }
     assert.ok(forbidden >= 14, `forbidden on ${forbidden} routes`);
-    assert.equal(scoped, 20, 'the endpoint, event, delivery and attempt routes, and the session itself');
+    assert.equal(
+      scoped,
+      22,
+      'the endpoint, poll, event, delivery and attempt routes, and the session itself',
+    );
     // docs/portal.md's table lists exactly these routes (issue 30: GET /v1/event-types/{name} was missing).
     const documented = documentedPortalRoutes(
       readFileSync(new URL('../../../docs/portal.md', import.meta.url), 'utf8'),

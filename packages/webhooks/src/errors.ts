@@ -13,7 +13,9 @@ export type WebhookErrorCode =
   | 'SURETY_APPLICATION_NOT_FOUND'
   | 'SURETY_APPLICATION_UID_TAKEN'
   | 'SURETY_OUTCOME_UNSTORABLE'
-  | 'SURETY_CLOCK_SKEW';
+  | 'SURETY_CLOCK_SKEW'
+  | 'SURETY_NOT_POLL_ENDPOINT'
+  | 'SURETY_POLL_LIMIT';
 
 // Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
 // `instanceof` and the guards recognise an error made by another installed copy of this package.
@@ -163,7 +165,33 @@ export class ClockSkewError extends WebhookError {
   }
 }
 
+/** A poll read or acknowledgement named an endpoint of another kind (poll/). */
+export class NotPollEndpointError extends WebhookError {
+  declare readonly code: 'SURETY_NOT_POLL_ENDPOINT';
+  constructor(readonly kind: string) {
+    super(
+      'SURETY_NOT_POLL_ENDPOINT',
+      `a ${kind} endpoint is delivered to, not read: only a poll endpoint is`,
+    );
+    this.name = 'NotPollEndpointError';
+  }
+}
+
+/** The tenant already has `limit` long-polls waiting in this process (poll/waits.ts). */
+export class PollLimitError extends WebhookError {
+  declare readonly code: 'SURETY_POLL_LIMIT';
+  constructor(readonly limit: number) {
+    super('SURETY_POLL_LIMIT', `at most ${limit} long-polls of one tenant wait at once`);
+    this.name = 'PollLimitError';
+  }
+}
+
 export const isWebhookError = brandError(WebhookError, 'surety.webhooks.error');
+export const isNotPollEndpointError = brandError(
+  NotPollEndpointError,
+  'surety.webhooks.error.SURETY_NOT_POLL_ENDPOINT',
+);
+export const isPollLimitError = brandError(PollLimitError, 'surety.webhooks.error.SURETY_POLL_LIMIT');
 export const isEndpointLimitError = brandError(
   EndpointLimitError,
   'surety.webhooks.error.SURETY_ENDPOINT_LIMIT',

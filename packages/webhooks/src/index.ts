@@ -57,7 +57,11 @@ export {
   isInvalidFilterError,
   isInvalidHeadersError,
   isInvalidInputError,
+  isNotPollEndpointError,
+  isPollLimitError,
   isWebhookError,
+  NotPollEndpointError,
+  PollLimitError,
   WebhookError,
 } from './errors.js';
 export { FILTER_MAX_DATA_DEPTH } from './filter/depth.js';
@@ -92,6 +96,8 @@ export {
 export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
 export type { Page, PageInput } from './pages.js';
 export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from './partitions.js';
+export type { AckPollInput, PollItem, PollPage, PollWaitsOptions, ReadPollInput } from './poll/index.js';
+export { MAX_CURSOR_LENGTH, MAX_POLL_LIMIT, PollWaits } from './poll/index.js';
 export type {
   AttemptRecord,
   DeliveryRecord,

@@ -197,7 +197,11 @@ const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   endpointId: r.endpoint_id,
   status: r.status,
   attempts: r.attempts,
-  nextAttemptAt: r.status === 'pending' ? iso(r.next_attempt_at) : null,
+  // A poll endpoint's delivery is due at 'infinity' (no attempt ever: its consumer reads it): null.
+  nextAttemptAt:
+    r.status === 'pending' && Number.isFinite(new Date(r.next_attempt_at).getTime())
+      ? iso(r.next_attempt_at)
+      : null,
   createdAt: iso(r.created_at)!,
   completedAt: iso(r.completed_at),
   lastStatus: r.last_status,

@@ -167,9 +167,9 @@ export interface CreateEndpointInput {
   /**
    * A webhook's https URL, or a broker's (`amqps://host/vhost`, `tls://host:4222`, `mqtts://host`;
    * plain `amqp:` / `nats:` / `mqtt:` only with `allowHttp`). User info in a broker URL is taken
-   * out and kept as the credentials.
+   * out and kept as the credentials. None for a `poll` endpoint (its consumer reads from the API).
    */
-  url: string;
+  url?: string;
   /** @default "webhook" */
   kind?: DestinationKind;
   /** A broker endpoint's settings (required for one; see Destination). */

@@ -1,5 +1,5 @@
 import { EVENT_TYPE_PATTERN as TYPE } from '@surety/core';
-import { migrate, type Queryable, type Tx } from '@surety/db';
+import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
 import {
   createApplicationFor,
   deleteApplicationFor,
@@ -28,6 +28,13 @@ import { migrations } from './migrations.js';
 import { CommitNotifier } from './notify.js';
 import type { Page } from './pages.js';
 import { type MaintainOptions, type MaintenanceReport, maintainPartitions } from './partitions.js';
+import {
+  type AckPollInput,
+  ackPollFor,
+  type PollPage,
+  type ReadPollInput,
+  readPollFor,
+} from './poll/read.js';
 import {
   type AttemptRecord,
   type DeliveryRecord,
@@ -203,6 +210,30 @@ export class Webhooks {
   async getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined> {
     assertStorable({ tenant: ref.tenant, id: ref.id });
     return findEndpoint(this, q, ref);
+  }
+
+  /**
+   * Reads a poll endpoint's events past its acknowledged cursor (or past `after`), in cursor order,
+   * in a transaction of its own on `sql` (never a wait: PollWaits waits between reads). Throws
+   * EndpointNotFoundError (also for a cursor of another endpoint), NotPollEndpointError, and
+   * WebhookError `SURETY_INVALID_CURSOR` for a token this endpoint did not return.
+   * @example
+   * const page = await webhooks.readPoll(sql, { tenant, id: 'we_…', limit: 100 });
+   * for (const item of page.data) handle(JSON.parse(item.envelope));
+   * await sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id: 'we_…', cursor: page.cursor }));
+   */
+  async readPoll(sql: Sql, input: ReadPollInput): Promise<PollPage> {
+    assertStorable({ tenant: input.tenant, id: input.id, after: input.after });
+    return readPollFor(this, sql, input);
+  }
+
+  /**
+   * Acknowledges every event of a poll endpoint up to `cursor` (one it returned): the cursor moves
+   * there, never back, and the deliveries it passes are delivered. In the caller's transaction.
+   */
+  async ackPoll(tx: Tx, input: AckPollInput): Promise<{ cursor: string; acknowledged: number }> {
+    assertStorable({ tenant: input.tenant, id: input.id, cursor: input.cursor });
+    return ackPollFor(this, tx, input);
   }
 
   /**

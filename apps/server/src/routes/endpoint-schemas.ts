@@ -26,7 +26,8 @@ export const editable = {
     description:
       "A webhook's https URL, or a broker's: `amqps://host[:port]/vhost`, `tls://host:4222` (NATS), " +
       '`mqtts://host[:port]` (plain `amqp:`, `nats:`, `mqtt:` where plain http is allowed). User info in a ' +
-      'broker URL is taken out and kept as the credentials. The host is checked like a webhook URL (SSRF).',
+      'broker URL is taken out and kept as the credentials. The host is checked like a webhook URL (SSRF). ' +
+      'None for a poll endpoint (its consumer reads from the API; its url is `""`).',
   },
   destination: {
     type: 'object',
@@ -156,7 +157,7 @@ export const endpointSchema = {
       description: 'The application it belongs to (`app_…`); null for one of your own.',
     },
     url: { type: 'string' },
-    kind: { type: 'string', enum: ['webhook', 'amqp', 'nats', 'mqtt'] },
+    kind: { type: 'string', enum: ['webhook', 'amqp', 'nats', 'mqtt', 'poll'] },
     destination: {
       type: ['object', 'null'],
       properties: {

@@ -80,7 +80,7 @@ async function brokerDestinations(
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const p = await w.listEndpoints(q, { tenant, limit: 100, ...(cursor ? { cursor } : {}) });
-    for (const e of p.data) if (e.kind !== 'webhook') out.push(channelOf(e));
+    for (const e of p.data) if (e.kind !== 'webhook' && e.kind !== 'poll') out.push(channelOf(e));
     if (!p.hasMore || p.nextCursor === null) break;
     cursor = p.nextCursor;
   }

@@ -45,7 +45,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     return { applicationId: portal.applicationId };
   };
 
-  app.post<{ Body: { url: string; eventTypes: string[]; description?: string } & Record<string, unknown> }>(
+  app.post<{ Body: { url?: string; eventTypes: string[]; description?: string } & Record<string, unknown> }>(
     '',
     {
       config: {
@@ -71,15 +71,16 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
         body: {
           type: 'object',
           additionalProperties: false,
-          required: ['url', 'eventTypes'],
+          required: ['eventTypes'],
           properties: {
             ...editable,
             kind: {
               type: 'string',
-              enum: ['webhook', 'amqp', 'nats', 'mqtt'],
+              enum: ['webhook', 'amqp', 'nats', 'mqtt', 'poll'],
               description:
-                'How events leave: `webhook` (HTTP POST, the default) or published to a broker, confirmed ' +
-                'by it (docs/destinations.md). Fixed for life.',
+                'How events leave: `webhook` (HTTP POST, the default), published to a broker, confirmed ' +
+                'by it, or `poll`: read by its consumer from GET …/poll (docs/destinations.md). Fixed for ' +
+                'life. Every kind but poll requires `url`.',
             },
             applicationId: applicationRef(
               'The application it belongs to, for life, by id or uid: it then receives only the events ' +

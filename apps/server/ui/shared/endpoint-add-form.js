@@ -61,6 +61,13 @@ export function addEndpointForm({ added, catalogue }) {
   const typed = h('input', { type: 'text', name: 'eventTypes', value: '*', required: true });
   const choices = catalogue?.length ? typeChoices(catalogue) : undefined;
   const description = h('input', { type: 'text', name: 'description', maxlength: '500' });
+  // Webhook (a URL the service POSTs to) or poll (the consumer reads GET …/poll: no URL).
+  const kind = h(
+    'select',
+    { name: 'kind' },
+    h('option', { value: 'webhook' }, 'Webhook: POST to a URL'),
+    h('option', { value: 'poll' }, 'Poll: read from the API'),
+  );
   const urlField = field('URL', url, URL_HINT);
   urlField.append(urlError);
   /** @param {string} message empty: no error */
@@ -74,9 +81,16 @@ export function addEndpointForm({ added, catalogue }) {
       url.removeAttribute('aria-errormessage');
     }
   };
+  kind.addEventListener('change', () => {
+    const poll = kind.value === 'poll';
+    // Not `hidden`: `.field`'s display (grid) overrides it.
+    urlField.style.display = poll ? 'none' : '';
+    url.required = !poll;
+  });
   const form = h(
     'form',
     { class: 'form', novalidate: true },
+    field('Kind', kind, 'A poll endpoint has no URL: its consumer reads its events with a cursor.'),
     urlField,
     choices ? choices.node : field('Event types', typed, TYPES_HINT),
     field('Description (optional)', description),
@@ -94,7 +108,7 @@ export function addEndpointForm({ added, catalogue }) {
           endpoint = await api('POST', '/v1/webhook-endpoints', {
             idempotencyKey,
             body: {
-              url: url.value.trim(),
+              ...(kind.value === 'poll' ? { kind: 'poll' } : { url: url.value.trim() }),
               eventTypes,
               ...(description.value.trim() ? { description: description.value.trim() } : {}),
             },
@@ -109,6 +123,8 @@ export function addEndpointForm({ added, catalogue }) {
           throw error;
         }
         form.reset();
+        urlField.style.display = '';
+        url.required = true;
         typed.value = '*';
         choices?.reset();
         announce(`Endpoint ${endpoint.id} added.`);

@@ -11,7 +11,7 @@ export const statusBadge = (e) =>
   e.status === 'enabled' ? badge('Enabled', 'ok') : badge('Disabled', 'bad');
 
 /** @type {Record<string, string>} */
-const KINDS = { amqp: 'AMQP', nats: 'NATS', mqtt: 'MQTT' };
+const KINDS = { amqp: 'AMQP', nats: 'NATS', mqtt: 'MQTT', poll: 'Poll' };
 
 /**
  * A broker endpoint's kind (a webhook has none: it is the default).
@@ -25,6 +25,7 @@ export const kindBadge = (e) =>
  * @param {Endpoint} e
  */
 export function destinationText(e) {
+  if (e.kind === 'poll') return `read by its consumer: GET /v1/webhook-endpoints/${e.id}/poll`;
   const d = e.destination;
   if (!d || !e.kind || e.kind === 'webhook') return null;
   if (e.kind === 'amqp') return `exchange "${d.exchange}", routing key ${d.routingKey}`;

@@ -50,7 +50,7 @@ export interface Endpoint {
   object: 'webhook_endpoint';
   url: string;
   /** How events leave (issue 36): HTTP POST, or a broker's publish; absent from an older server. */
-  kind?: 'webhook' | 'amqp' | 'nats' | 'mqtt';
+  kind?: 'webhook' | 'amqp' | 'nats' | 'mqtt' | 'poll';
   /** A broker endpoint's settings (exchange and routing key, subject, topic). */
   destination?: Record<string, string | number> | null;
   /** The application (the tenant's customer) it belongs to; null: the tenant's own. */

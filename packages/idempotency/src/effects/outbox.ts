@@ -1,9 +1,10 @@
 import { migrate, type Queryable, type Sql } from '@surety/db';
 import { RetryBudget, type RetryBudgetOptions } from '@surety/fetch';
 import { migrations } from '../migrations.js';
+import type { EffectsContext } from './context.js';
 import type { EffectDefinition } from './define.js';
 import { EFFECT_RETRY_DEFAULTS, type EffectRetryOptions } from './policy.js';
-import { type EffectStatements, effectStatements } from './statements.js';
+import { effectStatements } from './statements.js';
 import { createEffectWorker, type EffectWorker, type EffectWorkerOptions } from './worker.js';
 
 /** The settings of `createEffects`. */
@@ -62,15 +63,6 @@ export interface EffectRecord {
 }
 
 /** What the worker needs of the outbox. */
-export interface EffectsContext {
-  sql: Sql;
-  st: EffectStatements;
-  byName: ReadonlyMap<string, EffectDefinition>;
-  policy: (definition: EffectDefinition) => Required<EffectRetryOptions>;
-  budgetOf: (name: string) => RetryBudget | undefined;
-  now: () => number;
-  random: () => number;
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOf = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());

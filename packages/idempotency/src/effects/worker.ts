@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LeaseLostError } from '../errors.js';
 import { deriveKey } from '../key.js';
+import type { EffectsContext } from './context.js';
 import type { EffectContext, EffectDefinition, EffectFailure } from './define.js';
-import type { EffectsContext } from './outbox.js';
 import { decideRetry, describeError } from './policy.js';
 import type { ClaimedRow } from './statements.js';
 

@@ -6,10 +6,16 @@
 import { InvalidInputError } from '../errors.js';
 import { type AllowList, validateWebhookUrl } from '../ssrf/index.js';
 
-/** How an endpoint's events leave: HTTP POST, or a publish to a broker confirmed by it. */
-export type DestinationKind = 'webhook' | 'amqp' | 'nats' | 'mqtt';
+/**
+ * How an endpoint's events leave: HTTP POST, a publish to a broker confirmed by it, or `poll`: its
+ * consumer pulls them through the API with a durable cursor (../poll/).
+ */
+export type DestinationKind = 'webhook' | 'amqp' | 'nats' | 'mqtt' | 'poll';
 
-export const DESTINATION_KINDS: readonly DestinationKind[] = ['webhook', 'amqp', 'nats', 'mqtt'];
+/** The kinds that publish to a broker. */
+export type BrokerKind = Exclude<DestinationKind, 'webhook' | 'poll'>;
+
+export const DESTINATION_KINDS: readonly DestinationKind[] = ['webhook', 'amqp', 'nats', 'mqtt', 'poll'];
 
 /**
  * The kind's own settings. In `routingKey`, `subject` and `topic`, `{type}` stands for the event's
@@ -34,7 +40,7 @@ export interface RedactedCredentials {
 }
 
 /** The URL schemes of each broker kind: the first is plain text, the second TLS. */
-const SCHEMES: Record<Exclude<DestinationKind, 'webhook'>, readonly [string, string]> = {
+const SCHEMES: Record<BrokerKind, readonly [string, string]> = {
   amqp: ['amqp:', 'amqps:'],
   nats: ['nats:', 'tls:'],
   mqtt: ['mqtt:', 'mqtts:'],
@@ -68,7 +74,7 @@ export function defaultPort(url: URL): number {
  * webhook URL: validate-url.ts). User info is split out: returned as credentials, never stored in the URL.
  */
 export function checkBrokerUrl(
-  kind: Exclude<DestinationKind, 'webhook'>,
+  kind: BrokerKind,
   input: string,
   options: { allowHttp: boolean; allowList: AllowList },
 ): { url: string; credentials: BrokerCredentials | null } {
@@ -115,9 +121,9 @@ function name(path: string, value: unknown, options: { empty?: boolean } = {}): 
  * PUBACK is the confirmation). A webhook has none.
  */
 export function checkDestination(kind: DestinationKind, input: unknown): Destination {
-  if (kind === 'webhook') {
+  if (kind === 'webhook' || kind === 'poll') {
     if (input !== undefined && !(isObject(input) && Object.keys(input).length === 0))
-      throw invalid('/destination', 'a webhook endpoint has no destination settings');
+      throw invalid('/destination', `a ${kind} endpoint has no destination settings`);
     return {};
   }
   if (!isObject(input)) throw invalid('/destination', `a ${kind} endpoint needs its destination settings`);
@@ -179,13 +185,22 @@ export interface CheckedDestination {
  * info in the URL: not both). `checkWebhookUrl` is the engine's webhook URL check.
  */
 export function checkEndpointDestination(
-  input: { kind?: unknown; url: string; destination?: unknown; credentials?: unknown },
+  input: { kind?: unknown; url?: string | undefined; destination?: unknown; credentials?: unknown },
   options: { allowHttp: boolean; allowList: AllowList; checkWebhookUrl: (url: string) => string },
 ): CheckedDestination & { kind: DestinationKind } {
   const kind = (input.kind ?? 'webhook') as DestinationKind;
   if (!DESTINATION_KINDS.includes(kind))
     throw invalid('/kind', `must be one of ${DESTINATION_KINDS.join(', ')}`);
   const destination = checkDestination(kind, input.destination);
+  if (kind === 'poll') {
+    // Nothing to reach: the consumer comes to the API (GET /v1/webhook-endpoints/{id}/poll).
+    if (input.url !== undefined && input.url !== '')
+      throw invalid('/url', 'a poll endpoint has no URL: its consumer reads from the API');
+    if (input.credentials !== undefined && input.credentials !== null)
+      throw invalid('/credentials', 'a poll endpoint has no broker credentials');
+    return { kind, url: '', destinationJson: '{}', credentialsJson: null };
+  }
+  if (input.url === undefined) throw invalid('/url', `a ${kind} endpoint needs a URL`);
   if (kind === 'webhook') {
     if (input.credentials !== undefined && input.credentials !== null)
       throw invalid('/credentials', 'a webhook endpoint has no broker credentials');

@@ -5,7 +5,7 @@
 // fairness caps) is the webhook path's, unchanged: the worker calls `publish` where it would POST.
 import type { AllowList, Resolver } from '../ssrf/index.js';
 import { amqp } from './amqp/index.js';
-import type { BrokerCredentials, Destination, DestinationKind } from './config.js';
+import type { BrokerCredentials, BrokerKind, Destination, DestinationKind } from './config.js';
 import { BrokerError } from './errors.js';
 import { mqtt } from './mqtt/index.js';
 import { nats } from './nats/index.js';
@@ -30,7 +30,7 @@ export interface BrokerEndpointRow {
 /** Publishes one signed event to a broker endpoint; resolves on the broker's confirmation. */
 export type PublishFn = (row: BrokerEndpointRow, message: SignedMessage, timeoutMs: number) => Promise<void>;
 
-const DRIVERS: Record<Exclude<DestinationKind, 'webhook'>, BrokerDriver<unknown>> = {
+const DRIVERS: Record<BrokerKind, BrokerDriver<unknown>> = {
   amqp: amqp as BrokerDriver<unknown>,
   nats: nats as BrokerDriver<unknown>,
   mqtt: mqtt as BrokerDriver<unknown>,
@@ -57,7 +57,7 @@ export function createBrokerPublisher(options: BrokerPublisherOptions): {
   const pool = new BrokerPool(options);
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   const publish: PublishFn = async (row, message, timeoutMs) => {
-    const driver = row.kind === 'webhook' ? undefined : DRIVERS[row.kind];
+    const driver = row.kind === 'webhook' || row.kind === 'poll' ? undefined : DRIVERS[row.kind];
     if (!driver || row.url === null)
       throw new BrokerError('connection_error', `not a broker endpoint: ${row.kind}`);
     const signal = AbortSignal.timeout(timeoutMs);

@@ -10,6 +10,8 @@ export interface Backlog {
   scheduled: number;
   /** Claimed by a worker whose lease has not passed. */
   inFlight: number;
+  /** Poll endpoints' deliveries their consumers have not acknowledged (due at 'infinity': never claimed). */
+  unacknowledged: number;
   /** How long the oldest due delivery has waited; 0 when none is due. */
   oldestDueSeconds: number;
   /** Endpoints whose breaker is open (waiting for its probe) and half open (probe due or in flight). */
@@ -19,10 +21,17 @@ export interface Backlog {
 }
 
 export async function readBacklog(q: Queryable, t: Pick<Names, 'D' | 'EP'>): Promise<Backlog> {
-  const { rows } = await q.query<{ due: number; later: number; in_flight: number; oldest: number | null }>(
+  const { rows } = await q.query<{
+    due: number;
+    later: number;
+    in_flight: number;
+    unacked: number;
+    oldest: number | null;
+  }>(
     // In flight: claimed by a worker whose lease has not passed (not due, whatever next_attempt_at says).
     `select count(*) filter (where next_attempt_at <= now() and not in_flight)::int as due,
-            count(*) filter (where next_attempt_at > now() and not in_flight)::int as later,
+            count(*) filter (where next_attempt_at > now() and next_attempt_at <> 'infinity' and not in_flight)::int as later,
+            count(*) filter (where next_attempt_at = 'infinity')::int as unacked,
             count(*) filter (where in_flight)::int as in_flight,
             extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now() and not in_flight))::float8 as oldest
        from (select next_attempt_at, coalesce(lease_until > now(), false) as in_flight
@@ -45,6 +54,7 @@ export async function readBacklog(q: Queryable, t: Pick<Names, 'D' | 'EP'>): Pro
     due: r.due,
     scheduled: r.later,
     inFlight: r.in_flight,
+    unacknowledged: r.unacked,
     oldestDueSeconds: r.oldest ?? 0,
     circuits: { open: open.rows[0]!.open, halfOpen: open.rows[0]!.half_open },
     throttled: { throttled: th.rows[0]!.throttled, paused: th.rows[0]!.paused },

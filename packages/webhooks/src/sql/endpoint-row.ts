@@ -93,7 +93,7 @@ export const toEndpoint = (r: EndpointRow, nowMs: number = Date.now()): Endpoint
   headers: r.headers,
   filter: r.filter,
   kind: r.kind,
-  destination: r.kind === 'webhook' ? null : r.destination,
+  destination: r.kind === 'webhook' || r.kind === 'poll' ? null : r.destination,
   credentials: redact(r.credentials),
   auth: redactAuth(r.auth),
   version: r.version,

@@ -32,6 +32,8 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
   // past FILTER_MAX_DATA_DEPTH, which jsonb may refuse to parse): no filtered endpoint gets it.
   // A named endpoint ($8) gets the event whatever its filter, as whatever its event types.
   // A delivery to an endpoint whose circuit breaker is open waits behind its probe (hold_until).
+  // A delivery to a poll endpoint is due at 'infinity': no worker claims it, its consumer reads it
+  // (poll/, migration 000021).
   // Each delivery gets a random time-ordered id (`dlv_`, its time from $7 made by the caller ($12),
   // then RANDOM_ID_TAIL: newId's form, as webhook_new_id of migration 000012 makes it) and the event's
   // sequence, which orders an ordered endpoint's queue (ids are random within a millisecond), and
@@ -53,7 +55,8 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
          insert into ${D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
                            event_created_at)
          select $12::text || ${RANDOM_ID_TAIL}, $1, e.id, $2, 'pending', e.ordered,
-                greatest($7, e.circuit_hold_until), $7, ev.sequence, $7
+                case when e.kind = 'poll' then 'infinity'::timestamptz else greatest($7, e.circuit_hold_until) end,
+                $7, ev.sequence, $7
            from ${EP} e cross join ev
           where e.tenant = $1 and e.status = 'enabled' and ${AUDIENCE[audience].endpoints}
             and (case when $8::text is null

@@ -11,7 +11,8 @@ type Tables = Pick<Names, 's' | 'EP' | 'EV' | 'D'>;
  * (publish's rule, docs/applications.md), so a named endpoint of another application gets nothing.
  * A replay to every endpoint honours their filters (publish's rule); a named endpoint gets the
  * event whatever its filter. `filterable` false (a payload nested too deep to filter, read by the
- * caller): no filtered endpoint gets it. How many. Each delivery takes a fresh number from the event sequence: on an ordered endpoint a replay
+ * caller): no filtered endpoint gets it. How many. A poll endpoint's delivery is due at 'infinity'
+ * (its consumer reads it: poll/). Each delivery takes a fresh number from the event sequence: on an ordered endpoint a replay
  * queues behind what is pending (migration 000012).
  */
 export async function insertReplay(
@@ -31,7 +32,8 @@ export async function insertReplay(
      d as (
        insert into ${t.D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
                            event_created_at)
-       select ${t.s}.webhook_new_id('dlv', $4), $1, e.id, ev.id, 'pending', e.ordered, $4, $4,
+       select ${t.s}.webhook_new_id('dlv', $4), $1, e.id, ev.id, 'pending', e.ordered,
+              case when e.kind = 'poll' then 'infinity'::timestamptz else $4::timestamptz end, $4,
               nextval('${t.s}.webhook_event_sequence'), ev.created_at
          from ${t.EP} e, ev
         where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
@@ -70,7 +72,11 @@ export async function requeueFailed(
 ): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
     `with d as (
-       update ${t.D} set status = 'pending', attempts = 0, next_attempt_at = $4, completed_at = null
+       update ${t.D} set status = 'pending', attempts = 0, completed_at = null,
+              -- a poll endpoint's delivery (due at 'infinity') stays its consumer's to read, at a new
+              -- position (past the cursor) given by the next read
+              next_attempt_at = case when next_attempt_at = 'infinity' then next_attempt_at else $4::timestamptz end,
+              poll_position = null
         where tenant = $1 and endpoint_id = $2 and status = 'failed' and created_at >= $3
        returning 1),
      n as (select pg_notify($5, '') from (select 1 from d limit 1) x)
