@@ -176,7 +176,7 @@ function problemResponses(codes: ProblemCodeName[]): Record<string, Json> {
     list.sort();
     const headers: Json = {};
     if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
-    if (status === 503 || list.includes('idempotency_key_in_use'))
+    if (status === 503 || status === 429 || list.includes('idempotency_key_in_use'))
       headers['Retry-After'] = header('Retry-After');
     out[String(status)] = {
       description: `${STATUS_CODES[status]}: ${list.map((c) => `\`${c}\`: ${PROBLEM_CODES[c].meaning}`).join('; ')}.`,

@@ -5,11 +5,11 @@
 // a 400; a long-poll is answered when an event is published, and a tenant's waits are capped (429).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRegistry } from '@surety/events';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, eventValidator } from '../src/app.js';
 import { parseApiKeys } from '../src/config.js';
+import { serviceRegistry } from '../src/service-events.js';
 import { API_KEYS, auth, createTestApp, newKey, problem, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -23,7 +23,7 @@ async function appOver(options: { maxPerTenant?: number } = {}) {
       schema: t.db.schema,
       allowHttp: true,
       allowList: parseAllowList('127.0.0.1/32'),
-      validate: eventValidator(createRegistry()),
+      validate: eventValidator(serviceRegistry()),
     }),
     sql: t.db.sql,
     config: {
@@ -65,7 +65,7 @@ const ok = (res: { statusCode: number; body: string }, status = 200) => {
   return JSON.parse(res.body);
 };
 
-const sample = structuredClone(createRegistry().get('payment.created')!.sample);
+const sample = structuredClone(serviceRegistry().get('payment.created')!.sample);
 const publish = async (application?: string, tenant: 'acme' | 'globex' = 'acme') =>
   ok(
     await call(

@@ -119,6 +119,8 @@ after(() => t.close());
 /** A valid body per write route (mutated by the fuzzer); routes not listed get `{}`. */
 const VALID: Record<string, () => unknown> = {
   'POST /v1/payments': () => ({ amount: '100', currency: 'USD', customerId: 'cus_f' }),
+  // The fuzzed endpoint is a webhook, not a poll endpoint: 409 not_a_poll_endpoint or 400 invalid_cursor.
+  'POST /v1/webhook-endpoints/{id}/poll/ack': () => ({ cursor: 'pc_fuzz' }),
   'PUT /v1/orders/{id}': () => ({ customerId: 'cus_f', items: [{ sku: ids.sku, quantity: 1 }] }),
   'PATCH /v1/orders/{id}': () => ({ shippingAddress: 'x' }),
   'PUT /v1/inventory/{sku}': () => ({ quantity: 5 }),
@@ -404,6 +406,7 @@ describe(`fuzzing every write route (${NUM_RUNS} runs each)`, () => {
     'POST /v1/webhook-endpoints/{id}/enable',
     'POST /v1/webhook-endpoints/{id}/test',
     'POST /v1/webhook-endpoints/{id}/recover',
+    'POST /v1/webhook-endpoints/{id}/poll/ack',
     // After the routes that need the endpoint enabled: a valid request disables it.
     'POST /v1/webhook-endpoints/{id}/disable',
     'POST /v1/events',

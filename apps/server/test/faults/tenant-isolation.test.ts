@@ -36,6 +36,8 @@ const call = (
 const A_AUTH_PASSWORD = 'acme-receiver-password-SECRET';
 /** What A created: ids, ETags, keys, cursors, and the secret B must never see. */
 const A = {
+  pollEndpoint: '',
+  pollCursor: '',
   payment: '',
   paymentKey: 'iso-shared-payment-key',
   paymentsCursor: '',
@@ -134,6 +136,14 @@ before(async () => {
     201,
   );
   A.endpointsCursor = (await ok(call('acme', 'GET', '/v1/webhook-endpoints?limit=1'), 200)).json().nextCursor;
+  const poll = await ok(
+    call('acme', 'POST', '/v1/webhook-endpoints', { kind: 'poll', eventTypes: ['*'] }),
+    201,
+  );
+  A.pollEndpoint = poll.json().id;
+  A.pollCursor = (
+    await ok(call('acme', 'GET', `/v1/webhook-endpoints/${A.pollEndpoint}/poll`), 200)
+  ).json().cursor;
   const ev = await ok(
     call(
       'acme',
@@ -397,6 +407,15 @@ const CASES: Record<string, Check> = {
     () => `/v1/webhook-endpoints/${A.endpoint}/deliveries?cursor=${A.deliveriesCursor ?? ''}`,
   ),
   'GET /v1/deliveries/{id}/attempts': notFound('GET', () => `/v1/deliveries/${A.delivery}/attempts`),
+  'GET /v1/webhook-endpoints/{id}/poll': notFound(
+    'GET',
+    () => `/v1/webhook-endpoints/${A.pollEndpoint}/poll`,
+  ),
+  'POST /v1/webhook-endpoints/{id}/poll/ack': notFound(
+    'POST',
+    () => `/v1/webhook-endpoints/${A.pollEndpoint}/poll/ack`,
+    () => ({ cursor: A.pollCursor }),
+  ),
   'POST /v1/events': async () => {
     const r = await call(
       'globex',
