@@ -19,7 +19,11 @@ const mailer = {
 };
 
 const schema = `example_effects_${process.pid}`;
-const sql = await openSql({ databaseUrl: process.env.DATABASE_URL });
+// Behind a transaction-mode pooler (Supabase, Neon, RDS Proxy): SURETY_DATABASE_POOLER=transaction.
+const sql = await openSql({
+  databaseUrl: process.env.DATABASE_URL,
+  pooler: process.env.SURETY_DATABASE_POOLER === 'transaction' ? 'transaction' : 'none',
+});
 const orders = `${schema}.orders`;
 
 const receipt = defineEffect<{ orderId: string; to: string }, { messageId: string }>({
