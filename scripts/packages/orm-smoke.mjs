@@ -103,9 +103,12 @@ export const APPS = [
   },
 ];
 
+// The packages an app installs from the tarballs, with every @surety dependency of theirs
+// (@surety/idempotency depends on @surety/fetch since the effects outbox).
 const SURETY = [
   '@surety/core',
   '@surety/db',
+  '@surety/fetch',
   '@surety/idempotency',
   '@surety/webhook-verify',
   '@surety/webhooks',
