@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailableError, type Queryable } from '@surety/db';
 import { LeaseLostError, StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
+import { giveBackOrRetry } from './release-later.js';
 import { decide, type Row } from './replay.js';
 import { encodeBody } from './stored-body.js';
 import type {
@@ -151,7 +152,8 @@ export async function withLease(
     return { kind: 'executed', response, stored: true };
   } catch (error) {
     clearInterval(timer);
-    if (!(error instanceof LeaseLostError)) await lease.release().catch(() => {});
+    if (!(error instanceof LeaseLostError))
+      await giveBackOrRetry(ctx, () => lease.release(), ctx.now() + ctx.leaseMs);
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import { LeaseLostError, StoreUnavailableError } from './errors.js';
 import { deriveKey } from './key.js';
 import { lockId } from './lock.js';
 import type { PhaseStatements } from './phase-statements.js';
+import { giveBackOrRetry } from './release-later.js';
 import { decide, type Row } from './replay.js';
 import { encodeBody } from './stored-body.js';
 import { endPhaseSpan, phaseSpan } from './tracing.js';
@@ -218,7 +219,8 @@ export async function runPhased<I>(
     return { kind: 'executed', response, stored: true };
   } catch (error) {
     clearInterval(renewer);
-    if (!(error instanceof LeaseLostError)) await giveBack(ctx, pst, owner, started).catch(() => {});
+    if (!(error instanceof LeaseLostError))
+      await giveBackOrRetry(ctx, () => giveBack(ctx, pst, owner, started), ctx.now() + ctx.leaseMs);
     if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
     throw error;
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { DatabaseUnavailableError, type Sql } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import {
   deriveKey,
@@ -8,6 +9,7 @@ import {
   LeaseLostError,
   phasedOperation,
   type StoredResponse,
+  StoreUnavailableError,
 } from '../src/index.js';
 
 // Phased operations (issue 32): every phase transition and resume point, on PGlite and (with
@@ -310,5 +312,106 @@ describe('phased operations', () => {
       return { status: 200, headers: {}, body: '' };
     });
     await assert.rejects(engine.phased(req(key()), op, null), /runs twice/);
+  });
+});
+
+/**
+ * The store as a failover leaves it for a moment: every statement fails as unreachable while `down`
+ * (node-postgres' ECONNREFUSED, classified by @surety/db), then the real database answers again.
+ */
+function outage(sql: Sql): Sql & { down: boolean } {
+  const gone = () => new DatabaseUnavailableError('connect ECONNREFUSED (the primary is gone)');
+  const flaky: Sql & { down: boolean } = {
+    down: false,
+    kind: sql.kind,
+    query: (async (text: unknown, params?: unknown[]) => {
+      if (flaky.down) throw gone();
+      return sql.query(text as string, params);
+    }) as Sql['query'],
+    transaction: (async (
+      fn: Parameters<Sql['transaction']>[0],
+      options?: Parameters<Sql['transaction']>[1],
+    ) => {
+      if (flaky.down) throw gone();
+      return sql.transaction(fn, options);
+    }) as Sql['transaction'],
+    listen: (channel, onNotify) => sql.listen(channel, onNotify),
+    notify: (channel, payload) => sql.notify(channel, payload),
+    close: async () => {},
+  };
+  return flaky;
+}
+
+describe('phased operations through a store outage (a failover)', () => {
+  test('the store gone after the call: the run answers 503, and once the store is back the owner lets its lease lapse, so a retry resumes at once (not after the lease)', async () => {
+    const store = outage(db.sql);
+    const flaky = new Idempotency({
+      sql: store,
+      schema: db.schema,
+      ttlMs: 600_000,
+      leaseMs: 60_000,
+      now: () => clock,
+    });
+    const provider = new Provider();
+    const original = provider.charge.bind(provider);
+    // The primary dies while the provider is charging: the result cannot be recorded.
+    provider.charge = async (k: string) => {
+      const charged = await original(k);
+      store.down = true;
+      return charged;
+    };
+    const op = paymentOp(provider);
+    const k = key();
+    await assert.rejects(flaky.phased(req(k), op, { cents: 7 }), StoreUnavailableError);
+    const held = await db.sql.query<{ lease: string }>(
+      `select lease_expires_at::text as lease from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`,
+      [k],
+    );
+    assert.ok(Date.parse(held.rows[0]!.lease) > clock, 'the lease is still held while the store is gone');
+    store.down = false; // the standby is promoted
+    provider.charge = original;
+    // The clock does not move: only the owner's own release can make the key available again.
+    let lapsed = false;
+    for (let i = 0; i < 60 && !lapsed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const row = await db.sql.query<{ lapsed: boolean }>(
+        `select lease_expires_at <= $2::timestamptz as lapsed from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`,
+        [k, new Date(clock).toISOString()],
+      );
+      lapsed = row.rows[0]!.lapsed;
+    }
+    assert.ok(lapsed, 'the owner let its lease lapse once the store answered again (within 3 s)');
+    const retried = await flaky.phased(req(k), op, { cents: 7 });
+    assert.equal(retried.kind, 'executed', 'the retry resumed at once');
+    assert.equal(provider.charges.get(deriveKey(k, 'charge')), 1, 'charged once');
+    assert.equal(await rowsOf(k, 'recorded'), 1);
+  });
+
+  test('lease mode the same: a handler cut by the outage releases its key once the store is back', async () => {
+    const store = outage(db.sql);
+    const flaky = new Idempotency({
+      sql: store,
+      schema: db.schema,
+      ttlMs: 600_000,
+      leaseMs: 60_000,
+      now: () => clock,
+    });
+    const k = key();
+    await assert.rejects(
+      flaky.withLease(req(k), async () => {
+        store.down = true;
+        throw new DatabaseUnavailableError('connection terminated (the primary is gone)');
+      }),
+      DatabaseUnavailableError,
+    );
+    store.down = false;
+    let released = false;
+    for (let i = 0; i < 60 && !released; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      released = (await keyRow(k)) === undefined;
+    }
+    assert.ok(released, 'the key was released once the store answered again (within 3 s)');
+    const retried = await flaky.withLease(req(k), async () => ({ status: 201, headers: {}, body: '{}' }));
+    assert.equal(retried.kind, 'executed');
   });
 });
