@@ -51,6 +51,7 @@ export interface PhaseStatements {
     acquire: Statement;
     record: Statement;
     pause: Statement;
+    abandon: Statement;
     stuck: Statement;
 }
 export declare function phaseStatements(schema: string): PhaseStatements;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailableError, type Queryable } from '@surety/db';
 import { LeaseLostError, StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
-import { giveBackOrRetry } from './release-later.js';
+import { afterLostAnswer, giveBackOrRetry } from './release-later.js';
 import { decide, type Row } from './replay.js';
 import { encodeBody } from './stored-body.js';
 import type {
@@ -40,16 +40,20 @@ export async function acquire(
       const nowIso = new Date(now).toISOString();
       const token = randomUUID();
       const expiresAt = new Date(now + ctx.leaseMs);
-      const { rows } = await ctx.sql.query<{ locked: boolean; claimed: boolean }>(ctx.st.acquire, [
-        lockId(tenant, key),
-        tenant,
-        key,
-        fingerprint,
-        token,
-        expiresAt.toISOString(),
-        nowIso,
-        new Date(now + ctx.ttlMs).toISOString(),
-      ]);
+      const lock = lockId(tenant, key);
+      const release = () => ctx.sql.query(ctx.st.release, [tenant, key, token, lock]);
+      const { rows } = await afterLostAnswer(ctx, release, now + ctx.leaseMs, () =>
+        ctx.sql.query<{ locked: boolean; claimed: boolean }>(ctx.st.acquire, [
+          lockId(tenant, key),
+          tenant,
+          key,
+          fingerprint,
+          token,
+          expiresAt.toISOString(),
+          nowIso,
+          new Date(now + ctx.ttlMs).toISOString(),
+        ]),
+      );
       const { locked, claimed } = rows[0]!;
       if (!locked) return { kind: 'in_flight', retryAfterSeconds };
       if (claimed) return { kind: 'acquired', lease: makeLease(ctx, { tenant, key, token, expiresAt }) };

@@ -6,6 +6,7 @@ export interface PhaseStatements {
   acquire: Statement;
   record: Statement;
   pause: Statement;
+  abandon: Statement;
   stuck: Statement;
 }
 
@@ -60,6 +61,19 @@ export function phaseStatements(schema: string): PhaseStatements {
       name: n('phase_pause'),
       text: `update ${t} set lease_expires_at = $5::timestamptz
               where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
+    },
+    // An acquire whose answer was lost (the store went away after it may have committed): released
+    // when it holds no phase (a fresh key, or one that recorded nothing), else its lease lapses at
+    // $5 with its phases kept, as `pause`. Fenced by the token the acquire tried: if it did not
+    // commit, nothing matches.
+    abandon: {
+      name: n('phase_abandon'),
+      text: `with gone as (
+               delete from ${t} where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid
+                  and state = 'in_progress' and phase_state is null returning 1)
+             update ${t} set lease_expires_at = $5::timestamptz
+              where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid
+                and state = 'in_progress' and phase_state is not null`,
     },
     // The completer's batch: operations in progress whose lease lapsed before $1, not expired at $2.
     stuck: {

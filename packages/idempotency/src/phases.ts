@@ -4,7 +4,7 @@ import { LeaseLostError, StoreUnavailableError } from './errors.js';
 import { deriveKey } from './key.js';
 import { lockId } from './lock.js';
 import type { PhaseStatements } from './phase-statements.js';
-import { giveBackOrRetry } from './release-later.js';
+import { afterLostAnswer, giveBackOrRetry } from './release-later.js';
 import { decide, type Row } from './replay.js';
 import { encodeBody } from './stored-body.js';
 import { endPhaseSpan, phaseSpan } from './tracing.js';
@@ -251,23 +251,27 @@ async function acquire(
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.now();
     const token = randomUUID();
-    const { rows } = await ctx.sql.query<{
-      locked: boolean;
-      claimed: boolean;
-      phase_state: string | null;
-      recovery_point: string | null;
-    }>(pst.acquire, [
-      lock,
-      tenant,
-      key,
-      fingerprint,
-      token,
-      new Date(now + ctx.leaseMs).toISOString(),
-      new Date(now).toISOString(),
-      new Date(now + ctx.ttlMs).toISOString(),
-      operation,
-      inputJson,
-    ]);
+    const abandon = () =>
+      ctx.sql.query(pst.abandon, [tenant, key, token, lock, new Date(ctx.now()).toISOString()]);
+    const { rows } = await afterLostAnswer(ctx, abandon, now + ctx.leaseMs, () =>
+      ctx.sql.query<{
+        locked: boolean;
+        claimed: boolean;
+        phase_state: string | null;
+        recovery_point: string | null;
+      }>(pst.acquire, [
+        lock,
+        tenant,
+        key,
+        fingerprint,
+        token,
+        new Date(now + ctx.leaseMs).toISOString(),
+        new Date(now).toISOString(),
+        new Date(now + ctx.ttlMs).toISOString(),
+        operation,
+        inputJson,
+      ]),
+    );
     const { locked, claimed, phase_state, recovery_point } = rows[0]!;
     if (!locked) return { kind: 'in_flight', retryAfterSeconds };
     if (claimed) {

@@ -45,3 +45,23 @@ function later(
   );
   timer.unref();
 }
+
+/**
+ * Runs a statement that claims a key for `giveBack`'s token. When the store becomes unavailable
+ * during it, the claim may have committed with its answer lost (the primary died after the commit):
+ * the token's claim is then given back as soon as the store answers, or the key would stay leased
+ * with no owner. Fenced by the token, so a claim that never committed matches nothing. Rethrows.
+ */
+export async function afterLostAnswer<T>(
+  ctx: EngineContext,
+  giveBack: () => Promise<unknown>,
+  leaseEnds: number,
+  claim: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await claim();
+  } catch (error) {
+    if (isDatabaseUnavailableError(error)) later(ctx, giveBack, leaseEnds, FIRST_MS);
+    throw error;
+  }
+}

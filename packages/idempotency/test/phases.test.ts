@@ -319,14 +319,21 @@ describe('phased operations', () => {
  * The store as a failover leaves it for a moment: every statement fails as unreachable while `down`
  * (node-postgres' ECONNREFUSED, classified by @surety/db), then the real database answers again.
  */
-function outage(sql: Sql): Sql & { down: boolean } {
+function outage(sql: Sql): Sql & { down: boolean; loseAnswerOf?: string } {
   const gone = () => new DatabaseUnavailableError('connect ECONNREFUSED (the primary is gone)');
-  const flaky: Sql & { down: boolean } = {
+  const flaky: Sql & { down: boolean; loseAnswerOf?: string } = {
     down: false,
     kind: sql.kind,
     query: (async (text: unknown, params?: unknown[]) => {
       if (flaky.down) throw gone();
-      return sql.query(text as string, params);
+      const result = await sql.query(text as string, params);
+      // The statement committed, then the primary died before its answer arrived.
+      const name = typeof text === 'object' && text !== null ? (text as { name?: string }).name : undefined;
+      if (flaky.loseAnswerOf && name?.includes(flaky.loseAnswerOf)) {
+        flaky.down = true;
+        throw new DatabaseUnavailableError('read ECONNRESET (the primary died after the commit)');
+      }
+      return result;
     }) as Sql['query'],
     transaction: (async (
       fn: Parameters<Sql['transaction']>[0],
@@ -414,4 +421,38 @@ describe('phased operations through a store outage (a failover)', () => {
     const retried = await flaky.withLease(req(k), async () => ({ status: 201, headers: {}, body: '{}' }));
     assert.equal(retried.kind, 'executed');
   });
+
+  for (const mode of ['phased', 'lease'] as const) {
+    test(`${mode}: the key's claim committed but its answer was lost: the key is given back once the store answers, not held for the lease`, async () => {
+      const store = outage(db.sql);
+      store.loseAnswerOf = 'acquire';
+      const flaky = new Idempotency({
+        sql: store,
+        schema: db.schema,
+        ttlMs: 600_000,
+        leaseMs: 60_000,
+        now: () => clock,
+      });
+      const provider = new Provider();
+      const op = paymentOp(provider);
+      const k = key();
+      const run = () =>
+        mode === 'phased'
+          ? flaky.phased(req(k), op, { cents: 9 })
+          : flaky.withLease(req(k), async () => ({ status: 201, headers: {}, body: '{}' }));
+      await assert.rejects(run(), StoreUnavailableError);
+      assert.equal((await keyRow(k))?.state, 'in_progress', 'the claim committed');
+      store.loseAnswerOf = undefined;
+      store.down = false;
+      let free = false;
+      for (let i = 0; i < 60 && !free; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        free = (await keyRow(k)) === undefined;
+      }
+      assert.ok(free, 'the claim nothing ran for was released once the store answered again (within 3 s)');
+      const retried = await run();
+      assert.equal(retried.kind, 'executed');
+      assert.equal(provider.charges.size, mode === 'phased' ? 1 : 0);
+    });
+  }
 });

@@ -37,6 +37,28 @@ describe('primary failover under load', {
     await pair?.destroy();
   });
 
+  test('the standby listed first: it answers, but every connection goes to the read-write primary', async () => {
+    const { primary, standby } = pair;
+    const url = `postgres://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/surety?target_session_attrs=read-write`;
+    const sql = createPgSql({ connectionString: url, max: 2 });
+    try {
+      const seen = await Promise.all(
+        [1, 2, 3].map(() =>
+          sql.query<{ standby: boolean; port: number }>(
+            'select pg_is_in_recovery() as standby, inet_server_port() as port',
+          ),
+        ),
+      );
+      for (const r of seen) assert.deepEqual(r.rows[0], { standby: false, port: primary.port });
+      await sql.transaction(async (tx) => {
+        await tx.query('create temporary table standby_first (x int)');
+        await tx.query('insert into standby_first values (1)');
+      });
+    } finally {
+      await sql.close();
+    }
+  });
+
   test(`${PAYMENTS} keyed payments across a promotion: none lost, none doubled, every event delivered`, async () => {
     const started = Date.now();
     server = await spawnServer({
