@@ -58,6 +58,7 @@ export interface AppOptions {
         | 'pspDeadlineMs'
         | 'pspGiveUpMs'
         | 'idempotencyLeaseMs'
+        | 'idempotencyGuard'
       >
     >;
   /**
@@ -160,8 +161,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The naive-ORM guard (docs/orm.md) is for applications that bring their own ORM; the service's
     // routes write through the request's tx, and the guard's statement per 2xx cost a third of the
     // keyed POST throughput (bench/idempotency/guard.ts), so it stays off unless asked for
-    // (SURETY_IDEMPOTENCY_GUARD=true), whatever NODE_ENV says. Its warnings go to the app's logger.
-    warnOnEmptyTransaction: /^(1|true|yes)$/i.test(process.env.SURETY_IDEMPOTENCY_GUARD ?? ''),
+    // (config.idempotencyGuard, SURETY_IDEMPOTENCY_GUARD=true). Its warnings go to the app's logger.
+    warnOnEmptyTransaction: config.idempotencyGuard ?? false,
     onWarning: (w) => app.log.warn({ code: w.code, tenant: w.tenant, status: w.status }, w.message),
   });
   const events = options.events ?? serviceRegistry();
