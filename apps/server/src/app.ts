@@ -19,22 +19,9 @@ import { registerOpenApi } from './openapi.js';
 import { paymentOperation } from './payments/operation.js';
 import { registerPortalPage } from './portal/page.js';
 import { errorHandler, HttpProblem, sendProblem, toProblem } from './problem.js';
-import { createPspClient, type PspClient } from './psp/client.js';
-import { startSimulator } from './psp/serve.js';
-import { applicationRoutes } from './routes/applications.js';
-import { contractRoutes } from './routes/contract.js';
-import { deliveryRoutes } from './routes/deliveries.js';
-import { endpointActionRoutes } from './routes/endpoint-actions.js';
-import { endpointPollRoutes } from './routes/endpoint-poll.js';
-import { eventTypeRoutes } from './routes/event-types.js';
-import { eventRoutes } from './routes/events.js';
-import { healthRoutes } from './routes/health.js';
-import { inventoryRoutes } from './routes/inventory.js';
-import { orderRoutes } from './routes/orders.js';
-import { paymentRoutes } from './routes/payments.js';
-import { portalRoutes } from './routes/portal.js';
-import { tenantContractRoutes } from './routes/tenant-contract.js';
-import { endpointRoutes } from './routes/webhooks.js';
+import type { PspClient } from './psp/client.js';
+import { paymentProvider } from './psp/provider.js';
+import { registerRoutes } from './routes/index.js';
 import { serviceRegistry } from './service-events.js';
 import { makeValidatorCompiler } from './validation.js';
 
@@ -71,6 +58,7 @@ export interface AppOptions {
         | 'pspDeadlineMs'
         | 'pspGiveUpMs'
         | 'idempotencyLeaseMs'
+        | 'idempotencyGuard'
       >
     >;
   /**
@@ -173,8 +161,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The naive-ORM guard (docs/orm.md) is for applications that bring their own ORM; the service's
     // routes write through the request's tx, and the guard's statement per 2xx cost a third of the
     // keyed POST throughput (bench/idempotency/guard.ts), so it stays off unless asked for
-    // (SURETY_IDEMPOTENCY_GUARD=true), whatever NODE_ENV says. Its warnings go to the app's logger.
-    warnOnEmptyTransaction: /^(1|true|yes)$/i.test(process.env.SURETY_IDEMPOTENCY_GUARD ?? ''),
+    // (config.idempotencyGuard, SURETY_IDEMPOTENCY_GUARD=true). Its warnings go to the app's logger.
+    warnOnEmptyTransaction: config.idempotencyGuard ?? false,
     onWarning: (w) => app.log.warn({ code: w.code, tenant: w.tenant, status: w.status }, w.message),
   });
   const events = options.events ?? serviceRegistry();
@@ -198,23 +186,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const eventTypes = new TenantTypes(config.schema, { maxValues: Math.ceil(config.bodyLimit / 2) });
   app.decorate('eventTypes', eventTypes);
   app.addHook('onClose', () => eventTypes.close());
-  let psp = options.psp;
-  const simulated = psp === undefined && config.pspUrl === undefined;
-  if (psp === undefined) {
-    let url = config.pspUrl;
-    if (url === undefined) {
-      const simulator = await startSimulator();
-      app.addHook('onClose', () => simulator.close());
-      url = simulator.url;
-      app.log.warn({ psp: url }, 'SIMULATED payment provider (SURETY_PSP_URL unset): no real money moves');
-    }
-    const client = createPspClient({
-      url,
-      ...(config.pspDeadlineMs ? { deadlineMs: config.pspDeadlineMs } : {}),
-    });
-    app.addHook('onClose', () => client.close());
-    psp = client;
-  }
+  const { psp, simulated } = await paymentProvider(app, options.psp, config);
   const payments = {
     psp,
     simulated,
@@ -272,30 +244,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // (Surety-Timeout-Ms, sent by @surety/fetch) passes first, the caller gets 504 at once and the
   // idempotent operation rolls back (nothing stored), so the caller's retry with the same key runs it.
   await app.register(deadline);
-  // The routes, each a plugin under its prefix; registered after every hook above (a plugin's
-  // context takes the hooks its parent has when it loads), in the order of the API document.
-  await app.register(contractRoutes, { events });
-  await app.register(healthRoutes);
-  await app.register(paymentRoutes, {
-    prefix: '/v1/payments',
+  // The routes, registered after every hook above (a plugin's context takes the hooks its parent
+  // has when it loads).
+  await registerRoutes(app, {
     schema: config.schema,
-    idempotent: options.idempotentPayments ?? true,
-    operation: payments.operation,
+    events,
+    portal,
+    now,
+    publicUrl: config.publicUrl,
+    idempotentPayments: options.idempotentPayments ?? true,
+    paymentOperation: payments.operation,
+    ...(options.pollWaits ? { pollWaits: options.pollWaits } : {}),
   });
-  await app.register(orderRoutes, { prefix: '/v1/orders', schema: config.schema });
-  await app.register(inventoryRoutes, { prefix: '/v1/inventory', schema: config.schema });
-  await app.register(applicationRoutes, { prefix: '/v1/applications', portal, now });
-  await app.register(endpointRoutes, { prefix: '/v1/webhook-endpoints' });
-  await app.register(endpointActionRoutes, { prefix: '/v1/webhook-endpoints' });
-  await app.register(endpointPollRoutes, {
-    prefix: '/v1/webhook-endpoints',
-    ...(options.pollWaits ? { waits: options.pollWaits } : {}),
-  });
-  await app.register(deliveryRoutes, { prefix: '/v1/deliveries' });
-  await app.register(eventRoutes, { prefix: '/v1/events' });
-  await app.register(portalRoutes, { data: portal, publicUrl: config.publicUrl, now });
-  await app.register(eventTypeRoutes, { prefix: '/v1/event-types', schema: config.schema });
-  await app.register(tenantContractRoutes, { prefix: '/v1', schema: config.schema });
   registerDashboard(app);
   registerPortalPage(app, { data: portal });
   return app;

@@ -150,3 +150,15 @@ describe('SURETY_PUBLIC_URL', () => {
     }
   });
 });
+
+describe('the naive-ORM guard', () => {
+  // Read with the rest of the configuration, not by app.ts from the environment (issue 34).
+  test('SURETY_IDEMPOTENCY_GUARD: off unless true, 1 or yes, whatever NODE_ENV says', () => {
+    const keys = { SURETY_API_KEYS: `acme:${KEY_A}` };
+    assert.equal(load(keys).idempotencyGuard, false);
+    assert.equal(load({ ...keys, NODE_ENV: 'development' }).idempotencyGuard, false);
+    assert.equal(load({ ...keys, SURETY_IDEMPOTENCY_GUARD: 'true' }).idempotencyGuard, true);
+    assert.equal(load({ ...keys, SURETY_IDEMPOTENCY_GUARD: 'YES' }).idempotencyGuard, true);
+    assert.equal(load({ ...keys, SURETY_IDEMPOTENCY_GUARD: 'off' }).idempotencyGuard, false);
+  });
+});

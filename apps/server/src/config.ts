@@ -49,6 +49,11 @@ export interface Config extends DatabaseConfig {
   pspGiveUpMs: number;
   /** The lease of a phased request (SURETY_IDEMPOTENCY_LEASE_SECONDS). @default 30 */
   idempotencyLeaseMs: number;
+  /**
+   * Warn when a keyed 2xx wrote nothing in its transaction, the naive-ORM guard (docs/orm.md; one
+   * statement per request): SURETY_IDEMPOTENCY_GUARD=true, whatever NODE_ENV says. @default false
+   */
+  idempotencyGuard: boolean;
   /** Days events and attempts are kept (SURETY_RETENTION_DAYS). @default 30 */
   retentionDays: number;
   /** Width of a history partition, days (SURETY_WEBHOOK_PARTITION_DAYS). @default 1 */
@@ -262,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pspDeadlineMs: integer(env, 'SURETY_PSP_DEADLINE_MS', 10_000, 100, 120_000),
     pspGiveUpMs: integer(env, 'SURETY_PSP_GIVE_UP_SECONDS', 600, 1, 604_800) * 1000,
     idempotencyLeaseMs: integer(env, 'SURETY_IDEMPOTENCY_LEASE_SECONDS', 30, 1, 3_600) * 1000,
+    idempotencyGuard: /^(1|true|yes)$/i.test(env.SURETY_IDEMPOTENCY_GUARD ?? ''),
     retentionDays: integer(env, 'SURETY_RETENTION_DAYS', 30, 1, 3650),
     webhookPartitionDays: integer(env, 'SURETY_WEBHOOK_PARTITION_DAYS', 1, 1, 31),
     webhookPartitionsAhead: integer(env, 'SURETY_WEBHOOK_PARTITIONS_AHEAD', 7, 1, 366),

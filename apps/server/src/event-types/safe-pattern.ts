@@ -16,52 +16,19 @@
 //    one cannot match (so the quantifier can end at one place only);
 // 5. no backreferences, no lookahead or lookbehind; at most 256 characters.
 
-/** A set of code points as sorted, disjoint, inclusive ranges. */
-type CharSet = [number, number][];
-
-const MAX = 0x10ffff;
-const ALL: CharSet = [[0, MAX]];
-const range = (a: number, b: number): CharSet => [[a, b]];
-const union = (...sets: CharSet[]): CharSet => {
-  const all = sets.flat().sort((x, y) => x[0] - y[0]);
-  const out: CharSet = [];
-  for (const [a, b] of all) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
-};
-const complement = (s: CharSet): CharSet => {
-  const out: CharSet = [];
-  let next = 0;
-  for (const [a, b] of union(s)) {
-    if (a > next) out.push([next, a - 1]);
-    next = b + 1;
-  }
-  if (next <= MAX) out.push([next, MAX]);
-  return out;
-};
-const overlaps = (x: CharSet, y: CharSet): boolean =>
-  x.some(([a, b]) => y.some(([c, d]) => a <= d && c <= b));
-
-const ch = (c: string) => c.codePointAt(0)!;
-const DIGIT = range(48, 57);
-const WORD = union(DIGIT, range(65, 90), range(97, 122), range(95, 95));
-// ECMA-262 WhiteSpace and LineTerminator.
-const SPACE = union(
-  range(9, 13),
-  range(32, 32),
-  range(0xa0, 0xa0),
-  range(0x1680, 0x1680),
-  range(0x2000, 0x200a),
-  range(0x2028, 0x2029),
-  range(0x202f, 0x202f),
-  range(0x205f, 0x205f),
-  range(0x3000, 0x3000),
-  range(0xfeff, 0xfeff),
-);
-const DOT = complement(union(range(10, 10), range(13, 13), range(0x2028, 0x2029)));
+import {
+  ALL,
+  type CharSet,
+  ch,
+  complement,
+  DIGIT,
+  DOT,
+  overlaps,
+  range,
+  SPACE,
+  union,
+  WORD,
+} from './char-set.js';
 
 /** One item of a sequence: what its first character may be, what any of its characters may be. */
 interface Item {

@@ -1,10 +1,11 @@
-import { staleWriteProblem, versionETag } from '@surety/conditional';
+import { versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
 import { type Application, ApplicationNotFoundError, isApplicationUidTakenError } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { conditionalDelete, conditionalUpdate } from '../conditional-update.js';
 import type { PortalData } from '../data/portal.js';
-import { applicationUidTaken, fromConditional, HttpProblem } from '../problem.js';
+import { applicationUidTaken, HttpProblem } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import {
   APPLICATION_REF,
@@ -170,19 +171,21 @@ export const applicationRoutes: FastifyPluginAsync<{ portal: PortalData; now: ()
     async (request, reply) => {
       refuseReservedUid(request.body.uid);
       const current = await load(txOf(request), request, reply);
-      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(current.version) });
-      if (!check.proceed) return check.payload;
-      // A uid taken by another request committed meanwhile fails the statement (the transaction
-      // rolls back): problem.ts answers that 409 unstored, and a retry with the key runs again.
-      const updated = await w.updateApplication(txOf(request), {
-        tenant: request.tenant,
-        id: current.id,
-        ifVersion: current.version,
-        patch: request.body,
+      const out = await conditionalUpdate(request, reply, {
+        current: { version: current.version },
+        // A uid taken by another request committed meanwhile fails the statement (the transaction
+        // rolls back): problem.ts answers that 409 unstored, and a retry with the key runs again.
+        update: (ifVersion) =>
+          w.updateApplication(txOf(request), {
+            tenant: request.tenant,
+            id: current.id,
+            ifVersion,
+            patch: request.body,
+          }),
+        versionOf: (updated) => ({ version: updated.version }),
       });
-      if (!updated) throw fromConditional(staleWriteProblem(check.result.conditional));
-      reply.header('etag', versionETag(updated.version));
-      return present(updated);
+      if (out.kind === 'stopped') return out.payload;
+      return present(out.row);
     },
   );
 
@@ -205,26 +208,23 @@ export const applicationRoutes: FastifyPluginAsync<{ portal: PortalData; now: ()
     },
     async (request, reply) => {
       const found = await find(app.sql, request);
-      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(found.version) });
-      if (!check.proceed) return reply.send(check.payload);
-      // The version the precondition passed on is the one deleted (as for endpoints).
-      const expected = check.result.conditional ? found.version : undefined;
-      const deleted = await app.sql.transaction(async (tx) => {
-        const done = await w.deleteApplication(tx, {
-          tenant: request.tenant,
-          id: found.id,
-          ifVersion: expected,
-        });
-        // Its customer's portal sessions end with it, in the same transaction.
-        if (done)
-          await portal.revokeApplicationSessions(tx, {
-            tenant: request.tenant,
-            applicationId: found.id,
-            at: new Date(now()).toISOString(),
-          });
-        return done;
+      const out = await conditionalDelete(request, reply, {
+        current: { version: found.version },
+        // The version the precondition passed on is the one deleted (as for endpoints).
+        remove: (ifVersion) =>
+          app.sql.transaction(async (tx) => {
+            const done = await w.deleteApplication(tx, { tenant: request.tenant, id: found.id, ifVersion });
+            // Its customer's portal sessions end with it, in the same transaction.
+            if (done)
+              await portal.revokeApplicationSessions(tx, {
+                tenant: request.tenant,
+                applicationId: found.id,
+                at: new Date(now()).toISOString(),
+              });
+            return done;
+          }),
       });
-      if (!deleted) throw fromConditional(staleWriteProblem(true));
+      if (out.kind === 'stopped') return reply.send(out.payload);
       return reply.code(204).send();
     },
   );

@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { isEventType } from '@surety/core';
-import { keysetCursor } from '@surety/db';
+import { keysetCursor, type Queryable } from '@surety/db';
 import type { JsonSchema } from '@surety/events';
 import { txOf } from '@surety/idempotency/fastify';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import { conditionalUpdate, currentState, sendValidators } from '../conditional-update.js';
 import { type EventTypeRow, eventTypeData } from '../data/event-types.js';
 import { breakingChanges, type Compatibility } from '../event-types/compatibility.js';
-import { fromConditional, HttpProblem, notFound } from '../problem.js';
+import { HttpProblem, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import {
   createBody,
@@ -39,8 +39,6 @@ interface Editable {
   deprecated?: boolean;
 }
 
-const current = (row: EventTypeRow) => ({ exists: true, etag: versionETag(row.version) });
-
 /**
  * Event types: the service's own (read-only) and the tenant's (create, update with If-Match,
  * deprecate), each tenant schema checked for compatibility under its mode. Registered with a
@@ -56,8 +54,6 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
       'Service event type',
       `${name} is one of the service's own event types: it cannot be changed.`,
     );
-  const validators = (reply: FastifyReply, row: EventTypeRow) =>
-    reply.header('etag', versionETag(row.version));
 
   app.post<{ Body: Required<Omit<Editable, 'deprecated' | 'compatibility'>> & Editable & { name: string } }>(
     '',
@@ -118,7 +114,7 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
         );
       }
       reply.code(201).header('location', `/v1/event-types/${name}`);
-      validators(reply, row);
+      sendValidators(reply, { version: row.version });
       return presentTenantType(row);
     },
   );
@@ -191,12 +187,63 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
       const row = service ? undefined : await data.get(app.sql, { tenant: request.tenant, name });
       if (!service && !row) throw notFound('event type');
       const version = service ? service.version : row!.version;
-      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(version) });
+      const check = routePreconditions(request, reply, currentState({ version }));
       if (!check.proceed) return reply.send(check.payload);
-      reply.header('etag', versionETag(version));
+      sendValidators(reply, { version });
       return service ? presentServiceType(service) : presentTenantType(row!);
     },
   );
+
+  /**
+   * A tenant type's fields after `body`, checked once the preconditions hold: the schema compiles, it
+   * is within the version limit and compatible with every schema since its mode was set (409 otherwise).
+   */
+  async function planChange(tx: Queryable, tenant: string, row: EventTypeRow, body: Editable) {
+    const { name } = row;
+    const fields = {
+      description: body.description ?? row.description,
+      schema: body.schema ?? row.schema,
+      examples: body.examples ?? row.examples,
+      compatibility: body.compatibility ?? row.compatibility,
+      deprecated: body.deprecated ?? row.deprecated,
+    };
+    const schemaChanged = body.schema !== undefined && !isDeepStrictEqual(body.schema, row.schema);
+    // A new mode starts from the schema in force now: what was published before it was set is
+    // judged by the mode it was published under.
+    const modeChanged = fields.compatibility !== row.compatibility;
+    const checkedFrom = modeChanged
+      ? await data.currentSchemaVersion(tx, { tenant, name })
+      : row.checked_from;
+    if (schemaChanged || body.examples !== undefined) {
+      await app.eventTypes.compile(tenant, { name, ...fields }, { trusted: !schemaChanged });
+    }
+    if (schemaChanged) {
+      if ((await data.schemaCount(tx, { tenant, name })) >= MAX_SCHEMA_VERSIONS) {
+        throw new HttpProblem(
+          409,
+          'schema_version_limit',
+          'Schema version limit',
+          `${name} has had ${MAX_SCHEMA_VERSIONS} schemas, the most allowed: register a new name.`,
+        );
+      }
+      const earlier = await data.schemasSince(tx, { tenant, name, from: checkedFrom });
+      const changes = breakingChanges(fields.compatibility, earlier, fields.schema);
+      if (changes.length > 0) {
+        throw new HttpProblem(
+          409,
+          'breaking_change',
+          'Breaking change',
+          `The new schema of ${name} is incompatible under its ${fields.compatibility} mode: ` +
+            `${changes
+              .slice(0, 3)
+              .map((c) => c.message)
+              .join('; ')}. Register a new name (such as ${name}.v2) instead.`,
+          { compatibility: fields.compatibility, changes },
+        );
+      }
+    }
+    return { fields, checkedFrom, schemaChanged };
+  }
 
   app.patch<{ Params: { name: string }; Body: Editable }>(
     '/:name',
@@ -236,63 +283,16 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
       const tx = txOf(request);
       const row = await data.get(tx, { tenant, name });
       if (!row) throw notFound('event type');
-      const check = routePreconditions(request, reply, current(row));
-      if (!check.proceed) return check.payload;
-      const body = request.body;
-      const fields = {
-        description: body.description ?? row.description,
-        schema: body.schema ?? row.schema,
-        examples: body.examples ?? row.examples,
-        compatibility: body.compatibility ?? row.compatibility,
-        deprecated: body.deprecated ?? row.deprecated,
-      };
-      const schemaChanged = body.schema !== undefined && !isDeepStrictEqual(body.schema, row.schema);
-      // A new mode starts from the schema in force now: what was published before it was set is
-      // judged by the mode it was published under.
-      const modeChanged = fields.compatibility !== row.compatibility;
-      const checkedFrom = modeChanged
-        ? await data.currentSchemaVersion(tx, { tenant, name })
-        : row.checked_from;
-      if (schemaChanged || body.examples !== undefined) {
-        await app.eventTypes.compile(tenant, { name, ...fields }, { trusted: !schemaChanged });
-      }
-      if (schemaChanged) {
-        if ((await data.schemaCount(tx, { tenant, name })) >= MAX_SCHEMA_VERSIONS) {
-          throw new HttpProblem(
-            409,
-            'schema_version_limit',
-            'Schema version limit',
-            `${name} has had ${MAX_SCHEMA_VERSIONS} schemas, the most allowed: register a new name.`,
-          );
-        }
-        const earlier = await data.schemasSince(tx, { tenant, name, from: checkedFrom });
-        const changes = breakingChanges(fields.compatibility, earlier, fields.schema);
-        if (changes.length > 0) {
-          throw new HttpProblem(
-            409,
-            'breaking_change',
-            'Breaking change',
-            `The new schema of ${name} is incompatible under its ${fields.compatibility} mode: ` +
-              `${changes
-                .slice(0, 3)
-                .map((c) => c.message)
-                .join('; ')}. Register a new name (such as ${name}.v2) instead.`,
-            { compatibility: fields.compatibility, changes },
-          );
-        }
-      }
-      const updated = await data.update(tx, {
-        tenant,
-        name,
-        ifVersion: row.version,
-        fields,
-        checkedFrom,
-        schemaChanged,
-        now: new Date().toISOString(),
+      const out = await conditionalUpdate(request, reply, {
+        current: { version: row.version },
+        update: async (ifVersion) => {
+          const change = await planChange(tx, tenant, row, request.body);
+          return data.update(tx, { tenant, name, ifVersion, ...change, now: new Date().toISOString() });
+        },
+        versionOf: (updated) => ({ version: updated.version }),
       });
-      if (!updated) throw fromConditional(staleWriteProblem(check.result.conditional));
-      validators(reply, updated);
-      return presentTenantType(updated);
+      if (out.kind === 'stopped') return out.payload;
+      return presentTenantType(out.row);
     },
   );
 };

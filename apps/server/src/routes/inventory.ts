@@ -1,9 +1,9 @@
-import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { txOf } from '@surety/idempotency/fastify';
 import { newId } from '@surety/webhooks/ids';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import { conditionalUpdate, currentState, sendValidators, type Versioned } from '../conditional-update.js';
 import { inventoryData, type StockRow } from '../data/inventory.js';
-import { fromConditional, HttpProblem, notFound } from '../problem.js';
+import { HttpProblem, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 
 const stockSchema = {
@@ -51,15 +51,10 @@ export const toStock = (r: StockRow) => ({
   updatedAt: new Date(r.updated_at).toISOString(),
 });
 
-function validators(reply: FastifyReply, row: StockRow) {
-  reply.header('etag', versionETag(row.version));
-  reply.header('last-modified', new Date(row.updated_at).toUTCString());
-}
-
-const current = (row: StockRow | undefined) => ({
-  exists: row !== undefined,
-  etag: row ? versionETag(row.version) : undefined,
-  lastModified: row ? new Date(row.updated_at) : undefined,
+/** A SKU's validators: its version (ETag) and its last change (Last-Modified). */
+const versionOf = (row: StockRow): Versioned => ({
+  version: row.version,
+  lastModified: new Date(row.updated_at),
 });
 
 export interface InventoryRoutesOptions {
@@ -99,26 +94,16 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRoutesOptions> = async
       const { sku } = request.params;
       const { quantity } = request.body;
       const row = await stock.get(txOf(request), { tenant, sku });
-      const check = routePreconditions(request, reply, current(row));
-      if (!check.proceed) return check.payload;
       const now = new Date().toISOString();
-      if (row) {
-        const updated = await stock.update(txOf(request), {
-          tenant,
-          sku,
-          quantity,
-          ifVersion: row.version,
-          now,
-        });
-        if (updated === undefined) throw fromConditional(staleWriteProblem(check.result.conditional));
-        validators(reply, updated);
-        return toStock(updated);
-      }
-      const created = await stock.insert(txOf(request), { tenant, sku, quantity, now });
-      if (created === undefined) throw fromConditional(staleWriteProblem(check.result.conditional));
-      reply.code(201).header('location', `/v1/inventory/${sku}`);
-      validators(reply, created);
-      return toStock(created);
+      const out = await conditionalUpdate(request, reply, {
+        current: row && versionOf(row),
+        update: (ifVersion) => stock.update(txOf(request), { tenant, sku, quantity, ifVersion, now }),
+        create: () => stock.insert(txOf(request), { tenant, sku, quantity, now }),
+        versionOf,
+      });
+      if (out.kind === 'stopped') return out.payload;
+      if (out.kind === 'created') reply.code(201).header('location', `/v1/inventory/${sku}`);
+      return toStock(out.row);
     },
   );
 
@@ -138,9 +123,9 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRoutesOptions> = async
     async (request, reply) => {
       const row = await stock.get(app.sql, { tenant: request.tenant, sku: request.params.sku });
       if (!row) throw notFound('SKU');
-      const check = routePreconditions(request, reply, current(row));
+      const check = routePreconditions(request, reply, currentState(versionOf(row)));
       if (!check.proceed) return reply.send(check.payload);
-      validators(reply, row);
+      sendValidators(reply, versionOf(row));
       return toStock(row);
     },
   );

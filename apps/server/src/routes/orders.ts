@@ -1,25 +1,19 @@
-import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { txOf } from '@surety/idempotency/fastify';
 import { Ajv } from 'ajv';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { conditionalUpdate, currentState, sendValidators, type Versioned } from '../conditional-update.js';
 import { type OrderFields, type OrderRow, orderData } from '../data/orders.js';
 import { mergePatch } from '../merge-patch.js';
-import { fromConditional, HttpProblem, notFound } from '../problem.js';
+import { HttpProblem, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { fieldsOf, idParams, orderBody, orderSchema, patchBody, toOrder } from './order-schemas.js';
 
 const validateFields = new Ajv({ allErrors: true, strict: false }).compile(orderBody);
 
-/** Sets ETag and Last-Modified for an order. */
-function validators(reply: FastifyReply, row: OrderRow): void {
-  reply.header('etag', versionETag(row.version));
-  reply.header('last-modified', new Date(row.updated_at).toUTCString());
-}
-
-const current = (row: OrderRow | undefined) => ({
-  exists: row !== undefined,
-  etag: row ? versionETag(row.version) : undefined,
-  lastModified: row ? new Date(row.updated_at) : undefined,
+/** An order's validators: its version (ETag) and its last change (Last-Modified). */
+const versionOf = (row: OrderRow): Versioned => ({
+  version: row.version,
+  lastModified: new Date(row.updated_at),
 });
 
 export interface OrderRoutesOptions {
@@ -45,18 +39,15 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
     return order;
   }
 
-  /** The conditional write: 0 rows means someone else wrote first (412, or 409 without If-Match). */
-  async function update(request: FastifyRequest, row: OrderRow, fields: OrderFields, conditional: boolean) {
-    const updated = await orders.update(txOf(request), {
+  /** The conditional write of the fields: undefined when another request wrote first. */
+  const writeFields = (request: FastifyRequest, id: string, fields: OrderFields, ifVersion: number) =>
+    orders.update(txOf(request), {
       tenant: request.tenant,
-      id: row.id,
-      ifVersion: row.version,
+      id,
+      ifVersion,
       fields,
       now: new Date().toISOString(),
     });
-    if (updated === undefined) throw fromConditional(staleWriteProblem(conditional));
-    return updated;
-  }
 
   app.put<{ Params: { id: string }; Body: OrderFields }>(
     '/:id',
@@ -82,25 +73,18 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
       const { tenant } = request;
       const { id } = request.params;
       const row = await orders.get(txOf(request), { tenant, id });
-      const check = routePreconditions(request, reply, current(row));
-      if (!check.proceed) return check.payload;
-      const conditional = check.result.conditional;
-      if (row) {
-        const updated = await update(request, row, request.body, conditional);
-        validators(reply, updated);
-        return publish(request, 'order.updated', toOrder(updated));
-      }
-      const created = await orders.insert(txOf(request), {
-        tenant,
-        id,
-        fields: request.body,
-        now: new Date().toISOString(),
+      const out = await conditionalUpdate(request, reply, {
+        current: row && versionOf(row),
+        update: (ifVersion) => writeFields(request, id, request.body, ifVersion),
+        // Created concurrently by another request since our read: with If-None-Match: * that is a 412.
+        create: () =>
+          orders.insert(txOf(request), { tenant, id, fields: request.body, now: new Date().toISOString() }),
+        versionOf,
       });
-      // Created concurrently by another request since our read: with If-None-Match: * that is a 412.
-      if (created === undefined) throw fromConditional(staleWriteProblem(conditional));
+      if (out.kind === 'stopped') return out.payload;
+      if (out.kind === 'updated') return publish(request, 'order.updated', toOrder(out.row));
       reply.code(201).header('location', `/v1/orders/${id}`);
-      validators(reply, created);
-      return publish(request, 'order.created', toOrder(created));
+      return publish(request, 'order.created', toOrder(out.row));
     },
   );
 
@@ -120,9 +104,9 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
     async (request, reply) => {
       const row = await orders.get(app.sql, { tenant: request.tenant, id: request.params.id });
       if (!row) throw notFound('order');
-      const check = routePreconditions(request, reply, current(row));
+      const check = routePreconditions(request, reply, currentState(versionOf(row)));
       if (!check.proceed) return reply.send(check.payload);
-      validators(reply, row);
+      sendValidators(reply, versionOf(row));
       return toOrder(row);
     },
   );
@@ -151,35 +135,39 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
     async (request, reply) => {
       const row = await orders.get(txOf(request), { tenant: request.tenant, id: request.params.id });
       if (!row) throw notFound('order');
-      const check = routePreconditions(request, reply, current(row));
-      if (!check.proceed) return check.payload;
-      const merged = mergePatch(fieldsOf(row), request.body) as OrderFields;
-      if (!validateFields(merged)) {
-        throw new HttpProblem(
-          400,
-          'validation_failed',
-          'Invalid request',
-          'The patched order is not valid.',
-          {
-            errors: (validateFields.errors ?? []).map((e) => ({
-              in: 'body',
-              path: e.instancePath || '/',
-              message: e.message,
-            })),
-          },
-        );
-      }
-      if (row.status === 'shipped' && request.body.items !== undefined) {
-        throw new HttpProblem(
-          409,
-          'order_shipped',
-          'Order shipped',
-          'The items of a shipped order cannot change.',
-        );
-      }
-      const updated = await update(request, row, merged, check.result.conditional);
-      validators(reply, updated);
-      return publish(request, 'order.updated', toOrder(updated));
+      const out = await conditionalUpdate(request, reply, {
+        current: versionOf(row),
+        update: async (ifVersion) => {
+          const merged = mergePatch(fieldsOf(row), request.body) as OrderFields;
+          if (!validateFields(merged)) {
+            throw new HttpProblem(
+              400,
+              'validation_failed',
+              'Invalid request',
+              'The patched order is not valid.',
+              {
+                errors: (validateFields.errors ?? []).map((e) => ({
+                  in: 'body',
+                  path: e.instancePath || '/',
+                  message: e.message,
+                })),
+              },
+            );
+          }
+          if (row.status === 'shipped' && request.body.items !== undefined) {
+            throw new HttpProblem(
+              409,
+              'order_shipped',
+              'Order shipped',
+              'The items of a shipped order cannot change.',
+            );
+          }
+          return writeFields(request, row.id, merged, ifVersion);
+        },
+        versionOf,
+      });
+      if (out.kind === 'stopped') return out.payload;
+      return publish(request, 'order.updated', toOrder(out.row));
     },
   );
 
@@ -206,25 +194,28 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, o
     async (request, reply) => {
       const row = await orders.get(txOf(request), { tenant: request.tenant, id: request.params.id });
       if (!row) throw notFound('order');
-      const check = routePreconditions(request, reply, current(row));
-      if (!check.proceed) return check.payload;
-      if (row.status === 'shipped') {
-        throw new HttpProblem(
-          409,
-          'order_already_shipped',
-          'Already shipped',
-          'This order was already shipped.',
-        );
-      }
-      const shipped = await orders.ship(txOf(request), {
-        tenant: request.tenant,
-        id: row.id,
-        ifVersion: row.version,
-        now: new Date().toISOString(),
+      const out = await conditionalUpdate(request, reply, {
+        current: versionOf(row),
+        update: async (ifVersion) => {
+          if (row.status === 'shipped') {
+            throw new HttpProblem(
+              409,
+              'order_already_shipped',
+              'Already shipped',
+              'This order was already shipped.',
+            );
+          }
+          return orders.ship(txOf(request), {
+            tenant: request.tenant,
+            id: row.id,
+            ifVersion,
+            now: new Date().toISOString(),
+          });
+        },
+        versionOf,
       });
-      if (shipped === undefined) throw fromConditional(staleWriteProblem(check.result.conditional));
-      validators(reply, shipped);
-      return publish(request, 'order.shipped', toOrder(shipped));
+      if (out.kind === 'stopped') return out.payload;
+      return publish(request, 'order.shipped', toOrder(out.row));
     },
   );
 };

@@ -1,10 +1,10 @@
-import { staleWriteProblem, versionETag } from '@surety/conditional';
 import { txOf } from '@surety/idempotency/fastify';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { conditionalUpdate, currentState, sendValidators } from '../conditional-update.js';
 import type { PortalData } from '../data/portal.js';
 import { checkOrigins, MAX_FRAME_ANCESTORS } from '../portal/origins.js';
 import { issueToken, SESSION_ID } from '../portal/token.js';
-import { fromConditional, HttpProblem, notFound } from '../problem.js';
+import { HttpProblem, notFound } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { APPLICATION_REF } from './application-schemas.js';
 import { presentSettings, sessionSchema, settingsSchema } from './portal-schemas.js';
@@ -207,9 +207,9 @@ export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app,
     },
     async (request, reply) => {
       const row = await data.settings(app.sql, { tenant: request.tenant });
-      const etag = versionETag(row?.version ?? 0);
-      reply.header('etag', etag);
-      const check = routePreconditions(request, reply, { exists: true, etag });
+      const current = { version: row?.version ?? 0 };
+      sendValidators(reply, current);
+      const check = routePreconditions(request, reply, currentState(current));
       if (!check.proceed) return reply.send(check.payload);
       return presentSettings(row);
     },
@@ -261,18 +261,19 @@ export const portalRoutes: FastifyPluginAsync<PortalRoutesOptions> = async (app,
       // without it), like every other update: the GET's ETag, or `*`.
       const tx = txOf(request);
       const row = await data.settings(tx, { tenant });
-      const version = row?.version ?? 0;
-      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(version) });
-      if (!check.proceed) return check.payload;
-      const written = await data.putSettings(tx, {
-        tenant,
-        frameAncestors: checked.origins,
-        ifVersion: version,
-        at: new Date(options.now()).toISOString(),
+      const out = await conditionalUpdate(request, reply, {
+        current: { version: row?.version ?? 0 },
+        update: (ifVersion) =>
+          data.putSettings(tx, {
+            tenant,
+            frameAncestors: checked.origins,
+            ifVersion,
+            at: new Date(options.now()).toISOString(),
+          }),
+        versionOf: (written) => ({ version: written.version }),
       });
-      if (!written) throw fromConditional(staleWriteProblem(check.result.conditional));
-      reply.header('etag', versionETag(written.version));
-      return presentSettings(written);
+      if (out.kind === 'stopped') return out.payload;
+      return presentSettings(out.row);
     },
   );
 };

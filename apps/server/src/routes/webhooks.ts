@@ -1,4 +1,4 @@
-import { staleWriteProblem, versionETag } from '@surety/conditional';
+import { versionETag } from '@surety/conditional';
 import type { Queryable } from '@surety/db';
 import { txOf } from '@surety/idempotency/fastify';
 import {
@@ -8,8 +8,8 @@ import {
   type EndpointPatch,
 } from '@surety/webhooks';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { conditionalDelete, conditionalUpdate } from '../conditional-update.js';
 import { checkEndpointFilter } from '../filters/check.js';
-import { fromConditional } from '../problem.js';
 import { routePreconditions } from '../route-config.js';
 import { applicationRef } from './application-schemas.js';
 import { loadEndpoint, visibleEndpoint } from './endpoint-lookup.js';
@@ -189,26 +189,29 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request, reply) => {
       const endpoint = await load(txOf(request), request, reply);
-      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
-      if (!check.proceed) return check.payload;
-      const { filter, eventTypes } = request.body as Pick<EndpointPatch, 'filter' | 'eventTypes'>;
-      if (filter !== undefined || eventTypes !== undefined) {
-        // The filter as it will be, against the types as they will be.
-        await checkEndpointFilter(app, txOf(request), {
-          tenant: request.tenant,
-          filter: filter === undefined ? endpoint.filter : filter,
-          eventTypes: eventTypes ?? endpoint.eventTypes,
-        });
-      }
-      const updated = await w.updateEndpoint(txOf(request), {
-        tenant: request.tenant,
-        id: endpoint.id,
-        ifVersion: endpoint.version,
-        patch: request.body,
+      const out = await conditionalUpdate(request, reply, {
+        current: { version: endpoint.version },
+        update: async (ifVersion) => {
+          const { filter, eventTypes } = request.body as Pick<EndpointPatch, 'filter' | 'eventTypes'>;
+          if (filter !== undefined || eventTypes !== undefined) {
+            // The filter as it will be, against the types as they will be.
+            await checkEndpointFilter(app, txOf(request), {
+              tenant: request.tenant,
+              filter: filter === undefined ? endpoint.filter : filter,
+              eventTypes: eventTypes ?? endpoint.eventTypes,
+            });
+          }
+          return w.updateEndpoint(txOf(request), {
+            tenant: request.tenant,
+            id: endpoint.id,
+            ifVersion,
+            patch: request.body,
+          });
+        },
+        versionOf: (updated) => ({ version: updated.version }),
       });
-      if (!updated) throw fromConditional(staleWriteProblem(check.result.conditional));
-      reply.header('etag', versionETag(updated.version));
-      return present(updated);
+      if (out.kind === 'stopped') return out.payload;
+      return present(out.row);
     },
   );
 
@@ -230,15 +233,16 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request, reply) => {
       const endpoint = await visibleEndpoint(w, app.sql, request, request.params.id);
-      const check = routePreconditions(request, reply, { exists: true, etag: versionETag(endpoint.version) });
-      if (!check.proceed) return reply.send(check.payload);
       // The version the precondition passed on is the one deleted: a change committed between the
       // check and the delete makes it 412, not a deletion of what the client never saw.
-      const expected = check.result.conditional ? endpoint.version : undefined;
-      const deleted = await app.sql.transaction((tx) =>
-        w.deleteEndpoint(tx, { tenant: request.tenant, id: endpoint.id, ifVersion: expected }),
-      );
-      if (!deleted) throw fromConditional(staleWriteProblem(true));
+      const out = await conditionalDelete(request, reply, {
+        current: { version: endpoint.version },
+        remove: (ifVersion) =>
+          app.sql.transaction((tx) =>
+            w.deleteEndpoint(tx, { tenant: request.tenant, id: endpoint.id, ifVersion }),
+          ),
+      });
+      if (out.kind === 'stopped') return reply.send(out.payload);
       return reply.code(204).send();
     },
   );

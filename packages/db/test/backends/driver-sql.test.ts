@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { createDriverSql, type DriverConnection } from './driver-sql.js';
-import { NestedTransactionError } from './errors.js';
-import { loadPglite } from './load-pglite.js';
-import type { PgliteInstance, PgliteQueryable } from './pglite.js';
-import { postgresUrl } from './testing.js';
-import type { QueryResult, Sql } from './types.js';
+import { createDriverSql, type DriverConnection } from '../../src/driver-sql.js';
+import { NestedTransactionError } from '../../src/errors.js';
+import { loadPglite } from '../../src/load-pglite.js';
+import type { PgliteInstance, PgliteQueryable } from '../../src/pglite.js';
+import { postgresUrl } from '../../src/testing.js';
+import type { QueryResult, Sql } from '../../src/types.js';
 
 let sql: Sql;
 let closeDriver: () => Promise<void>;

@@ -3,8 +3,8 @@
 // the shapes postgres.js, Prisma and knex raise, written as those libraries build them.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { pgErrorInfo } from './error-info.js';
-import { createTestDatabase, type TestDatabase } from './testing.js';
+import { pgErrorInfo } from '../../src/error-info.js';
+import { createTestDatabase, type TestDatabase } from '../../src/testing.js';
 
 let db: TestDatabase;
 before(async () => {

@@ -4,9 +4,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { literal } from './literal.js';
-import { createPgSql } from './pg.js';
-import { createTestDatabase, directOnly, needsPostgres, postgresUrl, type TestDatabase } from './testing.js';
+import { literal } from '../../src/literal.js';
+import { createPgSql } from '../../src/pg.js';
+import {
+  createTestDatabase,
+  directOnly,
+  needsPostgres,
+  postgresUrl,
+  type TestDatabase,
+} from '../../src/testing.js';
 
 let db: TestDatabase;
 let t: string;

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { ownConnectionSettings } from './own-connection.js';
-import { createPgSql } from './pg.js';
-import { directOnly, needsPostgres, postgresUrl } from './testing.js';
-import type { Sql } from './types.js';
+import { ownConnectionSettings } from '../../src/own-connection.js';
+import { createPgSql } from '../../src/pg.js';
+import { directOnly, needsPostgres, postgresUrl } from '../../src/testing.js';
+import type { Sql } from '../../src/types.js';
 
 /** A pool made from the URL's parts, the way an application with its own config builds one. */
 function poolFromParts(url: string): pg.Pool {

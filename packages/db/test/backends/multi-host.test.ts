@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isDatabaseUnavailableError } from './errors.js';
-import { parseMultiHostUrl } from './multi-host.js';
-import { createPgSql } from './pg.js';
-import { directOnly, needsPostgres, postgresUrl } from './testing.js';
+import { isDatabaseUnavailableError } from '../../src/errors.js';
+import { parseMultiHostUrl } from '../../src/multi-host.js';
+import { createPgSql } from '../../src/pg.js';
+import { directOnly, needsPostgres, postgresUrl } from '../../src/testing.js';
 
 test('parseMultiHostUrl: the hosts, and the URL with the first one (target_session_attrs dropped)', () => {
   assert.equal(parseMultiHostUrl('postgres://u@h1:5433/db'), undefined);

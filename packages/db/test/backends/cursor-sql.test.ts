@@ -3,8 +3,8 @@
 // $1::timestamptz it is the same instant, to the microsecond, whatever the session's settings.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { cursorTimestampSql, keysetCursor } from './cursor.js';
-import { createTestDatabase, type TestDatabase } from './testing.js';
+import { cursorTimestampSql, keysetCursor } from '../../src/cursor.js';
+import { createTestDatabase, type TestDatabase } from '../../src/testing.js';
 
 let db: TestDatabase;
 before(async () => {

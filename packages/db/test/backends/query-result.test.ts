@@ -3,8 +3,8 @@
 // a coded refusal of BEGIN / COMMIT sent through it. Calls without options answer as before.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { isNestedTransactionError, NestedTransactionError } from './errors.js';
-import { createTestDatabase, type TestDatabase } from './testing.js';
+import { isNestedTransactionError, NestedTransactionError } from '../../src/errors.js';
+import { createTestDatabase, type TestDatabase } from '../../src/testing.js';
 
 let db: TestDatabase;
 let t: string;

@@ -4,8 +4,8 @@
 // nor stricter than the database.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { findUnstorable, isStorableTimestamp, printable, unstorableReason } from './storable.js';
-import { createTestDatabase, type TestDatabase } from './testing.js';
+import { findUnstorable, isStorableTimestamp, printable, unstorableReason } from '../../src/storable.js';
+import { createTestDatabase, type TestDatabase } from '../../src/testing.js';
 
 let db: TestDatabase;
 let t: string;

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { createPgSql } from './pg.js';
-import { needsPostgres, poolerOptions, postgresUrl } from './testing.js';
+import { createPgSql } from '../../src/pg.js';
+import { needsPostgres, poolerOptions, postgresUrl } from '../../src/testing.js';
 
 test('a LISTEN connection that is terminated is opened again, and hears what follows', {
   skip: needsPostgres,
