@@ -152,7 +152,6 @@ export type FastifyPreconditionCheck = {
     payload: string;
 };
 export declare function checkPreconditions(request: FastifyRequest, reply: FastifyReply, input: CheckInput): FastifyPreconditionCheck;
-export declare function checkPreconditions(request: FastifyRequest, reply: FastifyReply, current: CurrentState, options?: CheckOptions): FastifyPreconditionCheck;
 export declare function setValidators(reply: FastifyReply, validators: Validators): FastifyReply;
 
 // ===== @surety/conditional/express
@@ -166,7 +165,6 @@ export type ExpressPreconditionCheck = {
     result: StopResult;
 };
 export declare function checkPreconditions(req: Request, res: Response, input: CheckInput): ExpressPreconditionCheck;
-export declare function checkPreconditions(req: Request, res: Response, current: CurrentState, options?: CheckOptions): ExpressPreconditionCheck;
 export declare function setValidators(res: Response, validators: Validators): Response;
 
 // ===== @surety/conditional/hono
@@ -181,5 +179,4 @@ export type HonoPreconditionCheck = {
     response: Response;
 };
 export declare function checkPreconditions(c: Context, input: CheckInput): HonoPreconditionCheck;
-export declare function checkPreconditions(c: Context, current: CurrentState, options?: CheckOptions): HonoPreconditionCheck;
 export declare function setValidators(c: Context, validators: Validators): void;

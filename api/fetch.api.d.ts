@@ -12,8 +12,6 @@ export declare class AttemptTimeoutError extends SuretyFetchError {
 export interface BackoffOptions {
     baseDelayMs?: number;
     maxDelayMs?: number;
-    baseDelay?: number;
-    maxDelay?: number;
     random?: () => number;
 }
 export type Body = NonNullable<RequestInit['body']> | AsyncIterable<Uint8Array>;
@@ -62,20 +60,15 @@ export interface Clock {
     clearTimeout(handle: unknown): void;
 }
 export declare const DEADLINE_HEADER = "Surety-Timeout-Ms";
-export declare const DEFAULT_ATTEMPT_TIMEOUT = 10000;
 export declare const DEFAULT_ATTEMPT_TIMEOUT_MS = 10000;
-export declare const DEFAULT_BASE_DELAY = 200;
 export declare const DEFAULT_BASE_DELAY_MS = 200;
 export declare const DEFAULT_BUDGET_MAX_TOKENS = 10;
 export declare const DEFAULT_BUDGET_MIN_PER_SECOND = 1;
 export declare const DEFAULT_BUDGET_RATIO = 0.1;
-export declare const DEFAULT_CONNECT_TIMEOUT = 5000;
 export declare const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
-export declare const DEFAULT_DEADLINE = 30000;
 export declare const DEFAULT_DEADLINE_MS = 30000;
 export declare const DEFAULT_MAX_ATTEMPTS = 4;
 export declare const DEFAULT_MAX_DEADLINE_MS = 300000;
-export declare const DEFAULT_MAX_DELAY = 5000;
 export declare const DEFAULT_MAX_DELAY_MS = 5000;
 export declare const DEFAULT_RETRY_METHODS: readonly string[];
 export declare const DEFAULT_RETRY_STATUSES: readonly number[];
@@ -95,15 +88,10 @@ export type FetchInput = string | URL | Request;
 export interface FetchOptions {
     maxAttempts?: number;
     deadlineMs?: number;
-    deadline?: number;
     attemptTimeoutMs?: number;
-    attemptTimeout?: number;
     connectTimeoutMs?: number;
-    connectTimeout?: number;
     baseDelayMs?: number;
-    baseDelay?: number;
     maxDelayMs?: number;
-    maxDelay?: number;
     retryMethods?: readonly string[];
     retryStatuses?: readonly number[];
     idempotencyKey?: 'auto' | false;
@@ -183,7 +171,6 @@ export interface SuretyRequestInit extends Omit<RequestInit, 'body' | 'dispatche
     body?: Body | null;
     idempotencyKey?: 'auto' | false | (string & {});
     deadlineMs?: number;
-    deadline?: number;
     maxAttempts?: number;
     bodyFactory?: () => Body;
     dispatcher?: Dispatcher;

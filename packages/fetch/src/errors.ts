@@ -33,7 +33,7 @@ export class SuretyFetchError extends Error {
 }
 
 /**
- * One attempt took longer than `attemptTimeout` to produce response headers. It is retried like any
+ * One attempt took longer than `attemptTimeoutMs` to produce response headers. It is retried like any
  * other network error when the request may be retried; otherwise it reaches the caller.
  * @example
  * try { await fetch(url) } catch (e) { if (isAttemptTimeoutError(e)) console.log(e.timeoutMs) }
@@ -55,7 +55,7 @@ export class AttemptTimeoutError extends SuretyFetchError {
  * in flight, or a server learned from the deadline header that its caller has stopped waiting.
  * `cause` holds the last failure seen before it, when there was one.
  * @example
- * try { await fetch(url, { deadline: 2_000 }) } catch (e) { if (isDeadlineExceededError(e)) return fallback }
+ * try { await fetch(url, { deadlineMs: 2_000 }) } catch (e) { if (isDeadlineExceededError(e)) return fallback }
  */
 export class DeadlineExceededError extends SuretyFetchError {
   declare readonly code: 'SURETY_DEADLINE_EXCEEDED';
