@@ -14,6 +14,12 @@ export interface AdapterOptions<Req> {
 export type AdapterOutcome = Outcome['kind'] | 'unavailable';
 export declare const BODY_OMITTED_HEADER = "idempotent-body-omitted";
 export type BodyEncoding = 'text' | 'gzip' | 'omitted';
+export declare const CHANNELS: {
+    readonly outcome: "surety:idempotency:outcome";
+    readonly stored: "surety:idempotency:stored";
+    readonly warning: "surety:idempotency:warning";
+    readonly effect: "surety:idempotency:effect";
+};
 export interface Completer {
     runOnce(): Promise<number>;
     start(): void;
