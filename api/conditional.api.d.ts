@@ -5,7 +5,7 @@ export interface CheckInput extends CheckOptions {
     current: CurrentState;
 }
 export type CheckOptions = Pick<PreconditionInput, 'require' | 'lenientDates' | 'now'>;
-export declare class ConditionalError extends TypeError {
+export declare class ConditionalError extends Error {
     readonly code: ConditionalErrorCode;
     constructor(code: ConditionalErrorCode, message: string);
 }

@@ -2,7 +2,7 @@
 
 // ===== @surety/fetch
 export declare const ATTEMPT_HEADER = "Surety-Attempt";
-export declare class AttemptTimeoutError extends SuretyFetchError {
+export declare class AttemptTimeoutError extends FetchError {
     readonly timeoutMs: number;
     readonly code: 'SURETY_ATTEMPT_TIMEOUT';
     constructor(timeoutMs: number, options?: {
@@ -46,7 +46,7 @@ export interface CircuitBreakerOptions {
     clock?: Pick<Clock, 'now'>;
     onStateChange?: (state: CircuitState, previous: CircuitState) => void;
 }
-export declare class CircuitOpenError extends SuretyFetchError {
+export declare class CircuitOpenError extends FetchError {
     readonly origin: string;
     readonly retryAfterMs: number;
     readonly code: 'SURETY_CIRCUIT_OPEN';
@@ -72,7 +72,7 @@ export declare const DEFAULT_MAX_DEADLINE_MS = 300000;
 export declare const DEFAULT_MAX_DELAY_MS = 5000;
 export declare const DEFAULT_RETRY_METHODS: readonly string[];
 export declare const DEFAULT_RETRY_STATUSES: readonly number[];
-export declare class DeadlineExceededError extends SuretyFetchError {
+export declare class DeadlineExceededError extends FetchError {
     readonly deadlineMs: number;
     readonly code: 'SURETY_DEADLINE_EXCEEDED';
     constructor(deadlineMs: number, options?: {
@@ -84,6 +84,13 @@ export interface DeadlineProblemInput {
     instance?: string;
     status?: number;
 }
+export declare class FetchError extends Error {
+    readonly code: FetchErrorCode;
+    constructor(code: FetchErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export type FetchErrorCode = 'SURETY_ATTEMPT_TIMEOUT' | 'SURETY_DEADLINE_EXCEEDED' | 'SURETY_CIRCUIT_OPEN';
 export type FetchInput = string | URL | Request;
 export interface FetchOptions {
     maxAttempts?: number;
@@ -160,13 +167,6 @@ export interface SuretyFetch {
     readonly dispatcher: Dispatcher;
     close(): Promise<void>;
 }
-export declare class SuretyFetchError extends Error {
-    readonly code: SuretyFetchErrorCode;
-    constructor(code: SuretyFetchErrorCode, message: string, options?: {
-        cause?: unknown;
-    });
-}
-export type SuretyFetchErrorCode = 'SURETY_ATTEMPT_TIMEOUT' | 'SURETY_DEADLINE_EXCEEDED' | 'SURETY_CIRCUIT_OPEN';
 export interface SuretyRequestInit extends Omit<RequestInit, 'body' | 'dispatcher'> {
     body?: Body | null;
     idempotencyKey?: 'auto' | false | (string & {});
@@ -188,9 +188,9 @@ export declare function fullJitter(retry: number, options?: BackoffOptions): num
 export declare const isAttemptTimeoutError: (value: unknown) => value is AttemptTimeoutError;
 export declare const isCircuitOpenError: (value: unknown) => value is CircuitOpenError;
 export declare const isDeadlineExceededError: (value: unknown) => value is DeadlineExceededError;
+export declare const isFetchError: (value: unknown) => value is FetchError;
 export declare function isOriginFailure(outcome: number | unknown): boolean;
 export declare function isRetryableError(error: unknown): boolean;
-export declare const isSuretyFetchError: (value: unknown) => value is SuretyFetchError;
 export { parseRetryAfter } from "@surety/core";
 export declare function readDeadline(headers: HeaderSource, options?: ReadDeadlineOptions): number | undefined;
 export declare function sleep(clock: Clock, ms: number, options?: {

@@ -23,12 +23,12 @@ export {
   AttemptTimeoutError,
   CircuitOpenError,
   DeadlineExceededError,
+  FetchError,
+  type FetchErrorCode,
   isAttemptTimeoutError,
   isCircuitOpenError,
   isDeadlineExceededError,
-  isSuretyFetchError,
-  SuretyFetchError,
-  type SuretyFetchErrorCode,
+  isFetchError,
 } from './errors.js';
 export type { GiveUpEvent, GiveUpReason, RetryEvent } from './events.js';
 export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from './headers.js';
