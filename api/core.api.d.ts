@@ -65,4 +65,9 @@ export declare function traceableUrl(url: string): {
 } | undefined;
 
 // ===== @surety/core/node
+export interface CliIo {
+    out: (text: string) => void;
+    err: (text: string) => void;
+}
 export declare const hashKey: (key: string) => string;
+export declare const stdio: CliIo;

@@ -1,10 +1,7 @@
 // The public API of @surety/probe: what each entry point exports (scripts/api-report.mjs; do not edit by hand).
 
 // ===== @surety/probe
-export interface CliIo {
-    out: (text: string) => void;
-    err: (text: string) => void;
-}
+export { CliIo } from "@surety/core/node";
 export interface ClientOptions {
     maxRequests?: number;
     minIntervalMs?: number;

@@ -11,10 +11,7 @@ export declare const ruleset: RulesetDefinition;
 export { ruleset as default }; // as in @surety/spectral-rules
 
 // ===== @surety/spectral-rules/lint
-export interface CliIo {
-    out: (text: string) => void;
-    err: (text: string) => void;
-}
+export { CliIo } from "@surety/core/node";
 export interface Finding {
     rule: string;
     severity: Severity;

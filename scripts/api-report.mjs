@@ -175,7 +175,10 @@ function label(name, subpath) {
 function packageOf(file) {
   const workspace = relative(join(root, 'packages'), file).split(sep);
   if (workspace.length > 1 && workspace[0] !== '..') {
-    return JSON.parse(readFileSync(join(root, 'packages', workspace[0], 'package.json'), 'utf8')).name;
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', workspace[0], 'package.json'), 'utf8'));
+    const rel = `./${workspace.slice(1).join('/')}`;
+    const entry = entries(pkg).find(({ types }) => types === rel);
+    return entry === undefined ? pkg.name : label(pkg.name, entry.subpath);
   }
   return file.match(/node_modules\/(@[^/]+\/[^/]+|[^/]+)\//)?.[1] ?? relative(root, file);
 }
