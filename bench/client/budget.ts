@@ -26,7 +26,7 @@ await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/thing`;
 
 async function run(label: string, budget: boolean) {
-  const client = createFetch({ baseDelay: 1, maxDelay: 2, ...(budget ? {} : { retryBudget: false }) });
+  const client = createFetch({ baseDelayMs: 1, maxDelayMs: 2, ...(budget ? {} : { retryBudget: false }) });
   received = 0;
   let next = 0;
   let failed = 0;

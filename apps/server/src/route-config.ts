@@ -51,7 +51,5 @@ declare module 'fastify' {
 export function routePreconditions(request: FastifyRequest, reply: FastifyReply, current: CurrentState) {
   const need = request.routeOptions.config.precondition;
   const require = need === 'required' || (need === 'to-replace' && current.exists);
-  return require
-    ? checkPreconditions(request, reply, current, { require: true })
-    : checkPreconditions(request, reply, current);
+  return checkPreconditions(request, reply, require ? { current, require: true } : { current });
 }

@@ -12,12 +12,12 @@ export type ConditionalErrorCode = 'SURETY_CONDITIONAL_INVALID_ETAG' | 'SURETY_C
 // `instanceof` and the guards recognise an error made by another installed copy of this package.
 
 /**
- * The one error of `@surety/conditional`. It extends `TypeError` (what these functions threw before
- * it existed), so `catch (e) { if (e instanceof TypeError) … }` keeps working.
+ * The one error of `@surety/conditional`, its base as every package has one (`<Package>Error extends
+ * Error`, branded, with a stable `code`: docs/architecture.md).
  * @example
  * try { formatETag({ weak: false, opaque: 'a b' }) } catch (e) { if (isConditionalError(e)) log.error(e.code) }
  */
-export class ConditionalError extends TypeError {
+export class ConditionalError extends Error {
   constructor(
     /** Stable, machine-readable: switch on it, never on the message. */
     readonly code: ConditionalErrorCode,

@@ -22,7 +22,7 @@ export function isOpaqueTag(opaque: string): boolean {
 
 /**
  * The header form of an entity tag: `"opaque"` or `W/"opaque"`.
- * @throws ConditionalError (a TypeError) `SURETY_CONDITIONAL_INVALID_ETAG` when `opaque` holds a character an entity tag cannot carry (DQUOTE, space, control).
+ * @throws ConditionalError `SURETY_CONDITIONAL_INVALID_ETAG` when `opaque` holds a character an entity tag cannot carry (DQUOTE, space, control).
  * @example formatETag({ weak: true, opaque: 'abc' }) // 'W/"abc"'
  */
 export function formatETag(tag: ETag): string {
@@ -101,7 +101,7 @@ function versionText(version: number | bigint | string): string {
  * Readable on purpose: the version can be read back from an If-Match ({@link versionFromETag}) and put
  * straight into `UPDATE … WHERE id = $1 AND version = $2` without a lookup. Versions are
  * non-negative safe integers (a PostgreSQL `bigint` arrives from `pg` as a string: pass it as is).
- * @throws ConditionalError (a TypeError) `SURETY_CONDITIONAL_INVALID_VERSION` when the version is not a non-negative safe integer.
+ * @throws ConditionalError `SURETY_CONDITIONAL_INVALID_VERSION` when the version is not a non-negative safe integer.
  * @example
  * reply.header('etag', versionETag(row.version)); // "v7"
  * versionETag(7, { salt: order.created_at.toISOString() }); // "v7-…"

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ConditionalError } from './errors.js';
 import { type CurrentState, evaluatePreconditions, type PreconditionResult } from './evaluate.js';
 
 // Last modified at 12:00:00.500: HTTP dates have one-second resolution, so "12:00:00" is not earlier.
@@ -537,7 +538,7 @@ describe('evaluatePreconditions', () => {
           headers: { 'if-match': '"v7"' },
           current: { exists: true, etag: 'v7' },
         }),
-      TypeError,
+      ConditionalError,
     );
   });
 });

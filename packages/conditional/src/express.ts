@@ -1,9 +1,7 @@
 import type { Request, Response } from 'express';
-import { type CurrentState, evaluatePreconditions } from './evaluate.js';
+import { evaluatePreconditions } from './evaluate.js';
 import {
   type CheckInput,
-  type CheckOptions,
-  checkInput,
   type ProceedResult,
   preconditionResponse,
   type StopResult,
@@ -28,21 +26,8 @@ export type ExpressPreconditionCheck =
  *   // … versioned update; 0 rows → staleWriteProblem(check.result.ifMatch)
  * });
  */
-export function checkPreconditions(req: Request, res: Response, input: CheckInput): ExpressPreconditionCheck;
-/** @deprecated pass one object: `checkPreconditions(req, res, { current, ...options })`. */
-export function checkPreconditions(
-  req: Request,
-  res: Response,
-  current: CurrentState,
-  options?: CheckOptions,
-): ExpressPreconditionCheck;
-export function checkPreconditions(
-  req: Request,
-  res: Response,
-  input: CheckInput | CurrentState,
-  options?: CheckOptions,
-): ExpressPreconditionCheck {
-  const { current, ...rest } = checkInput(input, options);
+export function checkPreconditions(req: Request, res: Response, input: CheckInput): ExpressPreconditionCheck {
+  const { current, ...rest } = input;
   const result = evaluatePreconditions({ ...rest, method: req.method, headers: req.headers, current });
   if (result.kind === 'proceed') return { kind: 'proceed', proceed: true, result };
   const response = preconditionResponse(result, { current, instance: req.originalUrl.split('?')[0] })!;

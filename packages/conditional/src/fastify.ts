@@ -1,9 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type CurrentState, evaluatePreconditions } from './evaluate.js';
+import { evaluatePreconditions } from './evaluate.js';
 import {
   type CheckInput,
-  type CheckOptions,
-  checkInput,
   type ProceedResult,
   preconditionResponse,
   type StopResult,
@@ -41,21 +39,8 @@ export function checkPreconditions(
   request: FastifyRequest,
   reply: FastifyReply,
   input: CheckInput,
-): FastifyPreconditionCheck;
-/** @deprecated pass one object: `checkPreconditions(request, reply, { current, ...options })`. */
-export function checkPreconditions(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  current: CurrentState,
-  options?: CheckOptions,
-): FastifyPreconditionCheck;
-export function checkPreconditions(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  input: CheckInput | CurrentState,
-  options?: CheckOptions,
 ): FastifyPreconditionCheck {
-  const { current, ...rest } = checkInput(input, options);
+  const { current, ...rest } = input;
   const result = evaluatePreconditions({
     ...rest,
     method: request.method,

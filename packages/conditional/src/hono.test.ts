@@ -19,8 +19,7 @@ function makeApp() {
     const order = orders.get(c.req.param('id'));
     if (!order) return c.body(null, 404);
     const current = { exists: true, etag: versionETag(order.version), lastModified: order.updatedAt };
-    // The deprecated positional form (current, options) is kept; it must act as the object form does.
-    const check = checkPreconditions(c, current);
+    const check = checkPreconditions(c, { current });
     if (!check.proceed) return check.response;
     setValidators(c, current);
     return c.json({ status: order.status });
@@ -28,7 +27,7 @@ function makeApp() {
   app.put('/orders/:id', async (c) => {
     const order = orders.get(c.req.param('id'));
     const current = order ? { exists: true, etag: versionETag(order.version) } : { exists: false };
-    const check = checkPreconditions(c, current, { require: true });
+    const check = checkPreconditions(c, { current, require: true });
     if (!check.proceed) return check.response;
     // Reading the body yields: a concurrent request can write in between, as it can between a SELECT and
     // an UPDATE. The check alone is not enough; the write itself must be conditional.

@@ -1,9 +1,7 @@
 import type { Context } from 'hono';
-import { type CurrentState, evaluatePreconditions } from './evaluate.js';
+import { evaluatePreconditions } from './evaluate.js';
 import {
   type CheckInput,
-  type CheckOptions,
-  checkInput,
   type ProceedResult,
   preconditionResponse,
   type StopResult,
@@ -28,19 +26,8 @@ export type HonoPreconditionCheck =
  *   // … versioned update; 0 rows → staleWriteProblem(check.result.ifMatch)
  * });
  */
-export function checkPreconditions(c: Context, input: CheckInput): HonoPreconditionCheck;
-/** @deprecated pass one object: `checkPreconditions(c, { current, ...options })`. */
-export function checkPreconditions(
-  c: Context,
-  current: CurrentState,
-  options?: CheckOptions,
-): HonoPreconditionCheck;
-export function checkPreconditions(
-  c: Context,
-  input: CheckInput | CurrentState,
-  options?: CheckOptions,
-): HonoPreconditionCheck {
-  const { current, ...rest } = checkInput(input, options);
+export function checkPreconditions(c: Context, input: CheckInput): HonoPreconditionCheck {
+  const { current, ...rest } = input;
   const result = evaluatePreconditions({
     ...rest,
     method: c.req.method,

@@ -16,14 +16,6 @@ export interface CheckInput extends CheckOptions {
   current: CurrentState;
 }
 
-/**
- * The object form of the framework helpers' input, from either form: `{ current, ...options }`, or the
- * deprecated positional `(current, options)` (a `CurrentState` has `exists`, never `current`).
- */
-export function checkInput(input: CheckInput | CurrentState, options: CheckOptions = {}): CheckInput {
-  return 'current' in input ? input : { ...options, current: input };
-}
-
 /** A `proceed` result: `ifMatch` says whether a 0-row versioned update is a 412 or a 409. */
 export type ProceedResult = Extract<PreconditionResult, { kind: 'proceed' }>;
 /** Any result but `proceed`: the request has been (or is to be) answered with its status. */

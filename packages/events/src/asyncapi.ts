@@ -1,8 +1,9 @@
 import { formatDelay, DEFAULT_RETRY_SCHEDULE as SCHEDULE_SECONDS } from '@surety/core';
 import { stringify } from 'yaml';
 import { type EventEnvelope, envelopeSchema, webhookHeadersSchema } from './envelope.js';
+import type { RegisteredEvent } from './event-definition.js';
 import { cloneJson } from './json-schema.js';
-import type { EventRegistry, RegisteredEvent } from './registry.js';
+import type { EventRegistry } from './registry.js';
 
 /**
  * The default retry schedule of `@surety/webhooks`, after the first attempt, as described in the document

@@ -1,9 +1,9 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { EventError } from './errors.js';
+import type { ValidationResult } from './event-definition.js';
 import { toIssues } from './issues.js';
 import { isObject } from './json-schema.js';
-import type { ValidationResult } from './registry.js';
 
 const addFormats = addFormatsModule.default;
 

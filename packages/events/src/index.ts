@@ -16,13 +16,11 @@ export { type ContractDiff, diffContracts, formatReport, isAllowedChange } from 
 export type { ChangeKind, ContractChange } from './diff/types.js';
 export { EVENT_TYPE_PATTERN, type EventEnvelope } from './envelope.js';
 export { EventError, type EventErrorCode, type EventIssue, isEventError } from './errors.js';
+export type {
+  EventDefinition,
+  RegisteredEvent,
+  RegistryOptions,
+  ValidationResult,
+} from './event-definition.js';
 export type { JsonSchema } from './json-schema.js';
-export {
-  createRegistry,
-  type EventDefinition,
-  EventRegistry,
-  publishValidator,
-  type RegisteredEvent,
-  type RegistryOptions,
-  type ValidationResult,
-} from './registry.js';
+export { createRegistry, EventRegistry, publishValidator } from './registry.js';

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceEvents, serviceRegistry } from '../test/service-catalogue.js';
 import { type EventError, isEventError } from './errors.js';
+import type { EventDefinition } from './event-definition.js';
 import { isObject } from './json-schema.js';
-import { createRegistry, type EventDefinition, publishValidator, validateEvent } from './registry.js';
+import { createRegistry, publishValidator, validateEvent } from './registry.js';
 
 const registry = serviceRegistry();
 const clone = <T>(v: T): T => structuredClone(v);

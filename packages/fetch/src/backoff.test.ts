@@ -20,12 +20,7 @@ test('full jitter: random(0, min(cap, base * 2^retry)), step by step', () => {
   }
 });
 
-test('full jitter honours baseDelay and maxDelay', () => {
+test('full jitter honours baseDelayMs and maxDelayMs', () => {
   assert.equal(fullJitter(3, { baseDelayMs: 10, maxDelayMs: 50, random: () => 0.5 }), 25);
   assert.equal(fullJitter(1, { baseDelayMs: 10, maxDelayMs: 50, random: () => 0.5 }), 10);
-});
-
-test('the deprecated baseDelay and maxDelay still set the same values (the unit-named options win)', () => {
-  assert.equal(fullJitter(3, { baseDelay: 10, maxDelay: 50, random: () => 0.5 }), 25);
-  assert.equal(fullJitter(3, { baseDelay: 10, baseDelayMs: 2, maxDelay: 50, random: () => 0.5 }), 8);
 });

@@ -4,10 +4,6 @@ export interface BackoffOptions {
   baseDelayMs?: number;
   /** The cap on any one computed delay, in milliseconds. @default 5000 */
   maxDelayMs?: number;
-  /** @deprecated use `baseDelayMs` (the same value; the unit is now in the name). */
-  baseDelay?: number;
-  /** @deprecated use `maxDelayMs` (the same value; the unit is now in the name). */
-  maxDelay?: number;
   /** A source of numbers in [0, 1), injectable for exact tests. @default Math.random */
   random?: () => number;
 }
@@ -16,10 +12,6 @@ export interface BackoffOptions {
 export const DEFAULT_BASE_DELAY_MS = 200;
 /** The default cap on one backoff wait, in milliseconds. @default 5000 */
 export const DEFAULT_MAX_DELAY_MS = 5000;
-/** @deprecated use `DEFAULT_BASE_DELAY_MS`. */
-export const DEFAULT_BASE_DELAY = DEFAULT_BASE_DELAY_MS;
-/** @deprecated use `DEFAULT_MAX_DELAY_MS`. */
-export const DEFAULT_MAX_DELAY = DEFAULT_MAX_DELAY_MS;
 
 /**
  * "Full jitter" backoff from AWS's "Exponential Backoff and Jitter" (Brooker, 2015):
@@ -32,8 +24,8 @@ export const DEFAULT_MAX_DELAY = DEFAULT_MAX_DELAY_MS;
  * fullJitter(0, { random: () => 0.5 }); // 100: half of min(5000, 200 * 2^0)
  */
 export function fullJitter(retry: number, options: BackoffOptions = {}): number {
-  const base = options.baseDelayMs ?? options.baseDelay ?? DEFAULT_BASE_DELAY_MS;
-  const cap = options.maxDelayMs ?? options.maxDelay ?? DEFAULT_MAX_DELAY_MS;
+  const base = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  const cap = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
   const random = options.random ?? Math.random;
   // 2 ** retry overflows to Infinity for absurd counts; Math.min keeps the cap in charge.
   return random() * Math.min(cap, base * 2 ** retry);

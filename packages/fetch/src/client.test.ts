@@ -319,8 +319,8 @@ test('idempotency keys: per call, never replacing the caller’s, not added to G
 
 test('headers upstream: the attempt number and the time this attempt will be waited for', async () => {
   const { fetch, sent } = setup([503, 503, 503, 503, 503, 200], {
-    deadline: 1000,
-    attemptTimeout: 500,
+    deadlineMs: 1000,
+    attemptTimeoutMs: 500,
     maxAttempts: 10,
   });
   const res = await fetch(URL_, { headers: [['x-trace', 'abc']] });
@@ -344,7 +344,7 @@ test('headers upstream: the attempt number and the time this attempt will be wai
 });
 
 test('deadline: never sleeps past it, gives up with the last response', async () => {
-  const { fetch, sent, giveUps, clock } = setup([503], { deadline: 250, maxAttempts: 10 });
+  const { fetch, sent, giveUps, clock } = setup([503], { deadlineMs: 250, maxAttempts: 10 });
   const res = await fetch(URL_);
   assert.equal(res.status, 503);
   // attempts at 0 and 100; the next wait of 200 would end at 300 > 250.
@@ -358,16 +358,14 @@ test('per-call deadline and maxAttempts override the client’s', async () => {
   await fetch(URL_, { maxAttempts: 2 });
   assert.equal(sent.length, 2);
   const second = setup([503]);
-  await second.fetch(URL_, { deadline: 50 });
+  await second.fetch(URL_, { deadlineMs: 50 });
   assert.equal(second.sent.length, 1);
 });
 
-test('the unit-named options (deadlineMs, attemptTimeoutMs, baseDelayMs) act as the deprecated names did, and win', async () => {
+test('deadlineMs, attemptTimeoutMs and baseDelayMs, per client and per call', async () => {
   const { fetch, sent, giveUps, clock } = setup([503], {
     deadlineMs: 250,
-    deadline: 60_000,
     baseDelayMs: 200,
-    baseDelay: 1,
     maxAttempts: 10,
   });
   await fetch(URL_);
@@ -377,7 +375,7 @@ test('the unit-named options (deadlineMs, attemptTimeoutMs, baseDelayMs) act as 
   assert.equal(giveUps[0]!.reason, 'deadline');
 
   const perCall = setup([503]);
-  await perCall.fetch(URL_, { deadlineMs: 50, deadline: 60_000 });
+  await perCall.fetch(URL_, { deadlineMs: 50 });
   assert.equal(perCall.sent.length, 1);
 
   const timed = setup([{ hang: true }, 200], { attemptTimeoutMs: 1000 });
@@ -388,7 +386,7 @@ test('the unit-named options (deadlineMs, attemptTimeoutMs, baseDelayMs) act as 
 });
 
 test('attempt timeout: the attempt is aborted and retried', async () => {
-  const { fetch, sent, retries, clock } = setup([{ hang: true }, 200], { attemptTimeout: 1000 });
+  const { fetch, sent, retries, clock } = setup([{ hang: true }, 200], { attemptTimeoutMs: 1000 });
   const res = await fetch(URL_);
   assert.equal(res.status, 200);
   assert.equal(sent.length, 2);
@@ -397,7 +395,10 @@ test('attempt timeout: the attempt is aborted and retried', async () => {
 });
 
 test('deadline reached during an attempt: DeadlineExceededError, at the deadline', async () => {
-  const { fetch, clock, giveUps } = setup([503, { hang: true }], { deadline: 2000, attemptTimeout: 10_000 });
+  const { fetch, clock, giveUps } = setup([503, { hang: true }], {
+    deadlineMs: 2000,
+    attemptTimeoutMs: 10_000,
+  });
   await assert.rejects(fetch(URL_), (error: unknown) => {
     assert.ok(error instanceof DeadlineExceededError);
     assert.equal(error.code, 'SURETY_DEADLINE_EXCEEDED');
@@ -409,7 +410,7 @@ test('deadline reached during an attempt: DeadlineExceededError, at the deadline
 });
 
 test('a slow answer within the attempt timeout is not cut short', async () => {
-  const { fetch, clock } = setup([{ slow: 900, status: 200 }], { attemptTimeout: 1000 });
+  const { fetch, clock } = setup([{ slow: 900, status: 200 }], { attemptTimeoutMs: 1000 });
   assert.equal((await fetch(URL_)).status, 200);
   assert.equal(clock.now(), 900);
 });

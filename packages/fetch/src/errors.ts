@@ -7,10 +7,7 @@ import { brandError } from '@surety/core';
  */
 
 /** Every `code` an error of this package can carry. */
-export type SuretyFetchErrorCode =
-  | 'SURETY_ATTEMPT_TIMEOUT'
-  | 'SURETY_DEADLINE_EXCEEDED'
-  | 'SURETY_CIRCUIT_OPEN';
+export type FetchErrorCode = 'SURETY_ATTEMPT_TIMEOUT' | 'SURETY_DEADLINE_EXCEEDED' | 'SURETY_CIRCUIT_OPEN';
 
 // Each class is branded with `Symbol.for('surety.<package>.error…')` by @surety/core's brandError:
 // `instanceof` and the guards recognise an error made by another installed copy of this package.
@@ -18,27 +15,27 @@ export type SuretyFetchErrorCode =
 /**
  * Base class of the errors of `@surety/fetch`.
  * @example
- * if (error instanceof SuretyFetchError) log.warn({ code: error.code }, error.message);
+ * if (error instanceof FetchError) log.warn({ code: error.code }, error.message);
  */
-export class SuretyFetchError extends Error {
+export class FetchError extends Error {
   constructor(
     /** Stable, machine-readable: switch on it, never on the message. */
-    readonly code: SuretyFetchErrorCode,
+    readonly code: FetchErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'SuretyFetchError';
+    this.name = 'FetchError';
   }
 }
 
 /**
- * One attempt took longer than `attemptTimeout` to produce response headers. It is retried like any
+ * One attempt took longer than `attemptTimeoutMs` to produce response headers. It is retried like any
  * other network error when the request may be retried; otherwise it reaches the caller.
  * @example
  * try { await fetch(url) } catch (e) { if (isAttemptTimeoutError(e)) console.log(e.timeoutMs) }
  */
-export class AttemptTimeoutError extends SuretyFetchError {
+export class AttemptTimeoutError extends FetchError {
   declare readonly code: 'SURETY_ATTEMPT_TIMEOUT';
   constructor(
     /** The per-attempt timeout that elapsed, in milliseconds. */
@@ -55,9 +52,9 @@ export class AttemptTimeoutError extends SuretyFetchError {
  * in flight, or a server learned from the deadline header that its caller has stopped waiting.
  * `cause` holds the last failure seen before it, when there was one.
  * @example
- * try { await fetch(url, { deadline: 2_000 }) } catch (e) { if (isDeadlineExceededError(e)) return fallback }
+ * try { await fetch(url, { deadlineMs: 2_000 }) } catch (e) { if (isDeadlineExceededError(e)) return fallback }
  */
-export class DeadlineExceededError extends SuretyFetchError {
+export class DeadlineExceededError extends FetchError {
   declare readonly code: 'SURETY_DEADLINE_EXCEEDED';
   constructor(
     /** The deadline that passed, in milliseconds from the start of the call. */
@@ -75,7 +72,7 @@ export class DeadlineExceededError extends SuretyFetchError {
  * @example
  * try { await fetch(url) } catch (e) { if (isCircuitOpenError(e)) return cached(e.retryAfterMs) }
  */
-export class CircuitOpenError extends SuretyFetchError {
+export class CircuitOpenError extends FetchError {
   declare readonly code: 'SURETY_CIRCUIT_OPEN';
   constructor(
     /** The origin whose circuit is open, e.g. `https://api.example.com`. */
@@ -94,9 +91,9 @@ export class CircuitOpenError extends SuretyFetchError {
 /**
  * True for any error created by this package.
  * @example
- * if (isSuretyFetchError(e)) metrics.increment(e.code);
+ * if (isFetchError(e)) metrics.increment(e.code);
  */
-export const isSuretyFetchError = brandError(SuretyFetchError, 'surety.fetch.error');
+export const isFetchError = brandError(FetchError, 'surety.fetch.error');
 
 /**
  * True when one attempt timed out.

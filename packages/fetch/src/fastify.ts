@@ -124,7 +124,7 @@ Object.assign(plugin, {
  * @example
  * await app.register(deadline, { reserveMs: 5 });
  * app.get('/v1/orders/:id', async (req) => {
- *   const res = await fetch(inventoryUrl, { deadline: req.deadline?.remaining(), signal: req.deadline?.signal });
+ *   const res = await fetch(inventoryUrl, { deadlineMs: req.deadline?.remaining(), signal: req.deadline?.signal });
  *   return res.json();
  * });
  */

@@ -2,7 +2,7 @@
  * The request header that carries the caller's remaining time budget downstream: a non-negative integer
  * number of milliseconds, relative (like gRPC's `grpc-timeout` and Envoy's
  * `x-envoy-expected-rq-timeout-ms`), so that clock skew between hosts does not matter. The client sends
- * the time it will wait for this attempt: `min(attemptTimeout, time left before the deadline)`.
+ * the time it will wait for this attempt: `min(attemptTimeoutMs, time left before the deadline)`.
  * @default "Surety-Timeout-Ms"
  */
 export const DEADLINE_HEADER = 'Surety-Timeout-Ms';

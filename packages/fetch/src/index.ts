@@ -1,9 +1,7 @@
 export { parseRetryAfter } from '@surety/core';
 export type { BackoffOptions } from './backoff.js';
 export {
-  DEFAULT_BASE_DELAY,
   DEFAULT_BASE_DELAY_MS,
-  DEFAULT_MAX_DELAY,
   DEFAULT_MAX_DELAY_MS,
   fullJitter,
 } from './backoff.js';
@@ -25,12 +23,12 @@ export {
   AttemptTimeoutError,
   CircuitOpenError,
   DeadlineExceededError,
+  FetchError,
+  type FetchErrorCode,
   isAttemptTimeoutError,
   isCircuitOpenError,
   isDeadlineExceededError,
-  isSuretyFetchError,
-  SuretyFetchError,
-  type SuretyFetchErrorCode,
+  isFetchError,
 } from './errors.js';
 export type { GiveUpEvent, GiveUpReason, RetryEvent } from './events.js';
 export { ATTEMPT_HEADER, DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from './headers.js';
@@ -43,11 +41,8 @@ export type {
   TransportInit,
 } from './options.js';
 export {
-  DEFAULT_ATTEMPT_TIMEOUT,
   DEFAULT_ATTEMPT_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_DEADLINE,
   DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_ATTEMPTS,
 } from './options.js';

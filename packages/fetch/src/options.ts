@@ -28,8 +28,6 @@ export interface SuretyRequestInit extends Omit<RequestInit, 'body' | 'dispatche
   idempotencyKey?: 'auto' | false | (string & {});
   /** The total deadline of this call in milliseconds, attempts and waits included. @default the client's */
   deadlineMs?: number;
-  /** @deprecated use `deadlineMs` (the same value; the unit is now in the name). */
-  deadline?: number;
   /** The most attempts for this call, the first included. @default the client's */
   maxAttempts?: number;
   /**
@@ -48,8 +46,6 @@ export interface FetchOptions {
   maxAttempts?: number;
   /** The total deadline of a call in milliseconds: all attempts and all waits. @default 30000 */
   deadlineMs?: number;
-  /** @deprecated use `deadlineMs` (the same value; the unit is now in the name). */
-  deadline?: number;
   /**
    * The longest one attempt may wait for response headers, in milliseconds. Reading the body afterwards is
    * bounded by the dispatcher's `bodyTimeout` instead (and by the caller's signal). With the client's own
@@ -59,20 +55,12 @@ export interface FetchOptions {
    * @default 10000
    */
   attemptTimeoutMs?: number;
-  /** @deprecated use `attemptTimeoutMs` (the same value; the unit is now in the name). */
-  attemptTimeout?: number;
   /** The TCP/TLS connect timeout of the client's own Agent, in milliseconds (not used with `dispatcher`). @default 5000 */
   connectTimeoutMs?: number;
-  /** @deprecated use `connectTimeoutMs` (the same value; the unit is now in the name). */
-  connectTimeout?: number;
   /** Full-jitter backoff base in milliseconds: the first retry waits `random(0, baseDelayMs)`. @default 200 */
   baseDelayMs?: number;
-  /** @deprecated use `baseDelayMs` (the same value; the unit is now in the name). */
-  baseDelay?: number;
   /** Full-jitter backoff cap on any one wait, in milliseconds (a Retry-After may ask for longer). @default 5000 */
   maxDelayMs?: number;
-  /** @deprecated use `maxDelayMs` (the same value; the unit is now in the name). */
-  maxDelay?: number;
   /** Methods retried without an Idempotency-Key. @default ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"] */
   retryMethods?: readonly string[];
   /** Response statuses that are retried. @default [408, 429, 502, 503, 504] */
@@ -136,9 +124,3 @@ export const DEFAULT_DEADLINE_MS = 30_000;
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
 /** The default connect timeout of the client's own Agent, in milliseconds. @default 5000 */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-/** @deprecated use `DEFAULT_DEADLINE_MS`. */
-export const DEFAULT_DEADLINE = DEFAULT_DEADLINE_MS;
-/** @deprecated use `DEFAULT_ATTEMPT_TIMEOUT_MS`. */
-export const DEFAULT_ATTEMPT_TIMEOUT = DEFAULT_ATTEMPT_TIMEOUT_MS;
-/** @deprecated use `DEFAULT_CONNECT_TIMEOUT_MS`. */
-export const DEFAULT_CONNECT_TIMEOUT = DEFAULT_CONNECT_TIMEOUT_MS;

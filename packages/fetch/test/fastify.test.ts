@@ -16,7 +16,7 @@ describe('Fastify deadline plugin', () => {
   const SLOW_MS = 1500;
   const logs: string[] = [];
   let downstream: Awaited<ReturnType<typeof startServer>>;
-  const fetch = createFetch({ baseDelay: 5, maxDelay: 20 });
+  const fetch = createFetch({ baseDelayMs: 5, maxDelayMs: 20 });
 
   before(async () => {
     downstream = await startServer((_req, res) => {
@@ -58,7 +58,7 @@ describe('Fastify deadline plugin', () => {
     });
     app.get('/chain', async (request) => {
       // Forwards what is left of the caller's deadline to the next hop.
-      const res = await fetch(`${downstream.url}/stock`, { deadline: request.deadline?.remaining() });
+      const res = await fetch(`${downstream.url}/stock`, { deadlineMs: request.deadline?.remaining() });
       return { body: await res.text() };
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -142,14 +142,14 @@ describe('Fastify deadline plugin', () => {
   });
 
   test('end to end: the client’s deadline reaches the server, which passes what is left downstream', async () => {
-    const res = await fetch(`${base}/chain`, { deadline: 2000 });
+    const res = await fetch(`${base}/chain`, { deadlineMs: 2000 });
     assert.deepEqual(await res.json(), { body: 'inventory' });
     const sentDownstream = Number(downstream.seen.at(-1)!.headers['surety-timeout-ms']);
     assert.ok(sentDownstream > 0 && sentDownstream <= 2000, `downstream got ${sentDownstream} ms`);
   });
 
   test('end to end: a slow handler and a short client deadline', async () => {
-    const client = createFetch({ deadline: 150, random: () => 0.99 });
+    const client = createFetch({ deadlineMs: 150, random: () => 0.99 });
     try {
       const started = performance.now();
       const outcome = await client(`${base}/slow`).then(

@@ -13,7 +13,7 @@ import { closedPort, startServer } from './server.js';
 // Against real HTTP servers on 127.0.0.1 (port 0). Backoffs are kept tiny (base 5 ms) so the file runs in
 // a few seconds; the two Retry-After tests wait their one second for real.
 
-const fast = { baseDelay: 5, maxDelay: 20 };
+const fast = { baseDelayMs: 5, maxDelayMs: 20 };
 type Server = Awaited<ReturnType<typeof startServer>>;
 const servers: Server[] = [];
 const clients: { close(): Promise<void> }[] = [];
@@ -40,7 +40,7 @@ describe('against a local server', () => {
     const s = await server((_req, res, n) => {
       res.writeHead(n === 1 ? 503 : 200).end(n === 1 ? 'busy' : 'ok');
     });
-    const fetch = client({ deadline: 5000 });
+    const fetch = client({ deadlineMs: 5000 });
     const res = await fetch(`${s.url}/thing`);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), 'ok');
@@ -150,10 +150,10 @@ describe('against a local server', () => {
     // The backoff (~10 s) would end past the deadline (3 s): the 503 comes back at once, well
     // before the deadline, however slow the machine.
     const fetch = client({
-      baseDelay: 10_000,
-      maxDelay: 20_000,
+      baseDelayMs: 10_000,
+      maxDelayMs: 20_000,
       random: () => 0.99,
-      deadline: 3000,
+      deadlineMs: 3000,
       onGiveUp: (e) => giveUps.push(e),
     });
     const started = performance.now();
@@ -170,7 +170,7 @@ describe('against a local server', () => {
       const timer = setTimeout(() => res.writeHead(200).end(), 5000);
       req.socket.on('close', () => clearTimeout(timer));
     });
-    const fetch = client({ deadline: 200 });
+    const fetch = client({ deadlineMs: 200 });
     const started = performance.now();
     await assert.rejects(fetch(s.url), DeadlineExceededError);
     const took = performance.now() - started;
@@ -243,7 +243,7 @@ describe('against a local server', () => {
     });
     const retries: RetryEvent[] = [];
     // The client's own Agent times this attempt (headersTimeout); the error is the same either way.
-    const fetch = client({ attemptTimeout: 100, onRetry: (e) => retries.push(e) });
+    const fetch = client({ attemptTimeoutMs: 100, onRetry: (e) => retries.push(e) });
     const res = await fetch(s.url);
     assert.equal(await res.text(), 'second');
     assert.equal(s.seen[0]!.headers['surety-timeout-ms'], '100');
@@ -327,7 +327,7 @@ describe('retry storm', () => {
 
   test('1,000 calls against a server failing 100 %: attempts ≤ 1,000 × 1.1 + the floor; it refills', async () => {
     const giveUps: GiveUpEvent[] = [];
-    const fetch = createFetch({ baseDelay: 1, maxDelay: 2, onGiveUp: (e) => giveUps.push(e) });
+    const fetch = createFetch({ baseDelayMs: 1, maxDelayMs: 2, onGiveUp: (e) => giveUps.push(e) });
     try {
       const started = performance.now();
       const statuses = await run(fetch, 1000, 50);

@@ -1,6 +1,7 @@
 import { migrate, type Sql, type Tx } from '@surety/db';
 import * as claim from './claim.js';
 import { type Completer, type CompleterOptions, createCompleter } from './completer.js';
+import { storedChannel, warningChannel } from './diagnostics.js';
 import { isFinalStatus } from './final.js';
 import * as lease from './lease.js';
 import { lockId } from './lock.js';
@@ -14,8 +15,10 @@ import type {
   EngineContext,
   IdempotencyOptions,
   IdempotencyRequest,
+  IdempotencyWarning,
   Lease,
   Outcome,
+  StoredInfo,
   StoredResponse,
 } from './types.js';
 
@@ -62,6 +65,11 @@ export class Idempotency {
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
     const isFinal = options.isFinal ?? isFinalStatus;
     const onStored = options.onStored;
+    const onWarning = options.onWarning ?? ((warning: IdempotencyWarning) => console.warn(warning.message));
+    const warn = (warning: IdempotencyWarning) => {
+      onWarning(warning);
+      if (warningChannel.hasSubscribers) warningChannel.publish(warning);
+    };
     for (const [name, value] of [
       ['compressAboveBytes', options.compressAboveBytes],
       ['maxStoredBodyBytes', options.maxStoredBodyBytes],
@@ -83,22 +91,21 @@ export class Idempotency {
         maxStoredBodyBytes: options.maxStoredBodyBytes ?? 1_048_576,
       },
       stored: (tenant, body) => {
-        if (!onStored) return;
+        if (!onStored && !storedChannel.hasSubscribers) return;
+        const info: StoredInfo = {
+          tenant,
+          bodyBytes: body.bodyBytes,
+          storedBytes: body.storedBytes,
+          encoding: body.encoding,
+        };
         try {
-          onStored({
-            tenant,
-            bodyBytes: body.bodyBytes,
-            storedBytes: body.storedBytes,
-            encoding: body.encoding,
-          });
+          onStored?.(info);
         } catch {
           // a metrics callback must not fail a request that has committed
         }
+        if (storedChannel.hasSubscribers) storedChannel.publish(info);
       },
-      warnEmpty:
-        (options.warnOnEmptyTransaction ?? process.env.NODE_ENV !== 'production')
-          ? (options.onWarning ?? ((warning) => console.warn(warning.message)))
-          : undefined,
+      warnEmpty: (options.warnOnEmptyTransaction ?? process.env.NODE_ENV !== 'production') ? warn : undefined,
     };
   }
 

@@ -1,4 +1,5 @@
 export type { Completer, CompleterOptions } from './completer.js';
+export { CHANNELS } from './diagnostics.js';
 export { createIdempotency, Idempotency } from './engine.js';
 export type { IdempotencyErrorCode } from './errors.js';
 export {

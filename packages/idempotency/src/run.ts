@@ -1,4 +1,5 @@
 import type { Tx } from '@surety/db';
+import { outcomeChannel } from './diagnostics.js';
 import type { Idempotency } from './engine.js';
 import { NoTransactionError } from './errors.js';
 import { type FingerprintInput, fingerprint } from './fingerprint.js';
@@ -87,10 +88,11 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
   if (read.kind === 'problem') return { kind: 'problem', problem: read.problem, source: 'key' };
   const { key } = read;
   const handler = (tx: Tx) => input.handler(tx, key);
+  let tenant: string | undefined;
   try {
     // Key optional and absent: still one transaction, so the route's code is the same.
     if (key === undefined) return { kind: 'response', response: await engine.transact(handler) };
-    const tenant = (options.tenant ?? (() => ''))(request);
+    tenant = (options.tenant ?? (() => ''))(request);
     // A key sent quoted was stored with its quotes before "k" and k became one key (issue 20):
     // such a row is still found, for its whole TTL.
     const former = quotedKey(key);
@@ -105,6 +107,7 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
       : await engine.execute(keyed, handler);
     recordOutcome(outcome.kind, key);
     options.onOutcome?.(outcome.kind, request);
+    if (outcomeChannel.hasSubscribers) outcomeChannel.publish({ outcome: outcome.kind, tenant });
     return outcome.kind === 'executed'
       ? { kind: 'response', response: outcome.response }
       : toResult(outcomeResponse(outcome));
@@ -113,6 +116,7 @@ export async function runIdempotent<Req>(input: RunInput<Req>): Promise<RunResul
     if (!problem) throw error;
     if (key !== undefined) recordOutcome('unavailable', key);
     options.onOutcome?.('unavailable', request);
+    if (outcomeChannel.hasSubscribers) outcomeChannel.publish({ outcome: 'unavailable', tenant });
     return { kind: 'problem', problem, source: 'store' };
   }
 }

@@ -3,9 +3,12 @@
  * rule failed), 1 a rule failed, 2 usage or input.
  */
 import { parseArgs } from 'node:util';
+import { type CliIo, stdio } from '@surety/core/node';
 import { ProbeError } from './client.js';
 import { formatTable } from './format.js';
 import { type ProbeOptions, type ProbeReport, probe, type Suite } from './probe.js';
+
+export type { CliIo };
 
 export const PROBE_USAGE = `Usage: surety-probe <url> [--method POST] [--body JSON] [--header 'Name: value']... [--json]
 
@@ -22,16 +25,6 @@ a test environment.
   --timeout       per request, in ms                                   default: 10000
   --strict        fail on a SHOULD too
   --json          print the report as JSON`;
-
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const defaultIo: CliIo = {
-  out: (t) => process.stdout.write(`${t}\n`),
-  err: (t) => process.stderr.write(`${t}\n`),
-};
 
 function positive(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -103,7 +96,7 @@ export function parseProbeArgs(argv: string[]): { options: ProbeOptions; json: b
 }
 
 /** Runs the command; resolves to the exit code. */
-export async function runProbeCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+export async function runProbeCli(argv: string[], io: CliIo = stdio): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.out(PROBE_USAGE);
     return 0;

@@ -3,7 +3,10 @@
  * Exit codes: 0 clean (or only below --fail-on), 1 findings at or above --fail-on, 2 usage or input.
  */
 import { parseArgs } from 'node:util';
+import { type CliIo, stdio } from '@surety/core/node';
 import { type Finding, LintInputError, type LintReport, lint, type RefPolicy } from './lint.js';
+
+export type { CliIo };
 
 export const LINT_USAGE = `Usage: surety-lint <file or URL> [--json] [--refs none|files|remote] [--fail-on error|warn]
 
@@ -14,16 +17,6 @@ Lints an OpenAPI 3.x document (JSON or YAML) with the Surety reliability ruleset
               remote (also http(s): only for a document you trust)
   --fail-on   the lowest severity that fails (exit 1)   default: error
 Rules: https://github.com/surety-dev/surety/blob/main/docs/contracts.md`;
-
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const defaultIo: CliIo = {
-  out: (t) => process.stdout.write(`${t}\n`),
-  err: (t) => process.stderr.write(`${t}\n`),
-};
 
 const RANK = { error: 0, warn: 1, info: 2, hint: 3 } as const;
 
@@ -45,7 +38,7 @@ export function formatReport(report: LintReport): string {
 }
 
 /** Runs the command; resolves to the exit code. */
-export async function runLintCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+export async function runLintCli(argv: string[], io: CliIo = stdio): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

@@ -178,10 +178,10 @@ export const faultClient = (extra: Parameters<typeof createFetch>[0] = {}) =>
   createFetch({
     idempotencyKey: 'auto',
     maxAttempts: 200, // a restart on a loaded 2-core machine can take several seconds: the deadline bounds it
-    deadline: 90_000,
-    attemptTimeout: 10_000,
-    baseDelay: 5,
-    maxDelay: 500,
+    deadlineMs: 90_000,
+    attemptTimeoutMs: 10_000,
+    baseDelayMs: 5,
+    maxDelayMs: 500,
     retryBudget: { ratio: 1, maxTokens: 10_000 },
     ...extra,
   });

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceRegistry } from '../../test/service-catalogue.js';
 import { buildAsyncApi, serviceContract } from '../asyncapi.js';
+import type { EventDefinition } from '../event-definition.js';
 import type { JsonSchema } from '../json-schema.js';
-import { createRegistry, type EventDefinition } from '../registry.js';
+import { createRegistry } from '../registry.js';
 import { diffContracts, formatReport, isAllowedChange, majorOf } from './contracts.js';
 import type { ChangeKind } from './types.js';
 

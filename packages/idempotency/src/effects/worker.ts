@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { effectChannel } from '../diagnostics.js';
 import { LeaseLostError } from '../errors.js';
 import { deriveKey } from '../key.js';
 import type { EffectsContext } from './context.js';
@@ -84,6 +85,7 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
     } catch {
       // an observer must not break the worker
     }
+    if (effectChannel.hasSubscribers) effectChannel.publish(outcome);
   };
 
   async function claim(limit: number): Promise<{ owner: string; rows: ClaimedRow[] }> {
