@@ -20,8 +20,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { packageTracer, TRACED_RESPONSE_HEADERS, traceableUrl } from '@surety/core';
-import type { PostFn, Sent } from './attempt.js';
-import type { Classification } from './classify.js';
+import type { PostFn, Sent } from './delivery/attempt.js';
+import type { Classification } from './delivery/classify.js';
 import type { Claimed } from './sql/claim.js';
 
 const TRACER = '@surety/webhooks';

@@ -8,9 +8,9 @@
 // - any other failure (the database unreachable, a table it cannot write) keeps every outcome, backs
 //   off and says it is `blocked`: the worker claims nothing until a write succeeds.
 import { isConnectionError, type Queryable, type Sql, sqlState, type Tx } from '@surety/db';
-import { WebhookError } from './errors.js';
-import { toPgText } from './pg-text.js';
-import { completeDeliveries, type completeStatements } from './sql/complete.js';
+import { WebhookError } from '../errors.js';
+import { toPgText } from '../pg-text.js';
+import { completeDeliveries, type completeStatements } from '../sql/complete.js';
 
 /** A worker's outcome for one claimed delivery, as recorded. */
 export interface Completion {

@@ -1,6 +1,6 @@
 // Keyset pages shared by every list of the package (endpoints, events, deliveries, applications).
 import { type CursorPart, type CursorValues, type KeysetCursor, keysetCursor } from '@surety/db';
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../errors.js';
 
 /** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
 export interface Page<T> {

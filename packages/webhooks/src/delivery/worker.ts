@@ -5,29 +5,23 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
+import type { WebhooksContext } from '../context.js';
+import { type Claimed, claimDeliveries, releaseSlots } from '../sql/claim.js';
+import type { GuardedDispatcher } from '../ssrf/index.js';
+import { contextOf } from '../webhooks.js';
 import { deferral, type PostFn } from './attempt.js';
+import { type AttemptParts, runAttempt } from './attempt-run.js';
 import type { EndpointHealthRecorder } from './health.js';
-import { internalsOf, type WebhooksInternals } from './internals.js';
-import { type MonitorReport, runMonitor } from './operational.js';
+import { type MonitorReport, monitor } from './operational.js';
 import { type Completion, OutcomeWriter } from './outcome-writer.js';
-import { type Claimed, claimDeliveries, releaseSlots } from './sql/claim.js';
-import type { GuardedDispatcher } from './ssrf/index.js';
 import { Wakeup } from './wake.js';
-import type { Webhooks } from './webhooks.js';
+import { failedHookFor, healthRecorderFor, postFor, publishFor } from './wiring.js';
 import type { WorkerEventMap } from './worker-events.js';
 import {
   type DeliveryWorkerOptions,
   type ResolvedWorkerOptions,
   resolveWorkerOptions,
 } from './worker-options.js';
-import {
-  type AttemptParts,
-  failedHookFor,
-  healthRecorderFor,
-  postFor,
-  publishFor,
-  runAttempt,
-} from './worker-parts.js';
 import { WorkerSlots } from './worker-slots.js';
 
 export type { PostFn } from './attempt.js';
@@ -45,9 +39,8 @@ export type { DeliveryWorkerOptions } from './worker-options.js';
  */
 export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly id: string;
-  readonly #w: Webhooks;
-  readonly #i: WebhooksInternals;
-  readonly #o: ResolvedWorkerOptions;
+  readonly #ctx: WebhooksContext;
+  readonly #options: ResolvedWorkerOptions;
   readonly #post: PostFn;
   readonly #parts: AttemptParts;
   #guard: GuardedDispatcher | undefined;
@@ -76,23 +69,20 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
 
   constructor(options: DeliveryWorkerOptions) {
     super();
-    this.#w = options.webhooks;
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-    this.#i = internalsOf(this.#w);
-    this.#o = resolveWorkerOptions(options);
-    this.#capacity = this.#o.concurrency + this.#o.batchSize;
-    this.#refill = Math.max(1, Math.floor(Math.min(this.#o.batchSize, this.#o.concurrency) / 2));
+    this.#ctx = contextOf(options.webhooks);
+    this.#options = resolveWorkerOptions(options);
+    this.#capacity = this.#options.concurrency + this.#options.batchSize;
+    this.#refill = Math.max(1, Math.floor(Math.min(this.#options.batchSize, this.#options.concurrency) / 2));
     this.#outcomes = new OutcomeWriter({
-      sql: this.#i.sql,
-      st: this.#i.st,
+      sql: this.#ctx.sql,
+      st: this.#ctx.st,
       workerId: this.id,
-      now: () => this.#i.now(),
-      batchSize: this.#o.batchSize,
-      flushIntervalMs: this.#o.flushIntervalMs,
+      now: () => this.#ctx.now(),
+      batchSize: this.#options.batchSize,
+      flushIntervalMs: this.#options.flushIntervalMs,
       stopping: () => !this.#running,
-      ...(this.#o.operationalEvents
-        ? { failed: failedHookFor({ worker: this, webhooks: this.#w, internals: this.#i }) }
-        : {}),
+      ...(this.#options.operationalEvents ? { failed: failedHookFor({ worker: this, ctx: this.#ctx }) } : {}),
       written: (batch, now) => this.#health.record(batch, now),
       on: {
         error: (error) => this.emit('worker:error', error),
@@ -104,24 +94,18 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         },
       },
     });
-    this.#health = healthRecorderFor({
-      worker: this,
-      webhooks: this.#w,
-      internals: this.#i,
-      options: this.#o,
-    });
+    this.#health = healthRecorderFor({ worker: this, ctx: this.#ctx, options: this.#options });
     ({ post: this.#post, guard: this.#guard } = postFor({
-      webhooks: this.#w,
+      ctx: this.#ctx,
       given: options,
-      options: this.#o,
+      options: this.#options,
     }));
-    const brokers = publishFor({ webhooks: this.#w, given: options, options: this.#o });
+    const brokers = publishFor({ ctx: this.#ctx, given: options, options: this.#options });
     this.#closeBrokers = brokers.close;
     this.#parts = {
       worker: this,
-      webhooks: this.#w,
-      internals: this.#i,
-      options: this.#o,
+      ctx: this.#ctx,
+      options: this.#options,
       post: this.#post,
       publish: brokers.publish,
     };
@@ -131,9 +115,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async start(): Promise<void> {
     if (this.#running) return;
     this.#running = true;
-    if (this.#o.listen) {
+    if (this.#options.listen) {
       try {
-        this.#unlisten = await this.#i.sql.listen(this.#i.channel, () => this.#wakeUp());
+        this.#unlisten = await this.#ctx.sql.listen(this.#ctx.channel, () => this.#wakeUp());
       } catch (error) {
         // Polling still delivers everything; LISTEN only makes it prompt.
         this.emit('worker:error', error as Error);
@@ -142,7 +126,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     // Outcomes a stop() with the database away gave up on: written first, as claims wait for them.
     if (this.#outcomes.size > 0) void this.#flush();
     this.#loop = this.#run();
-    if (this.#o.operationalEvents) {
+    if (this.#options.operationalEvents) {
       this.#monitorTimer = setInterval(() => {
         this.#monitorRun ??= this.monitor()
           .then(() => undefined)
@@ -150,7 +134,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
           .finally(() => {
             this.#monitorRun = undefined;
           });
-      }, this.#o.monitorIntervalMs);
+      }, this.#options.monitorIntervalMs);
       this.#monitorTimer.unref();
     }
   }
@@ -160,9 +144,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
    * published once each. The worker runs it every `monitorIntervalMs` with `operationalEvents`.
    */
   async monitor(): Promise<MonitorReport> {
-    const report = await runMonitor(this.#w, {
-      backlogThreshold: this.#o.backlogThreshold,
-      secretExpiryNoticeMs: this.#o.secretExpiryNoticeMs,
+    const report = await monitor(this.#ctx, {
+      backlogThreshold: this.#options.backlogThreshold,
+      secretExpiryNoticeMs: this.#options.secretExpiryNoticeMs,
       onError: (error) => this.emit('worker:error', error),
     });
     for (const e of report.published)
@@ -181,11 +165,11 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     clearInterval(this.#monitorTimer);
     this.#wakeUp();
     await this.#loop;
-    const now = this.#i.now();
+    const now = this.#ctx.now();
     for (const q of this.#queue.splice(0)) this.#handBack(q.row, now, 0);
     while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
     await this.#flush();
-    await releaseSlots(this.#i.sql, this.#i.st, { workerId: this.id }).catch((error: unknown) => {
+    await releaseSlots(this.#ctx.sql, this.#ctx.st, { workerId: this.id }).catch((error: unknown) => {
       this.emit('worker:error', error as Error); // the row stops counting when its lease passes
     });
     await this.#monitorRun;
@@ -201,7 +185,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       // Outcomes a previous call could not write go first; none written, nothing more is claimed.
       if (this.#outcomes.size > 0) await this.#flush();
       if (this.#outcomes.size > 0) return total;
-      const n = await this.#claim(this.#o.batchSize);
+      const n = await this.#claim(this.#options.batchSize);
       total += n;
       while (this.#inflight > 0 || this.#queue.length > 0) await new Promise<void>((r) => this.#idle.push(r));
       await this.#flush();
@@ -227,7 +211,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     if (this.#outcomes.blocked || this.#outcomes.size >= this.#capacity) return 0;
     const room = this.#capacity - this.#queue.length - this.#inflight;
     if (this.#queue.length >= this.#refill || room < this.#refill) return 0;
-    return Math.min(this.#o.batchSize, room);
+    return Math.min(this.#options.batchSize, room);
   }
 
   // Claiming runs ahead of sending: the next batch is claimed while the last one is on the wire, so a
@@ -241,7 +225,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       const want = this.#wantsClaim();
       if (want === 0) {
         this.#starved = true;
-        await this.#sleep(this.#o.pollIntervalMs);
+        await this.#sleep(this.#options.pollIntervalMs);
         this.#starved = false;
         continue;
       }
@@ -255,12 +239,12 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         await this.#sleep(backoff);
         continue;
       }
-      if (got < want) await this.#sleep(this.#o.pollIntervalMs);
+      if (got < want) await this.#sleep(this.#options.pollIntervalMs);
     }
   }
 
   async #claim(limit: number): Promise<number> {
-    const now = this.#i.now();
+    const now = this.#ctx.now();
     const mine = this.#slots.mine();
     // The planner's guess of how many rows are pending comes from the last ANALYZE; after a sudden
     // backlog (a receiver down for an hour) it is far too low, and it reads and sorts EVERY pending
@@ -268,14 +252,14 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     // the claim runs under `claimSettings` (bitmap scans and sorts off, and the lock that serialises
     // claims), set in the round trip of BEGIN. Tokens are taken in the same transaction, under that
     // lock, so the bucket the claim read is the one the tokens come from.
-    const { rows, allowed, held } = await claimDeliveries(this.#i.sql, this.#i.st, {
+    const { rows, allowed, held } = await claimDeliveries(this.#ctx.sql, this.#ctx.st, {
       nowMs: now,
       limit,
-      leaseMs: this.#o.leaseMs,
+      leaseMs: this.#options.leaseMs,
       workerId: this.id,
-      claimWindow: this.#o.claimWindow,
-      maxInFlightPerEndpoint: this.#o.maxInFlightPerEndpoint,
-      maxInFlightPerTenant: this.#o.maxInFlightPerTenant,
+      claimWindow: this.#options.claimWindow,
+      maxInFlightPerEndpoint: this.#options.maxInFlightPerEndpoint,
+      maxInFlightPerTenant: this.#options.maxInFlightPerTenant,
       mine,
     });
     this.#slots.held(held);
@@ -291,12 +275,12 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
 
   /** Starts queued attempts while there is room; wakes the claim loop when the queue runs low. */
   #pump(): void {
-    while (this.#inflight < this.#o.concurrency && this.#queue.length > 0) {
+    while (this.#inflight < this.#options.concurrency && this.#queue.length > 0) {
       const { row, claimedAt } = this.#queue.shift()!;
-      const now = this.#i.now();
+      const now = this.#ctx.now();
       // A row that waited here for half its lease (receivers slower than the timeout allows for) goes
       // back untried rather than risk another worker claiming it while it is being sent.
-      if (now - claimedAt > this.#o.leaseMs / 2) {
+      if (now - claimedAt > this.#options.leaseMs / 2) {
         this.#handBack(row, now, 0);
         continue;
       }
@@ -336,7 +320,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   /** Puts a claimed row back unsent (no attempt counted, due in `wait` ms) and frees its slot. */
   #handBack(row: Claimed, now: number, wait?: number): void {
     // By default, a rate limit's token interval plus jitter.
-    const waitMs = wait ?? Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#o.random() * 50);
+    const waitMs = wait ?? Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#options.random() * 50);
     this.#complete(deferral(row, now, waitMs));
     this.#release(row);
   }

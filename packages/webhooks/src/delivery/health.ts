@@ -1,13 +1,13 @@
 // Endpoint health after each recorded batch: last success/failure, the failure streak, the circuit
 // breaker (in the health statement, sql/health.ts) and disabling (410 Gone, or failing too long).
 import type { Queryable, Sql, Tx } from '@surety/db';
+import { type EndpointBatch, type HealthRow, recordHealth } from '../sql/health.js';
+import type { Statements } from '../sql/index.js';
+import { circuitNotice } from '../sql/operational.js';
+import { recordThrottle, type ThrottleSignal } from '../sql/throttle.js';
 import { healthEffect } from './classify.js';
 import type { OperationalEvent } from './operational.js';
 import type { Completion } from './outcome-writer.js';
-import { type EndpointBatch, type HealthRow, recordHealth } from './sql/health.js';
-import type { Statements } from './sql/index.js';
-import { circuitNotice } from './sql/operational.js';
-import { recordThrottle, type ThrottleSignal } from './sql/throttle.js';
 
 /** Held deliveries wait this many longest probe intervals past the probe (1 hour by default). */
 const HOLD_PROBES = 12;
