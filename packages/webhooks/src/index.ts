@@ -18,6 +18,7 @@ export {
   type OAuth2AuthInput,
   type ReceiverAuthOptions,
 } from './auth/index.js';
+export type { PostFn } from './delivery/attempt.js';
 export type { AttemptErrorCode, NotSentCode } from './delivery/classify.js';
 export {
   isOperationalEventType,
@@ -28,15 +29,10 @@ export {
   type OperationalEventType,
   runMonitor,
 } from './delivery/operational.js';
-export type { UnstorableHandling, UnstorableOutcome } from './delivery/outcome-writer.js';
-export type {
-  AttemptEvent,
-  AttemptOutcome,
-  DeliveryWorkerOptions,
-  PostFn,
-  WorkerEventMap,
-} from './delivery/worker.js';
+export type { UnstorableHandling, UnstorableOutcome } from './delivery/outcome-types.js';
 export { createDeliveryWorker, DeliveryWorker } from './delivery/worker.js';
+export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from './delivery/worker-events.js';
+export type { DeliveryWorkerOptions } from './delivery/worker-options.js';
 export type {
   BrokerCredentials,
   Destination,

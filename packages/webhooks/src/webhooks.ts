@@ -1,6 +1,5 @@
-// The Webhooks façade (issue 34): builds the engine context (context.ts) from its options and
-// delegates each method to its operation, `fn(ctx, q, input)`, in the folder of its concept:
-// publishing/, endpoints/, applications/, reads/, poll/, retention/. The workers are delivery/.
+// The Webhooks façade (issue 34): builds the engine context (context.ts) and delegates each method to
+// its operation `fn(ctx, q, input)` in its concept's folder (publishing/, endpoints/, reads/, …).
 import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
 import * as applications from './applications/operations.js';
 import { createContext, type WebhooksContext } from './context.js';
@@ -37,10 +36,8 @@ import type {
   WebhooksOptions,
 } from './types.js';
 
-let contextOfEngine: (webhooks: Webhooks) => WebhooksContext;
-
 /** An engine's context, for the package's own modules (not exported from the package root). */
-export const contextOf = (webhooks: Webhooks): WebhooksContext => contextOfEngine(webhooks);
+export let contextOf: (webhooks: Webhooks) => WebhooksContext;
 
 /**
  * The webhook engine on one schema: the transactional outbox (`publish`), endpoints, replay and
@@ -61,9 +58,7 @@ export class Webhooks {
   readonly maxEndpointsPerTenant: number;
 
   static {
-    // The package's own modules (the worker, PollWaits, runMonitor, the testing subpath) reach an
-    // engine's context through contextOf; nothing outside the package can.
-    contextOfEngine = (webhooks) => webhooks.#ctx;
+    contextOf = (webhooks) => webhooks.#ctx; // the worker, PollWaits, runMonitor, testing: not the API
   }
 
   constructor(options: WebhooksOptions) {

@@ -12,7 +12,7 @@ import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from '..
 import type { PostFn } from './attempt.js';
 import { EndpointHealthRecorder } from './health.js';
 import { isOperationalEventType, type OperationalEvent, publishOperational } from './operational.js';
-import type { Completion } from './outcome-writer.js';
+import { type Completion, OutcomeWriter } from './outcome-writer.js';
 import type { WorkerEventMap } from './worker-events.js';
 import type { DeliveryWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
 
@@ -157,4 +157,61 @@ export function failedHookFor(input: { worker: EventEmitter<WorkerEventMap>; ctx
       }
     },
   };
+}
+
+/** The worker's outcome writer: on the engine's connection, reporting as `worker` events. */
+export function outcomeWriterFor(input: {
+  worker: EventEmitter<WorkerEventMap> & { readonly id: string };
+  ctx: WebhooksContext;
+  options: ResolvedWorkerOptions;
+  stopping: () => boolean;
+  written: (batch: Completion[], now: string) => Promise<void>;
+  settled: () => void;
+}): OutcomeWriter {
+  const { worker, ctx, options: o } = input;
+  return new OutcomeWriter({
+    sql: ctx.sql,
+    st: ctx.st,
+    workerId: worker.id,
+    now: () => ctx.now(),
+    batchSize: o.batchSize,
+    flushIntervalMs: o.flushIntervalMs,
+    stopping: input.stopping,
+    ...(o.operationalEvents ? { failed: failedHookFor({ worker, ctx }) } : {}),
+    written: input.written,
+    on: {
+      error: (error) => worker.emit('worker:error', error),
+      unstorable: (outcome) => worker.emit('outcome:unstorable', outcome),
+      blocked: (info) => worker.emit('outcomes:blocked', info),
+      resumed: (info) => worker.emit('outcomes:resumed', info),
+      settled: input.settled,
+    },
+  });
+}
+
+/** A task run every `intervalMs` (unref'd timer), one run at a time; its failures go to `onError`. */
+export class Repeating {
+  readonly #timer: NodeJS.Timeout;
+  #run: Promise<void> | undefined;
+
+  constructor(task: () => Promise<unknown>, intervalMs: number, onError: (error: Error) => void) {
+    this.#timer = setInterval(() => {
+      this.#run ??= task()
+        .then(() => undefined)
+        .catch((error: unknown) => void onError(error as Error))
+        .finally(() => {
+          this.#run = undefined;
+        });
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  /** No more runs (the one in progress goes on: `idle` waits for it). */
+  cancel(): void {
+    clearInterval(this.#timer);
+  }
+
+  idle(): Promise<void> {
+    return this.#run ?? Promise.resolve();
+  }
 }

@@ -1,7 +1,8 @@
 // The delivery loop: start / stop / drain, wake-ups (NOTIFY, polls, freed slots), the local queue
-// between claims and attempts. The claim is sql/claim.ts, the attempt attempt.ts, its meaning
-// classify.ts, the records outcome-writer.ts, endpoint health health.ts; the slot counts
-// worker-slots.ts, the wiring of the health recorder, the POST and an attempt's run worker-parts.ts.
+// between claims and attempts. The claim is sql/claim.ts, the attempt attempt.ts and its run
+// attempt-run.ts, its meaning classify.ts, the records outcome-writer.ts, endpoint health health.ts;
+// the slot counts worker-slots.ts; the wiring of the outcome writer, the health recorder, the POST
+// and the brokers to the engine's context and this worker's events wiring.ts.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
@@ -9,13 +10,13 @@ import type { WebhooksContext } from '../context.js';
 import { type Claimed, claimDeliveries, releaseSlots } from '../sql/claim.js';
 import type { GuardedDispatcher } from '../ssrf/index.js';
 import { contextOf } from '../webhooks.js';
-import { deferral, type PostFn } from './attempt.js';
+import { deferral } from './attempt.js';
 import { type AttemptParts, runAttempt } from './attempt-run.js';
 import type { EndpointHealthRecorder } from './health.js';
 import { type MonitorReport, monitor } from './operational.js';
-import { type Completion, OutcomeWriter } from './outcome-writer.js';
+import type { OutcomeWriter } from './outcome-writer.js';
 import { Wakeup } from './wake.js';
-import { failedHookFor, healthRecorderFor, postFor, publishFor } from './wiring.js';
+import { healthRecorderFor, outcomeWriterFor, postFor, publishFor, Repeating } from './wiring.js';
 import type { WorkerEventMap } from './worker-events.js';
 import {
   type DeliveryWorkerOptions,
@@ -23,10 +24,6 @@ import {
   resolveWorkerOptions,
 } from './worker-options.js';
 import { WorkerSlots } from './worker-slots.js';
-
-export type { PostFn } from './attempt.js';
-export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from './worker-events.js';
-export type { DeliveryWorkerOptions } from './worker-options.js';
 
 /**
  * A delivery worker: claims due deliveries in batches with FOR UPDATE SKIP LOCKED, POSTs each
@@ -41,13 +38,13 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly id: string;
   readonly #ctx: WebhooksContext;
   readonly #options: ResolvedWorkerOptions;
-  readonly #post: PostFn;
   readonly #parts: AttemptParts;
   #guard: GuardedDispatcher | undefined;
   readonly #closeBrokers: (() => Promise<void>) | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
   #inflight = 0;
+  /** Buffered outcomes (outcome-writer.ts: sanitised, split around bad rows, kept while the database is away). */
   readonly #outcomes: OutcomeWriter;
   readonly #wakeup = new Wakeup();
   readonly #health: EndpointHealthRecorder;
@@ -60,11 +57,10 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   /** The claim loop sleeps for want of room, and the next finished attempt should wake it. */
   #starved = false;
   /** This worker's slot counts and held-back tenants (worker-slots.ts). */
-  readonly #slots = new WorkerSlots(() => this.#wakeUp());
+  readonly #slots = new WorkerSlots(() => this.#wakeup.wake());
   #unlisten: (() => Promise<void>) | undefined;
-  /** The operational monitor's timer and its run in progress (operationalEvents). */
-  #monitorTimer: NodeJS.Timeout | undefined;
-  #monitorRun: Promise<void> | undefined;
+  /** The operational monitor's runs (operationalEvents). */
+  #monitorRuns: Repeating | undefined;
   #idle: (() => void)[] = [];
 
   constructor(options: DeliveryWorkerOptions) {
@@ -74,41 +70,23 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     this.#options = resolveWorkerOptions(options);
     this.#capacity = this.#options.concurrency + this.#options.batchSize;
     this.#refill = Math.max(1, Math.floor(Math.min(this.#options.batchSize, this.#options.concurrency) / 2));
-    this.#outcomes = new OutcomeWriter({
-      sql: this.#ctx.sql,
-      st: this.#ctx.st,
-      workerId: this.id,
-      now: () => this.#ctx.now(),
-      batchSize: this.#options.batchSize,
-      flushIntervalMs: this.#options.flushIntervalMs,
-      stopping: () => !this.#running,
-      ...(this.#options.operationalEvents ? { failed: failedHookFor({ worker: this, ctx: this.#ctx }) } : {}),
-      written: (batch, now) => this.#health.record(batch, now),
-      on: {
-        error: (error) => this.emit('worker:error', error),
-        unstorable: (outcome) => this.emit('outcome:unstorable', outcome),
-        blocked: (info) => this.emit('outcomes:blocked', info),
-        resumed: (info) => this.emit('outcomes:resumed', info),
-        settled: () => {
-          if (this.#starved && this.#wantsClaim() > 0) this.#wakeUp();
-        },
-      },
-    });
-    this.#health = healthRecorderFor({ worker: this, ctx: this.#ctx, options: this.#options });
-    ({ post: this.#post, guard: this.#guard } = postFor({
-      ctx: this.#ctx,
-      given: options,
-      options: this.#options,
-    }));
-    const brokers = publishFor({ ctx: this.#ctx, given: options, options: this.#options });
-    this.#closeBrokers = brokers.close;
-    this.#parts = {
+    this.#outcomes = outcomeWriterFor({
       worker: this,
       ctx: this.#ctx,
       options: this.#options,
-      post: this.#post,
-      publish: brokers.publish,
-    };
+      stopping: () => !this.#running,
+      written: (batch, now) => this.#health.record(batch, now),
+      settled: () => {
+        if (this.#starved && this.#wantsClaim() > 0) this.#wakeup.wake();
+      },
+    });
+    this.#health = healthRecorderFor({ worker: this, ctx: this.#ctx, options: this.#options });
+    const wiring = { ctx: this.#ctx, given: options, options: this.#options };
+    const { post, guard } = postFor(wiring);
+    this.#guard = guard;
+    const brokers = publishFor(wiring);
+    this.#closeBrokers = brokers.close;
+    this.#parts = { worker: this, ctx: this.#ctx, options: this.#options, post, publish: brokers.publish };
   }
 
   /** Starts claiming and delivering; resolves once listening. */
@@ -117,25 +95,21 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     this.#running = true;
     if (this.#options.listen) {
       try {
-        this.#unlisten = await this.#ctx.sql.listen(this.#ctx.channel, () => this.#wakeUp());
+        this.#unlisten = await this.#ctx.sql.listen(this.#ctx.channel, () => this.#wakeup.wake());
       } catch (error) {
         // Polling still delivers everything; LISTEN only makes it prompt.
         this.emit('worker:error', error as Error);
       }
     }
     // Outcomes a stop() with the database away gave up on: written first, as claims wait for them.
-    if (this.#outcomes.size > 0) void this.#flush();
+    if (this.#outcomes.size > 0) void this.#outcomes.flush();
     this.#loop = this.#run();
     if (this.#options.operationalEvents) {
-      this.#monitorTimer = setInterval(() => {
-        this.#monitorRun ??= this.monitor()
-          .then(() => undefined)
-          .catch((error: unknown) => void this.emit('worker:error', error as Error))
-          .finally(() => {
-            this.#monitorRun = undefined;
-          });
-      }, this.#options.monitorIntervalMs);
-      this.#monitorTimer.unref();
+      this.#monitorRuns = new Repeating(
+        () => this.monitor(),
+        this.#options.monitorIntervalMs,
+        (error) => this.emit('worker:error', error),
+      );
     }
   }
 
@@ -162,17 +136,17 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     if (!this.#running) return;
     this.#running = false;
     this.#slots.stop();
-    clearInterval(this.#monitorTimer);
-    this.#wakeUp();
+    this.#monitorRuns?.cancel();
+    this.#wakeup.wake();
     await this.#loop;
     const now = this.#ctx.now();
     for (const q of this.#queue.splice(0)) this.#handBack(q.row, now, 0);
     while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
-    await this.#flush();
+    await this.#outcomes.flush();
     await releaseSlots(this.#ctx.sql, this.#ctx.st, { workerId: this.id }).catch((error: unknown) => {
       this.emit('worker:error', error as Error); // the row stops counting when its lease passes
     });
-    await this.#monitorRun;
+    await this.#monitorRuns?.idle();
     await this.#unlisten?.();
     await this.#guard?.close();
     await this.#closeBrokers?.();
@@ -183,23 +157,15 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     let total = 0;
     for (;;) {
       // Outcomes a previous call could not write go first; none written, nothing more is claimed.
-      if (this.#outcomes.size > 0) await this.#flush();
+      if (this.#outcomes.size > 0) await this.#outcomes.flush();
       if (this.#outcomes.size > 0) return total;
       const n = await this.#claim(this.#options.batchSize);
       total += n;
       while (this.#inflight > 0 || this.#queue.length > 0) await new Promise<void>((r) => this.#idle.push(r));
-      await this.#flush();
+      await this.#outcomes.flush();
       // Outcomes that could not be written (the database away): claim no more.
       if (n === 0 || this.#outcomes.size > 0) return total;
     }
-  }
-
-  #wakeUp(): void {
-    this.#wakeup.wake();
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return this.#wakeup.sleep(ms);
   }
 
   /**
@@ -225,7 +191,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       const want = this.#wantsClaim();
       if (want === 0) {
         this.#starved = true;
-        await this.#sleep(this.#options.pollIntervalMs);
+        await this.#wakeup.sleep(this.#options.pollIntervalMs);
         this.#starved = false;
         continue;
       }
@@ -236,10 +202,10 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       } catch (error) {
         this.emit('worker:error', error as Error);
         backoff = Math.min(5000, backoff ? backoff * 2 : 100);
-        await this.#sleep(backoff);
+        await this.#wakeup.sleep(backoff);
         continue;
       }
-      if (got < want) await this.#sleep(this.#options.pollIntervalMs);
+      if (got < want) await this.#wakeup.sleep(this.#options.pollIntervalMs);
     }
   }
 
@@ -291,10 +257,10 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         this.#release(row);
         this.#pump();
       };
-      this.#attempt(row).then(
+      runAttempt(this.#parts, row).then(
         (c) => {
           try {
-            this.#complete(c);
+            this.#outcomes.add(c);
           } finally {
             done();
           }
@@ -308,7 +274,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         },
       );
     }
-    if (this.#starved && this.#wantsClaim() > 0) this.#wakeUp();
+    if (this.#starved && this.#wantsClaim() > 0) this.#wakeup.wake();
     if (this.#inflight === 0 && this.#queue.length === 0) for (const r of this.#idle.splice(0)) r();
   }
 
@@ -321,21 +287,8 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #handBack(row: Claimed, now: number, wait?: number): void {
     // By default, a rate limit's token interval plus jitter.
     const waitMs = wait ?? Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#options.random() * 50);
-    this.#complete(deferral(row, now, waitMs));
+    this.#outcomes.add(deferral(row, now, waitMs));
     this.#release(row);
-  }
-
-  #attempt(row: Claimed): Promise<Completion> {
-    return runAttempt(this.#parts, row);
-  }
-
-  #complete(c: Completion): void {
-    this.#outcomes.add(c);
-  }
-
-  /** Writes buffered outcomes (outcome-writer.ts: sanitised, split around bad rows, kept while the database is away). */
-  #flush(): Promise<void> {
-    return this.#outcomes.flush();
   }
 }
 
