@@ -2,9 +2,15 @@
 
 // ===== . → ./dist/index.d.ts
 // --- dist/index.d.ts
-export type { ListApplicationsInput } from "./applications.js";
+export type { ListApplicationsInput } from "./applications/operations.js";
 export { type AttemptAuth, AUTH_LIMITS, AUTH_TOKEN_FAILED, AUTH_TYPES, AuthTokenError, type BasicAuthInput, type EndpointAuth, type EndpointAuthInput, InvalidAuthError, isInvalidAuthError, type MtlsAuthInput, type OAuth2AuthInput, type ReceiverAuthOptions, } from "./auth/index.js";
-export type { AttemptErrorCode, NotSentCode } from "./classify.js";
+export type { PostFn } from "./delivery/attempt.js";
+export type { AttemptErrorCode, NotSentCode } from "./delivery/classify.js";
+export { isOperationalEventType, type MonitorOptions, type MonitorReport, OPERATIONAL_EVENT_TYPES, type OperationalEvent, type OperationalEventType, runMonitor, } from "./delivery/operational.js";
+export type { UnstorableHandling, UnstorableOutcome } from "./delivery/outcome-types.js";
+export { createDeliveryWorker, DeliveryWorker } from "./delivery/worker.js";
+export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from "./delivery/worker-events.js";
+export type { DeliveryWorkerOptions } from "./delivery/worker-options.js";
 export type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials, } from "./destinations/config.js";
 export { DESTINATION_KINDS } from "./destinations/config.js";
 export { type BrokerEndpointRow, BrokerError, type BrokerErrorCode, type BrokerPublisherOptions, type PublishFn, type SignedMessage, } from "./destinations/index.js";
@@ -17,357 +23,96 @@ export { FILTER_MAX_DATA_DEPTH } from "./filter/depth.js";
 export { type Comparison, evaluateFilter, FILTER_LIMITS, FILTER_ROOTS, type FilterDocument, type FilterLiteral, type FilterNode, parseFilter, } from "./filter/index.js";
 export { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, MAX_HEADERS_SIZE, RESERVED_HEADER_PREFIXES, RESERVED_HEADERS, } from "./headers.js";
 export { migrations } from "./migrations.js";
-export { isOperationalEventType, type MonitorOptions, type MonitorReport, OPERATIONAL_EVENT_TYPES, type OperationalEvent, type OperationalEventType, runMonitor, } from "./operational.js";
-export type { UnstorableHandling, UnstorableOutcome } from "./outcome-writer.js";
-export type { Page, PageInput } from "./pages.js";
-export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from "./partitions.js";
 export type { AckPollInput, PollItem, PollPage, PollWaitsOptions, ReadPollInput } from "./poll/index.js";
 export { MAX_CURSOR_LENGTH, MAX_POLL_LIMIT, PollWaits } from "./poll/index.js";
-export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, } from "./queries.js";
+export type { AttemptRecord, DeliveryRecord, EndpointHealth, EventRecord, EventRef, ListAttemptsInput, ListDeliveriesInput, ListEndpointsInput, ListEventsInput, } from "./reads/operations.js";
+export type { Page, PageInput } from "./reads/pages.js";
+export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from "./retention/maintain.js";
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from "./schedule.js";
 export type { Backlog } from "./sql/backlog.js";
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./ssrf/allow-list.js";
 export type { AllowList } from "./ssrf/classify.js";
 export type { Application, ApplicationPatch, ApplicationRef, CircuitState, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointFilter, EndpointPatch, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, SecretEntry, ThrottleState, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions, } from "./types.js";
 export { Webhooks } from "./webhooks.js";
-export type { AttemptEvent, AttemptOutcome, DeliveryWorkerOptions, PostFn, WorkerEventMap, } from "./worker.js";
-export { createDeliveryWorker, DeliveryWorker } from "./worker.js";
 
-// --- dist/applications.d.ts
+// --- dist/applications/operations.d.ts
 import { type Queryable, type Tx } from "@surety/db";
-import { type Page, type PageInput } from "./pages.js";
-import type { Application, ApplicationRef, CreateApplicationInput, DeleteApplicationInput, UpdateApplicationInput } from "./types.js";
-import type { Webhooks } from "./webhooks.js";
+import { type WebhooksContext } from "../context.js";
+import { type Page, type PageInput } from "../reads/pages.js";
+import type { Application, ApplicationRef, CreateApplicationInput, DeleteApplicationInput, UpdateApplicationInput } from "../types.js";
 export interface ListApplicationsInput extends PageInput {
     tenant: string;
 }
-export declare function createApplicationFor(w: Webhooks, q: Queryable, input: CreateApplicationInput): Promise<Application>;
-export declare function findApplication(w: Webhooks, q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
-export declare function resolveApplication(w: Webhooks, q: Queryable, input: {
+export declare function createApplication(ctx: WebhooksContext, q: Queryable, input: CreateApplicationInput): Promise<Application>;
+export declare function getApplication(ctx: WebhooksContext, q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
+export declare function findApplication(ctx: WebhooksContext, q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
+export declare function resolveApplication(ctx: WebhooksContext, q: Queryable, input: {
     tenant: string;
     ref: string;
     field: "applicationId" | "application";
 }): Promise<string>;
-export declare function listApplicationsFor(w: Webhooks, q: Queryable, input: ListApplicationsInput): Promise<Page<Application>>;
-export declare function updateApplicationFor(w: Webhooks, q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
-export declare function deleteApplicationFor(w: Webhooks, tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
+export declare function listApplications(ctx: WebhooksContext, q: Queryable, input: ListApplicationsInput): Promise<Page<Application>>;
+export declare function updateApplication(ctx: WebhooksContext, q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
+export declare function deleteApplication(ctx: WebhooksContext, tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
 
-// --- dist/pages.d.ts
-import { type CursorPart, type CursorValues, type KeysetCursor } from "@surety/db";
-export interface Page<T> {
-    data: T[];
-    hasMore: boolean;
-    nextCursor: string | null;
-}
-export declare const BY_TIME: KeysetCursor<readonly [
-    "timestamp",
-    "text"
-]>;
-export interface KeyedRow {
-    created_at_us: string;
-    id: string;
-}
-export declare const byTimeKey: (r: KeyedRow) => [
-    string,
-    string
-];
-export declare function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P>;
-export declare function page<T, R, P extends readonly CursorPart[]>(rows: R[], limit: number, map: (r: R) => T, codec: KeysetCursor<P>, key: (r: R) => CursorValues<P>): Page<T>;
-export interface PageInput {
-    limit?: number;
-    cursor?: string;
-}
-
-// --- dist/types.d.ts
-import type { Sql } from "@surety/db";
-import type { EndpointAuth, EndpointAuthInput } from "./auth/config.js";
-import type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials } from "./destinations/config.js";
+// --- dist/context.d.ts
+import type { Queryable, Sql } from "@surety/db";
+import { statements } from "./sql/index.js";
 import type { AllowList } from "./ssrf/index.js";
-export interface WebhooksOptions {
-    sql: Sql;
-    schema?: string;
-    apiVersion?: string;
-    allowHttp?: boolean;
-    allowList?: AllowList;
-    validate?: (type: string, data: unknown) => void;
-    now?: () => number;
-    maxEndpointsPerTenant?: number;
+import type { WebhooksOptions } from "./types.js";
+export interface WebhooksContext {
+    readonly sql: Sql;
+    readonly st: ReturnType<typeof statements>;
+    readonly schema: string;
+    readonly apiVersion: string;
+    readonly allowHttp: boolean;
+    readonly allowList: AllowList;
+    readonly maxEndpointsPerTenant: number;
+    readonly validate: ((type: string, data: unknown) => void) | undefined;
+    readonly channel: string;
+    readonly wake: () => void;
+    now: () => number;
+    dbNow: (q: Queryable) => Promise<number>;
 }
-export interface PublishInput {
-    tenant: string;
-    type: string;
-    data: unknown;
-    resource?: string;
-    id?: string;
-    endpointId?: string;
-    application?: string;
-    exceptEndpointId?: string;
-}
-export interface PublishedEvent {
-    id: string;
-    sequence: number;
-    createdAt: string;
-    deliveries: number;
-    applicationId: string | null;
-}
-export interface SecretEntry {
-    secret: string;
-    expiresAt: string | null;
-}
-export interface Endpoint {
-    id: string;
-    applicationId: string | null;
-    url: string;
-    description: string;
-    eventTypes: string[];
-    format: "surety" | "standard";
-    status: "enabled" | "disabled";
-    disabledReason: string | null;
-    disabledAt: string | null;
-    retrySchedule: number[] | null;
-    rateLimit: number | null;
-    ordered: boolean;
-    traceContext: boolean;
-    headers: Record<string, string>;
-    filter: EndpointFilter | null;
-    kind: DestinationKind;
-    destination: Destination | null;
-    credentials: RedactedCredentials | null;
-    auth: EndpointAuth | null;
-    version: number;
-    createdAt: string;
-    updatedAt: string;
-    lastSuccessAt: string | null;
-    lastFailureAt: string | null;
-    failingSince: string | null;
-    circuit: CircuitState;
-    throttle: ThrottleState;
-}
-export interface ThrottleState {
-    state: "none" | "throttled" | "paused";
-    inFlightCap: number | null;
-    rate: number | null;
-    since: string | null;
-    until: string | null;
-    pausedUntil: string | null;
-    decreases: number;
-}
-export interface CircuitState {
-    state: "closed" | "open" | "half_open";
-    consecutiveFailures: number;
-    openedAt: string | null;
-    nextProbeAt: string | null;
-}
-export interface CreateEndpointInput {
-    tenant: string;
-    url?: string;
-    kind?: DestinationKind;
-    destination?: unknown;
-    credentials?: BrokerCredentials | null;
-    eventTypes: string[];
-    description?: string;
-    format?: "surety" | "standard";
-    retrySchedule?: number[] | null;
-    rateLimit?: number | null;
-    ordered?: boolean;
-    traceContext?: boolean;
-    applicationId?: string;
-    headers?: Record<string, string>;
-    filter?: EndpointFilter | null;
-    auth?: EndpointAuthInput | null;
-}
-export type EndpointFilter = {
-    [key: string]: unknown;
-};
-export interface EndpointRef {
-    tenant: string;
-    id: string;
-}
-export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "filter" | "destination" | "credentials" | "auth">>;
-export interface UpdateEndpointInput extends EndpointRef {
-    ifVersion: number;
-    patch: EndpointPatch;
-}
-export interface DeleteEndpointInput extends EndpointRef {
-    ifVersion?: number;
-}
-export interface DisableEndpointInput extends EndpointRef {
-    reason: string;
-}
-export interface RotateSecretInput extends EndpointRef {
-    overlapMs?: number;
-}
-export interface ReplayEventInput {
-    tenant: string;
-    eventId: string;
-    endpointId?: string;
-}
-export interface RecoverEndpointInput {
-    tenant: string;
-    endpointId: string;
-    since: Date;
-}
-export interface Application {
-    id: string;
-    uid: string | null;
-    name: string;
-    metadata: Record<string, string>;
-    version: number;
-    createdAt: string;
-    updatedAt: string;
-}
-export interface CreateApplicationInput {
-    tenant: string;
-    uid?: string | null;
-    name: string;
-    metadata?: Record<string, string>;
-}
-export interface ApplicationRef {
-    tenant: string;
-    id: string;
-}
-export type ApplicationPatch = Partial<Pick<CreateApplicationInput, "uid" | "name" | "metadata">>;
-export interface UpdateApplicationInput extends ApplicationRef {
-    ifVersion: number;
-    patch: ApplicationPatch;
-}
-export interface DeleteApplicationInput extends ApplicationRef {
-    ifVersion?: number;
-}
+export declare function createContext(options: WebhooksOptions): WebhooksContext;
+export declare const nowIso: (ctx: WebhooksContext) => string;
 
-// --- dist/auth/config.d.ts
-export interface BasicAuthInput {
-    type: "basic";
-    username: string;
-    password: string;
-}
-export interface OAuth2AuthInput {
-    type: "oauth2";
-    tokenUrl: string;
-    clientId: string;
-    clientSecret: string;
-    scope?: string | null;
-    audience?: string | null;
-    clientAuth?: "basic" | "body";
-}
-export interface MtlsAuthInput {
-    type: "mtls";
-    certificate: string;
-    privateKey: string;
-    ca?: string | null;
-}
-export type EndpointAuthInput = BasicAuthInput | OAuth2AuthInput | MtlsAuthInput;
-export type StoredAuth = {
-    type: "basic";
-    username: string;
-    password: string;
-} | {
-    type: "oauth2";
-    tokenUrl: string;
-    clientId: string;
-    clientSecret: string;
-    scope: string | null;
-    audience: string | null;
-    clientAuth: "basic" | "body";
-} | {
-    type: "mtls";
-    certificate: string;
-    privateKey: string;
-    ca: string | null;
-    fingerprint: string;
-    notAfter: string;
-    subject: string;
+// --- dist/sql/index.d.ts
+export declare function statements(schema: string): {
+    circuitNotice: import("@surety/db").Statement;
+    backlogCrossings: import("@surety/db").Statement;
+    secretsExpiring: import("@surety/db").Statement;
+    throttlesEnded: import("@surety/db").Statement;
+    monitorLock: import("@surety/db").Statement;
+    throttle: import("@surety/db").Statement;
+    health: import("@surety/db").Statement;
+    disable: import("@surety/db").Statement;
+    complete: import("@surety/db").Statement;
+    takeTokens: import("@surety/db").Statement;
+    claim: import("@surety/db").Statement;
+    claimTake: import("@surety/db").Statement;
+    claimSettings: string;
+    releaseSlots: import("@surety/db").Statement;
+    publish: {
+        tenant: import("@surety/db").Statement;
+        application: import("@surety/db").Statement;
+        endpoint: import("@surety/db").Statement;
+    };
+    tables: {
+        EP: string;
+        EV: string;
+        D: string;
+        A: string;
+        WS: string;
+        T: string;
+        AP: string;
+        K: string;
+        P: string;
+        qs: string;
+        schema: string;
+    };
 };
-export type EndpointAuth = {
-    type: "basic";
-    username: string;
-} | {
-    type: "oauth2";
-    tokenUrl: string;
-    clientId: string;
-    scope: string | null;
-    audience: string | null;
-    clientAuth: "basic" | "body";
-} | {
-    type: "mtls";
-    certificateFingerprint: string;
-    notAfter: string;
-    subject: string;
-};
-export declare const AUTH_TYPES: readonly [
-    "basic",
-    "oauth2",
-    "mtls"
-];
-export declare const AUTH_LIMITS: {
-    readonly username: 256;
-    readonly password: 1024;
-    readonly clientId: 256;
-    readonly clientSecret: 1024;
-    readonly scope: 1024;
-    readonly audience: 1024;
-    readonly tokenUrl: 2048;
-    readonly certificate: 16384;
-    readonly privateKey: 16384;
-    readonly ca: 65536;
-};
-export declare function checkAuth(input: unknown, options: {
-    checkUrl: (url: string) => string;
-    nowMs: number;
-}): StoredAuth | null;
-export declare function redactAuth(auth: StoredAuth | null): EndpointAuth | null;
-
-// --- dist/destinations/config.d.ts
-import { type AllowList } from "../ssrf/index.js";
-export type DestinationKind = "webhook" | "amqp" | "nats" | "mqtt" | "poll";
-export type BrokerKind = Exclude<DestinationKind, "webhook" | "poll">;
-export declare const DESTINATION_KINDS: readonly DestinationKind[];
-export type Destination = Record<string, never> | {
-    exchange: string;
-    routingKey: string;
-} | {
-    subject: string;
-} | {
-    topic: string;
-    qos: 1;
-};
-export interface BrokerCredentials {
-    username: string;
-    password: string;
-}
-export interface RedactedCredentials {
-    username: string;
-    password: "[redacted]";
-}
-export declare function defaultPort(url: URL): number;
-export declare function checkBrokerUrl(kind: BrokerKind, input: string, options: {
-    allowHttp: boolean;
-    allowList: AllowList;
-}): {
-    url: string;
-    credentials: BrokerCredentials | null;
-};
-export declare function checkDestination(kind: DestinationKind, input: unknown): Destination;
-export declare function checkCredentials(input: unknown): BrokerCredentials | null;
-export declare const redact: (c: BrokerCredentials | null) => RedactedCredentials | null;
-export declare const expand: (template: string, type: string) => string;
-export interface CheckedDestination {
-    url: string;
-    destinationJson: string;
-    credentialsJson: string | null;
-}
-export declare function checkEndpointDestination(input: {
-    kind?: unknown;
-    url?: string | undefined;
-    destination?: unknown;
-    credentials?: unknown;
-}, options: {
-    allowHttp: boolean;
-    allowList: AllowList;
-    checkWebhookUrl: (url: string) => string;
-}): CheckedDestination & {
-    kind: DestinationKind;
-};
+export type Statements = ReturnType<typeof statements>;
 
 // --- dist/ssrf/index.d.ts
 export { ALLOWED_CIDRS_ENV, allowListFromEnv, parseAllowList } from "./allow-list.js";
@@ -579,258 +324,328 @@ export type UrlValidation = {
 export declare function validateWebhookUrl(input: string | URL, options?: UrlValidationOptions): UrlValidation;
 export declare function classifyLiteralHost(hostname: string): AddressClassification | undefined;
 
-// --- dist/webhooks.d.ts
-import { type Queryable, type Sql, type Tx } from "@surety/db";
-import { type ListApplicationsInput } from "./applications.js";
-import type { Page } from "./pages.js";
-import { type MaintainOptions, type MaintenanceReport } from "./partitions.js";
-import { type AckPollInput, type PollPage, type ReadPollInput } from "./poll/read.js";
-import { type AttemptRecord, type DeliveryRecord, type EndpointHealth, type EventRecord, type EventRef, type ListAttemptsInput, type ListDeliveriesInput, type ListEndpointsInput, type ListEventsInput } from "./queries.js";
-import { type Backlog } from "./sql/backlog.js";
+// --- dist/types.d.ts
+import type { Sql } from "@surety/db";
 import type { AllowList } from "./ssrf/index.js";
-import type { Application, ApplicationRef, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
-export declare class Webhooks {
-    #private;
-    readonly schema: string;
-    readonly apiVersion: string;
-    readonly allowHttp: boolean;
-    readonly allowList: AllowList;
-    readonly maxEndpointsPerTenant: number;
-    constructor(options: WebhooksOptions);
-    migrate(): Promise<void>;
-    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
-    checkUrl(url: string): string;
-    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
-    readPoll(sql: Sql, input: ReadPollInput): Promise<PollPage>;
-    ackPoll(tx: Tx, input: AckPollInput): Promise<{
-        cursor: string;
-        acknowledged: number;
-    }>;
-    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
-    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
-    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
-    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
-    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
-        endpoint: Endpoint;
-        secret: string;
-    }>;
-    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
-    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
-    createApplication(q: Queryable, input: CreateApplicationInput): Promise<Application>;
-    getApplication(q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
-    listApplications(q: Queryable, input: ListApplicationsInput): Promise<Page<Application>>;
-    updateApplication(q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
-    deleteApplication(tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
-    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
-    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
-    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
-    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
-    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
-    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
-    purge(options: {
-        olderThanDays: number;
-        batchSize?: number;
-        maxBatches?: number;
-    }): Promise<number>;
-    maintain(options: MaintainOptions): Promise<MaintenanceReport>;
-    backlog(): Promise<Backlog>;
-    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
+export interface WebhooksOptions {
+    sql: Sql;
+    schema?: string;
+    apiVersion?: string;
+    allowHttp?: boolean;
+    allowList?: AllowList;
+    validate?: (type: string, data: unknown) => void;
+    now?: () => number;
+    maxEndpointsPerTenant?: number;
 }
-
-// --- dist/partitions.d.ts
-import type { Webhooks } from "./webhooks.js";
-export interface MaintainOptions {
-    retentionDays: number;
-    partitionDays?: number;
-    ahead?: number;
-    lockTimeoutMs?: number;
-    lockWaitMs?: number;
-    maxClockSkewMs?: number;
-}
-export interface WindowGap {
-    from: string;
-    to: string;
-}
-export interface HeldWindow {
-    window: string;
-    endsAt: string;
-    reason: "pending" | "locked";
-    pending: number;
-}
-export interface MaintenanceReport {
-    created: string[];
-    dropped: string[];
-    held: HeldWindow[];
-    createBlocked: boolean;
-    lockTimeouts: number;
-    readyUntil: string;
-    gaps: WindowGap[];
-    clockSkewMs: number;
-}
-export declare function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport>;
-
-// --- dist/poll/read.d.ts
-import { type Sql, type Tx } from "@surety/db";
-import type { Webhooks } from "../webhooks.js";
-export declare const MAX_POLL_LIMIT = 500;
-export interface ReadPollInput {
+export interface PublishInput {
     tenant: string;
-    id: string;
-    after?: string | undefined;
-    limit?: number | undefined;
-}
-export interface PollItem {
-    deliveryId: string;
-    eventId: string;
-    envelope: string;
-}
-export interface PollPage {
-    data: PollItem[];
-    cursor: string;
-    hasMore: boolean;
-}
-export interface AckPollInput {
-    tenant: string;
-    id: string;
-    cursor: string;
-}
-export declare function readPollFor(w: Webhooks, sql: Sql, input: ReadPollInput): Promise<PollPage>;
-export declare function ackPollFor(w: Webhooks, tx: Tx, input: AckPollInput): Promise<{
-    cursor: string;
-    acknowledged: number;
-}>;
-
-// --- dist/queries.d.ts
-import type { Queryable } from "@surety/db";
-import { type Page, type PageInput } from "./pages.js";
-import type { Endpoint } from "./types.js";
-import type { Webhooks } from "./webhooks.js";
-export interface EventRecord {
-    id: string;
     type: string;
-    apiVersion: string;
-    createdAt: string;
-    sequence: number;
-    resource: string | null;
     data: unknown;
+    resource?: string;
+    id?: string;
+    endpointId?: string;
+    application?: string;
+    exceptEndpointId?: string;
+}
+export interface PublishedEvent {
+    id: string;
+    sequence: number;
+    createdAt: string;
+    deliveries: number;
     applicationId: string | null;
 }
-export interface DeliveryRecord {
-    id: string;
+export interface ReplayEventInput {
+    tenant: string;
     eventId: string;
-    eventType: string | null;
+    endpointId?: string;
+}
+export interface RecoverEndpointInput {
+    tenant: string;
     endpointId: string;
-    status: "pending" | "delivered" | "failed";
-    attempts: number;
-    nextAttemptAt: string | null;
-    createdAt: string;
-    completedAt: string | null;
-    lastStatus: number | null;
-    lastError: string | null;
+    since: Date;
 }
-export interface AttemptRecord {
+export type * from "./applications/types.js";
+export type * from "./endpoints/types.js";
+
+// --- dist/applications/types.d.ts
+export interface Application {
     id: string;
-    deliveryId: string;
-    attempt: number;
-    startedAt: string;
-    durationMs: number;
-    status: number | null;
-    responseExcerpt: string | null;
-    errorCode: string | null;
-    errorMessage: string | null;
+    uid: string | null;
+    name: string;
+    metadata: Record<string, string>;
+    version: number;
+    createdAt: string;
+    updatedAt: string;
 }
-export interface EndpointHealth {
+export interface CreateApplicationInput {
+    tenant: string;
+    uid?: string | null;
+    name: string;
+    metadata?: Record<string, string>;
+}
+export interface ApplicationRef {
+    tenant: string;
+    id: string;
+}
+export type ApplicationPatch = Partial<Pick<CreateApplicationInput, "uid" | "name" | "metadata">>;
+export interface UpdateApplicationInput extends ApplicationRef {
+    ifVersion: number;
+    patch: ApplicationPatch;
+}
+export interface DeleteApplicationInput extends ApplicationRef {
+    ifVersion?: number;
+}
+
+// --- dist/endpoints/types.d.ts
+import type { EndpointAuth, EndpointAuthInput } from "../auth/config.js";
+import type { BrokerCredentials, Destination, DestinationKind, RedactedCredentials } from "../destinations/config.js";
+export interface SecretEntry {
+    secret: string;
+    expiresAt: string | null;
+}
+export interface Endpoint {
+    id: string;
+    applicationId: string | null;
+    url: string;
+    description: string;
+    eventTypes: string[];
+    format: "surety" | "standard";
+    status: "enabled" | "disabled";
+    disabledReason: string | null;
+    disabledAt: string | null;
+    retrySchedule: number[] | null;
+    rateLimit: number | null;
+    ordered: boolean;
+    traceContext: boolean;
+    headers: Record<string, string>;
+    filter: EndpointFilter | null;
+    kind: DestinationKind;
+    destination: Destination | null;
+    credentials: RedactedCredentials | null;
+    auth: EndpointAuth | null;
+    version: number;
+    createdAt: string;
+    updatedAt: string;
     lastSuccessAt: string | null;
     lastFailureAt: string | null;
     failingSince: string | null;
-    attempts24h: number;
-    successRate24h: number | null;
-    pendingDeliveries: number;
+    circuit: CircuitState;
+    throttle: ThrottleState;
 }
-export interface ListEndpointsInput extends PageInput {
+export interface ThrottleState {
+    state: "none" | "throttled" | "paused";
+    inFlightCap: number | null;
+    rate: number | null;
+    since: string | null;
+    until: string | null;
+    pausedUntil: string | null;
+    decreases: number;
+}
+export interface CircuitState {
+    state: "closed" | "open" | "half_open";
+    consecutiveFailures: number;
+    openedAt: string | null;
+    nextProbeAt: string | null;
+}
+export interface CreateEndpointInput {
     tenant: string;
+    url?: string;
+    kind?: DestinationKind;
+    destination?: unknown;
+    credentials?: BrokerCredentials | null;
+    eventTypes: string[];
+    description?: string;
+    format?: "surety" | "standard";
+    retrySchedule?: number[] | null;
+    rateLimit?: number | null;
+    ordered?: boolean;
+    traceContext?: boolean;
     applicationId?: string;
+    headers?: Record<string, string>;
+    filter?: EndpointFilter | null;
+    auth?: EndpointAuthInput | null;
 }
-export interface ListEventsInput extends PageInput {
-    tenant: string;
-    type?: string;
-    since?: Date;
-    resource?: string;
-    applicationId?: string;
-}
-export interface EventRef {
-    tenant: string;
-    id: string;
-}
-export interface ListDeliveriesInput extends PageInput {
-    tenant: string;
-    endpointId?: string;
-    eventId?: string;
-    status?: string;
-    applicationId?: string;
-}
-export interface ListAttemptsInput {
-    tenant: string;
-    deliveryId: string;
-    applicationId?: string;
-}
-export declare function listEndpoints(w: Webhooks, q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
-export declare function endpointHealth(w: Webhooks, q: Queryable, input: {
-    tenant: string;
-    id: string;
-}): Promise<EndpointHealth | undefined>;
-export declare function listEvents(w: Webhooks, q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
-export declare function getEvent(w: Webhooks, q: Queryable, input: EventRef): Promise<EventRecord | undefined>;
-export declare function listDeliveries(w: Webhooks, q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
-export declare function listAttempts(w: Webhooks, q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
-
-// --- dist/sql/backlog.d.ts
-import type { Queryable } from "@surety/db";
-import type { Names } from "./names.js";
-export interface Backlog {
-    due: number;
-    scheduled: number;
-    inFlight: number;
-    unacknowledged: number;
-    oldestDueSeconds: number;
-    circuits: {
-        open: number;
-        halfOpen: number;
-    };
-    throttled: {
-        throttled: number;
-        paused: number;
-    };
-}
-export declare function readBacklog(q: Queryable, t: Pick<Names, "D" | "EP">): Promise<Backlog>;
-
-// --- dist/sql/names.d.ts
-import { type Statement } from "@surety/db";
-export declare const lockId: (name: string) => string;
-export declare const notifyChannel: (schema: string) => string;
-export declare function names(schema: string): {
-    schema: string;
-    s: string;
-    EP: string;
-    EV: string;
-    D: string;
-    A: string;
-    S: string;
-    T: string;
-    AP: string;
-    K: string;
-    P: string;
-    st: (name: string, text: string) => Statement;
+export type EndpointFilter = {
+    [key: string]: unknown;
 };
-export type Names = ReturnType<typeof names>;
-export declare const RANDOM_ID_TAIL = "translate(left(encode(uuid_send(gen_random_uuid()), 'base64'), 8) || left(encode(uuid_send(gen_random_uuid()), 'base64'), 6), '+/', 'Ab')";
-export declare const createdAtUs: (column: string) => string;
-export declare const iso: (d: Date | string | null) => string | null;
-export declare const eventTime: (ev: string, d: string) => string;
+export interface EndpointRef {
+    tenant: string;
+    id: string;
+}
+export type EndpointPatch = Partial<Pick<CreateEndpointInput, "url" | "eventTypes" | "description" | "format" | "retrySchedule" | "rateLimit" | "ordered" | "traceContext" | "headers" | "filter" | "destination" | "credentials" | "auth">>;
+export interface UpdateEndpointInput extends EndpointRef {
+    ifVersion: number;
+    patch: EndpointPatch;
+}
+export interface DeleteEndpointInput extends EndpointRef {
+    ifVersion?: number;
+}
+export interface DisableEndpointInput extends EndpointRef {
+    reason: string;
+}
+export interface RotateSecretInput extends EndpointRef {
+    overlapMs?: number;
+}
+
+// --- dist/auth/config.d.ts
+export interface BasicAuthInput {
+    type: "basic";
+    username: string;
+    password: string;
+}
+export interface OAuth2AuthInput {
+    type: "oauth2";
+    tokenUrl: string;
+    clientId: string;
+    clientSecret: string;
+    scope?: string | null;
+    audience?: string | null;
+    clientAuth?: "basic" | "body";
+}
+export interface MtlsAuthInput {
+    type: "mtls";
+    certificate: string;
+    privateKey: string;
+    ca?: string | null;
+}
+export type EndpointAuthInput = BasicAuthInput | OAuth2AuthInput | MtlsAuthInput;
+export type StoredAuth = {
+    type: "basic";
+    username: string;
+    password: string;
+} | {
+    type: "oauth2";
+    tokenUrl: string;
+    clientId: string;
+    clientSecret: string;
+    scope: string | null;
+    audience: string | null;
+    clientAuth: "basic" | "body";
+} | {
+    type: "mtls";
+    certificate: string;
+    privateKey: string;
+    ca: string | null;
+    fingerprint: string;
+    notAfter: string;
+    subject: string;
+};
+export type EndpointAuth = {
+    type: "basic";
+    username: string;
+} | {
+    type: "oauth2";
+    tokenUrl: string;
+    clientId: string;
+    scope: string | null;
+    audience: string | null;
+    clientAuth: "basic" | "body";
+} | {
+    type: "mtls";
+    certificateFingerprint: string;
+    notAfter: string;
+    subject: string;
+};
+export declare const AUTH_TYPES: readonly [
+    "basic",
+    "oauth2",
+    "mtls"
+];
+export declare const AUTH_LIMITS: {
+    readonly username: 256;
+    readonly password: 1024;
+    readonly clientId: 256;
+    readonly clientSecret: 1024;
+    readonly scope: 1024;
+    readonly audience: 1024;
+    readonly tokenUrl: 2048;
+    readonly certificate: 16384;
+    readonly privateKey: 16384;
+    readonly ca: 65536;
+};
+export declare function checkAuth(input: unknown, options: {
+    checkUrl: (url: string) => string;
+    nowMs: number;
+}): StoredAuth | null;
+export declare function redactAuth(auth: StoredAuth | null): EndpointAuth | null;
+
+// --- dist/destinations/config.d.ts
+import { type AllowList } from "../ssrf/index.js";
+export type DestinationKind = "webhook" | "amqp" | "nats" | "mqtt" | "poll";
+export type BrokerKind = Exclude<DestinationKind, "webhook" | "poll">;
+export declare const DESTINATION_KINDS: readonly DestinationKind[];
+export type Destination = Record<string, never> | {
+    exchange: string;
+    routingKey: string;
+} | {
+    subject: string;
+} | {
+    topic: string;
+    qos: 1;
+};
+export interface BrokerCredentials {
+    username: string;
+    password: string;
+}
+export interface RedactedCredentials {
+    username: string;
+    password: "[redacted]";
+}
+export declare function defaultPort(url: URL): number;
+export declare function checkBrokerUrl(kind: BrokerKind, input: string, options: {
+    allowHttp: boolean;
+    allowList: AllowList;
+}): {
+    url: string;
+    credentials: BrokerCredentials | null;
+};
+export declare function checkDestination(kind: DestinationKind, input: unknown): Destination;
+export declare function checkCredentials(input: unknown): BrokerCredentials | null;
+export declare const redact: (c: BrokerCredentials | null) => RedactedCredentials | null;
+export declare const expand: (template: string, type: string) => string;
+export interface CheckedDestination {
+    url: string;
+    destinationJson: string;
+    credentialsJson: string | null;
+}
+export declare function checkEndpointDestination(input: {
+    kind?: unknown;
+    url?: string | undefined;
+    destination?: unknown;
+    credentials?: unknown;
+}, options: {
+    allowHttp: boolean;
+    allowList: AllowList;
+    checkWebhookUrl: (url: string) => string;
+}): CheckedDestination & {
+    kind: DestinationKind;
+};
+
+// --- dist/reads/pages.d.ts
+import { type CursorPart, type CursorValues, type KeysetCursor } from "@surety/db";
+export interface Page<T> {
+    data: T[];
+    hasMore: boolean;
+    nextCursor: string | null;
+}
+export declare const BY_TIME: KeysetCursor<readonly [
+    "timestamp",
+    "text"
+]>;
+export interface KeyedRow {
+    created_at_us: string;
+    id: string;
+}
+export declare const byTimeKey: (r: KeyedRow) => [
+    string,
+    string
+];
+export declare function decode<P extends readonly CursorPart[]>(codec: KeysetCursor<P>, cursor: string): CursorValues<P>;
+export declare function page<T, R, P extends readonly CursorPart[]>(rows: R[], limit: number, map: (r: R) => T, codec: KeysetCursor<P>, key: (r: R) => CursorValues<P>): Page<T>;
+export interface PageInput {
+    limit?: number;
+    cursor?: string;
+}
 
 // --- dist/auth/index.d.ts
 import { type GuardedDispatcher, type GuardedPostOptions, type GuardedResponse, type GuardOptions } from "../ssrf/index.js";
@@ -1026,60 +841,39 @@ export declare class MtlsDispatchers {
 }
 export {};
 
-// --- dist/classify.d.ts
-import type { DeliveryErrorCode } from "./ssrf/errors.js";
-export type NotSentCode = "endpoint_deleted" | "endpoint_disabled" | "event_deleted";
-export type AttemptErrorCode = NotSentCode | "redirect_not_followed" | `http_${number}` | DeliveryErrorCode | "attempt_failed" | (string & {});
-export type AttemptResult = {
-    kind: "not_sent";
-    code: NotSentCode;
-} | {
-    kind: "response";
-    status: number;
-    retryAfter: string | string[] | undefined;
-} | {
-    kind: "confirmed";
-} | {
-    kind: "error";
-    code: AttemptErrorCode;
-};
-export type Classification = {
-    kind: "delivered";
-    status: number | null;
-    errorCode: null;
-    gone: false;
-} | {
-    kind: "failed";
-    status: number | null;
-    errorCode: AttemptErrorCode;
-    gone: boolean;
-} | {
-    kind: "retry";
-    status: number | null;
-    errorCode: AttemptErrorCode;
-    delayMs: number;
-    nextAtMs: number;
-} | {
-    kind: "throttled";
-    status: number;
-    errorCode: AttemptErrorCode;
-    delayMs: number;
-    nextAtMs: number;
-    retryAfterMs: number | null;
-};
-export interface ClassifyInput {
+// --- dist/delivery/attempt.d.ts
+import type { AttemptAuth } from "../auth/index.js";
+import type { PublishFn } from "../destinations/index.js";
+import type { Claimed } from "../sql/claim.js";
+import type { GuardedResponse } from "../ssrf/index.js";
+import type { AttemptResult, Classification } from "./classify.js";
+import type { Completion } from "./outcome-writer.js";
+export type PostFn = (url: string, request: {
+    headers: Record<string, string>;
+    body: string;
+    timeoutMs: number;
+    auth?: AttemptAuth;
+}) => Promise<Pick<GuardedResponse, "status" | "headers" | "bodyExcerpt">>;
+export interface Sent {
     result: AttemptResult;
-    attempts: number;
-    schedule: readonly number[];
-    nowMs: number;
-    random: () => number;
-    maxRetryAfterSeconds: number;
-    throttle?: boolean;
+    excerpt: string | null;
+    errorMessage: string | null;
 }
-export declare const THROTTLED_DELAY_MS = 1000;
-export declare function statusCode(status: number): AttemptErrorCode | null;
-export declare function healthEffect(outcome: "delivered" | "retry" | "failed" | "throttled", code: AttemptErrorCode | null): "ignored" | "no_send" | "throttled" | "success" | "failure";
-export declare function classify(input: ClassifyInput): Classification;
+export declare function sendAttempt(input: {
+    row: Claimed;
+    post: PostFn;
+    publish?: PublishFn | undefined;
+    timeoutMs: number;
+    startedMs: number;
+}): Promise<Sent>;
+export declare function completionOf(input: {
+    row: Claimed;
+    sent: Sent;
+    classification: Classification;
+    startedMs: number;
+    durationMs: number;
+}): Completion;
+export declare function deferral(row: Claimed, nowMs: number, waitMs: number): Completion;
 
 // --- dist/destinations/index.d.ts
 import type { AllowList, Resolver } from "../ssrf/index.js";
@@ -1172,6 +966,738 @@ export declare class BrokerError extends Error {
 }
 export declare function socketError(error: unknown, what: string): BrokerError;
 export declare function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, make: () => BrokerError): Promise<T>;
+
+// --- dist/sql/claim.d.ts
+import type { Queryable, Sql } from "@surety/db";
+import type { Claimed } from "./claimed.js";
+import { type Names } from "./schema.js";
+import { type TokenStatements } from "./tokens.js";
+export type { Claimed } from "./claimed.js";
+export declare function claimStatements({ schema, D, EV, EP, WS, st }: Names): {
+    claim: import("@surety/db").Statement;
+    claimTake: import("@surety/db").Statement;
+    claimSettings: string;
+    releaseSlots: import("@surety/db").Statement;
+};
+type ClaimStatements = ReturnType<typeof claimStatements>;
+export interface SlotCount {
+    tenant: string;
+    endpointId: string;
+    n: number;
+}
+export declare function claimDeliveries(sql: Sql, st: ClaimStatements & TokenStatements, input: {
+    nowMs: number;
+    limit: number;
+    leaseMs: number;
+    workerId: string;
+    claimWindow: number;
+    maxInFlightPerEndpoint: number;
+    maxInFlightPerTenant: number;
+    mine: readonly SlotCount[];
+}): Promise<{
+    rows: Claimed[];
+    allowed: Set<string>;
+    held: string[];
+}>;
+export type ClaimParams = readonly [
+    now: string,
+    limit: number,
+    leaseUntil: string,
+    workerId: string,
+    claimWindow: number,
+    maxInFlightPerEndpoint: number,
+    maxInFlightPerTenant: number,
+    mineTenants: readonly string[],
+    mineEndpointIds: readonly string[],
+    mineCounts: readonly number[]
+];
+export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly number[] | readonly string[])[];
+export declare function claimIn(tx: Queryable, st: ClaimStatements, params: ClaimParams): Promise<{
+    rows: Claimed[];
+    held: string[];
+}>;
+export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
+    workerId: string;
+}): Promise<void>;
+
+// --- dist/sql/claimed.d.ts
+import type { StoredAuth } from "../auth/config.js";
+import type { BrokerCredentials, Destination, DestinationKind } from "../destinations/config.js";
+import type { SecretEntry } from "../types.js";
+export interface Claimed {
+    id: string;
+    tenant: string;
+    endpoint_id: string;
+    attempts: number;
+    event_id: string;
+    type: string | null;
+    api_version: string;
+    created_at: Date;
+    sequence: string;
+    data: string;
+    url: string | null;
+    secrets: SecretEntry[] | null;
+    format: "surety" | "standard";
+    endpoint_status: string | null;
+    retry_schedule: number[] | null;
+    rate_limit: number | null;
+    trace_context: unknown;
+    endpoint_trace_context: boolean | null;
+    endpoint_headers: Record<string, string> | null;
+    kind: DestinationKind;
+    destination: Destination;
+    credentials: BrokerCredentials | null;
+    endpoint_auth: StoredAuth | null;
+}
+
+// --- dist/sql/schema.d.ts
+import { type Statement } from "@surety/db";
+export declare const lockId: (name: string) => string;
+export declare const notifyChannel: (schema: string) => string;
+export declare function names(schema: string): {
+    schema: string;
+    qs: string;
+    EP: string;
+    EV: string;
+    D: string;
+    A: string;
+    WS: string;
+    T: string;
+    AP: string;
+    K: string;
+    P: string;
+    st: (name: string, text: string) => Statement;
+};
+export type Names = ReturnType<typeof names>;
+
+// --- dist/sql/tokens.d.ts
+import type { Queryable } from "@surety/db";
+import type { Claimed } from "./claimed.js";
+import type { Names } from "./schema.js";
+export declare function tokenStatements({ EP, st }: Names): {
+    takeTokens: import("@surety/db").Statement;
+};
+export type TokenStatements = ReturnType<typeof tokenStatements>;
+export declare function grantRateLimited(tx: Queryable, st: TokenStatements, input: {
+    rows: Claimed[];
+    nowMs: number;
+}): Promise<Set<string>>;
+export declare function takeTokens(q: Queryable, st: TokenStatements, input: {
+    tenants: string[];
+    endpointIds: string[];
+    wanted: number[];
+    nowMs: number;
+}): Promise<{
+    tenant: string;
+    id: string;
+    granted: number;
+    rate_limit: number;
+}[]>;
+
+// --- dist/delivery/classify.d.ts
+import type { DeliveryErrorCode } from "../ssrf/errors.js";
+export type NotSentCode = "endpoint_deleted" | "endpoint_disabled" | "event_deleted";
+export type AttemptErrorCode = NotSentCode | "redirect_not_followed" | `http_${number}` | DeliveryErrorCode | "attempt_failed" | (string & {});
+export type AttemptResult = {
+    kind: "not_sent";
+    code: NotSentCode;
+} | {
+    kind: "response";
+    status: number;
+    retryAfter: string | string[] | undefined;
+} | {
+    kind: "confirmed";
+} | {
+    kind: "error";
+    code: AttemptErrorCode;
+};
+export type Classification = {
+    kind: "delivered";
+    status: number | null;
+    errorCode: null;
+    gone: false;
+} | {
+    kind: "failed";
+    status: number | null;
+    errorCode: AttemptErrorCode;
+    gone: boolean;
+} | {
+    kind: "retry";
+    status: number | null;
+    errorCode: AttemptErrorCode;
+    delayMs: number;
+    nextAtMs: number;
+} | {
+    kind: "throttled";
+    status: number;
+    errorCode: AttemptErrorCode;
+    delayMs: number;
+    nextAtMs: number;
+    retryAfterMs: number | null;
+};
+export interface ClassifyInput {
+    result: AttemptResult;
+    attempts: number;
+    schedule: readonly number[];
+    nowMs: number;
+    random: () => number;
+    maxRetryAfterSeconds: number;
+    throttle?: boolean;
+}
+export declare const THROTTLED_DELAY_MS = 1000;
+export declare function statusCode(status: number): AttemptErrorCode | null;
+export declare function healthEffect(outcome: "delivered" | "retry" | "failed" | "throttled", code: AttemptErrorCode | null): "ignored" | "no_send" | "throttled" | "success" | "failure";
+export declare function classify(input: ClassifyInput): Classification;
+
+// --- dist/delivery/outcome-writer.d.ts
+import type { Completion, OutcomeWriterOptions } from "./outcome-types.js";
+export type { Completion, OutcomeWriterOptions, UnstorableHandling, UnstorableOutcome, } from "./outcome-types.js";
+export declare const EXCERPT_LENGTH = 1024;
+export declare class OutcomeWriter {
+    #private;
+    constructor(options: OutcomeWriterOptions);
+    get size(): number;
+    get blocked(): boolean;
+    add(c: Completion): void;
+    flush(): Promise<void>;
+}
+
+// --- dist/delivery/outcome-types.d.ts
+import type { Queryable, Sql, Tx } from "@surety/db";
+import type { completeStatements } from "../sql/complete.js";
+export interface Completion {
+    id: string;
+    tenant: string;
+    endpointId: string;
+    outcome: "delivered" | "retry" | "failed" | "throttled" | "defer";
+    nextAt: string | null;
+    status: number | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    excerpt: string | null;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    gone: boolean;
+    pauseUntil: string | null;
+    eventId: string;
+    eventType: string | null;
+}
+export type UnstorableHandling = "replaced" | "text_dropped" | "attempt_dropped" | "lost";
+export interface UnstorableOutcome {
+    deliveryId: string;
+    tenant: string;
+    endpointId: string;
+    attempt: number;
+    handled: UnstorableHandling;
+}
+export interface OutcomeWriterOptions {
+    sql: Queryable;
+    st: ReturnType<typeof completeStatements>;
+    workerId: string;
+    now: () => number;
+    batchSize: number;
+    flushIntervalMs: number;
+    stopping: () => boolean;
+    failed?: {
+        sql: Sql;
+        counts: (c: Completion) => boolean;
+        publish: (tx: Tx, failed: Completion[]) => Promise<void>;
+    };
+    written: (batch: Completion[], now: string) => Promise<void>;
+    on: {
+        error(error: Error): void;
+        unstorable(outcome: UnstorableOutcome): void;
+        blocked(info: {
+            buffered: number;
+            error: Error;
+        }): void;
+        resumed(info: {
+            buffered: number;
+            blockedMs: number;
+        }): void;
+        settled(): void;
+    };
+}
+
+// --- dist/sql/complete.d.ts
+import type { Queryable } from "@surety/db";
+import type { Names } from "./schema.js";
+export declare function completeStatements({ D, A, st }: Names): {
+    complete: import("@surety/db").Statement;
+};
+export interface DeliveryOutcome {
+    id: string;
+    outcome: "delivered" | "retry" | "failed" | "throttled" | "defer";
+    nextAt: string | null;
+    status: number | null;
+    errorCode: string | null;
+}
+export interface AttemptRow {
+    deliveryId: string;
+    tenant: string;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    excerpt: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    endpointId: string;
+}
+export declare function completeDeliveries(q: Queryable, st: ReturnType<typeof completeStatements>, input: {
+    nowIso: string;
+    workerId: string;
+    outcomes: readonly DeliveryOutcome[];
+    attempts: readonly AttemptRow[];
+}): Promise<{
+    completed: number;
+    attempts: number;
+    failed: string[];
+}>;
+
+// --- dist/delivery/operational.d.ts
+import { type Queryable, type Tx } from "@surety/db";
+import type { WebhooksContext } from "../context.js";
+import { type Webhooks } from "../webhooks.js";
+export declare const OPERATIONAL_EVENT_TYPES: readonly [
+    "endpoint.disabled",
+    "endpoint.circuit_opened",
+    "endpoint.circuit_closed",
+    "endpoint.backlog_exceeded",
+    "endpoint.backlog_cleared",
+    "endpoint.secret_expiring",
+    "delivery.failed"
+];
+export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
+export declare const isOperationalEventType: (type: string) => type is OperationalEventType;
+export interface OperationalEvent {
+    tenant: string;
+    type: OperationalEventType;
+    endpointId: string;
+    data: Record<string, unknown>;
+}
+export declare function publishOperational(ctx: WebhooksContext, tx: Tx | Queryable, event: OperationalEvent, onError: (error: Error) => void): Promise<void>;
+export interface MonitorReport {
+    ran: boolean;
+    published: OperationalEvent[];
+}
+export interface MonitorOptions {
+    backlogThreshold?: number;
+    secretExpiryNoticeMs?: number;
+}
+export declare function runMonitor(webhooks: Webhooks, options?: MonitorOptions & {
+    onError?: (error: Error) => void;
+}): Promise<MonitorReport>;
+export declare function monitor(ctx: WebhooksContext, options?: MonitorOptions & {
+    onError?: (error: Error) => void;
+}): Promise<MonitorReport>;
+
+// --- dist/webhooks.d.ts
+import { type Queryable, type Sql, type Tx } from "@surety/db";
+import * as applications from "./applications/operations.js";
+import { type WebhooksContext } from "./context.js";
+import * as poll from "./poll/read.js";
+import * as reads from "./reads/operations.js";
+import type { Page } from "./reads/pages.js";
+import { type MaintainOptions, type MaintenanceReport } from "./retention/maintain.js";
+import { type Backlog } from "./sql/backlog.js";
+import type { AllowList } from "./ssrf/index.js";
+import type { Application, ApplicationRef, CreateApplicationInput, CreateEndpointInput, DeleteApplicationInput, DeleteEndpointInput, DisableEndpointInput, Endpoint, EndpointRef, PublishedEvent, PublishInput, RecoverEndpointInput, ReplayEventInput, RotateSecretInput, UpdateApplicationInput, UpdateEndpointInput, WebhooksOptions } from "./types.js";
+export declare let contextOf: (webhooks: Webhooks) => WebhooksContext;
+export declare class Webhooks {
+    #private;
+    readonly schema: string;
+    readonly apiVersion: string;
+    readonly allowHttp: boolean;
+    readonly allowList: AllowList;
+    readonly maxEndpointsPerTenant: number;
+    constructor(options: WebhooksOptions);
+    migrate(): Promise<void>;
+    publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent>;
+    checkUrl(url: string): string;
+    createEndpoint(q: Queryable, input: CreateEndpointInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
+    readPoll(sql: Sql, input: poll.ReadPollInput): Promise<poll.PollPage>;
+    ackPoll(tx: Tx, input: poll.AckPollInput): Promise<{
+        cursor: string;
+        acknowledged: number;
+    }>;
+    updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined>;
+    deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean>;
+    enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint>;
+    disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean>;
+    rotateSecret(q: Queryable, input: RotateSecretInput): Promise<{
+        endpoint: Endpoint;
+        secret: string;
+    }>;
+    replayEvent(q: Queryable, input: ReplayEventInput): Promise<number>;
+    recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
+    createApplication(q: Queryable, input: CreateApplicationInput): Promise<Application>;
+    getApplication(q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
+    listApplications(q: Queryable, input: applications.ListApplicationsInput): Promise<Page<Application>>;
+    updateApplication(q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
+    deleteApplication(tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
+    listEndpoints(q: Queryable, input: reads.ListEndpointsInput): Promise<Page<Endpoint>>;
+    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<reads.EndpointHealth | undefined>;
+    listEvents(q: Queryable, input: reads.ListEventsInput): Promise<Page<reads.EventRecord>>;
+    getEvent(q: Queryable, ref: reads.EventRef): Promise<reads.EventRecord | undefined>;
+    listDeliveries(q: Queryable, input: reads.ListDeliveriesInput): Promise<Page<reads.DeliveryRecord>>;
+    listAttempts(q: Queryable, input: reads.ListAttemptsInput): Promise<reads.AttemptRecord[] | undefined>;
+    purge(options: {
+        olderThanDays: number;
+        batchSize?: number;
+        maxBatches?: number;
+    }): Promise<number>;
+    maintain(options: MaintainOptions): Promise<MaintenanceReport>;
+    backlog(): Promise<Backlog>;
+    scheduleFor(endpointSchedule: number[] | null, engineSchedule?: readonly number[]): readonly number[];
+}
+
+// --- dist/poll/read.d.ts
+import { type Sql, type Tx } from "@surety/db";
+import type { WebhooksContext } from "../context.js";
+export declare const MAX_POLL_LIMIT = 500;
+export interface ReadPollInput {
+    tenant: string;
+    id: string;
+    after?: string | undefined;
+    limit?: number | undefined;
+}
+export interface PollItem {
+    deliveryId: string;
+    eventId: string;
+    envelope: string;
+}
+export interface PollPage {
+    data: PollItem[];
+    cursor: string;
+    hasMore: boolean;
+}
+export interface AckPollInput {
+    tenant: string;
+    id: string;
+    cursor: string;
+}
+export declare function readPoll(ctx: WebhooksContext, sql: Sql, input: ReadPollInput): Promise<PollPage>;
+export declare function ackPoll(ctx: WebhooksContext, tx: Tx, input: AckPollInput): Promise<{
+    cursor: string;
+    acknowledged: number;
+}>;
+
+// --- dist/reads/operations.d.ts
+import type { Queryable } from "@surety/db";
+import type { WebhooksContext } from "../context.js";
+import type { Endpoint } from "../types.js";
+import { type Page, type PageInput } from "./pages.js";
+export interface EventRecord {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: string;
+    sequence: number;
+    resource: string | null;
+    data: unknown;
+    applicationId: string | null;
+}
+export interface DeliveryRecord {
+    id: string;
+    eventId: string;
+    eventType: string | null;
+    endpointId: string;
+    status: "pending" | "delivered" | "failed";
+    attempts: number;
+    nextAttemptAt: string | null;
+    createdAt: string;
+    completedAt: string | null;
+    lastStatus: number | null;
+    lastError: string | null;
+}
+export interface AttemptRecord {
+    id: string;
+    deliveryId: string;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    responseExcerpt: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+}
+export interface EndpointHealth {
+    lastSuccessAt: string | null;
+    lastFailureAt: string | null;
+    failingSince: string | null;
+    attempts24h: number;
+    successRate24h: number | null;
+    pendingDeliveries: number;
+}
+export interface ListEndpointsInput extends PageInput {
+    tenant: string;
+    applicationId?: string;
+}
+export interface ListEventsInput extends PageInput {
+    tenant: string;
+    type?: string;
+    since?: Date;
+    resource?: string;
+    applicationId?: string;
+}
+export interface EventRef {
+    tenant: string;
+    id: string;
+}
+export interface ListDeliveriesInput extends PageInput {
+    tenant: string;
+    endpointId?: string;
+    eventId?: string;
+    status?: string;
+    applicationId?: string;
+}
+export interface ListAttemptsInput {
+    tenant: string;
+    deliveryId: string;
+    applicationId?: string;
+}
+export declare function listEndpoints(ctx: WebhooksContext, q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
+export declare function getEndpointHealth(ctx: WebhooksContext, q: Queryable, input: {
+    tenant: string;
+    id: string;
+}): Promise<EndpointHealth | undefined>;
+export declare function listEvents(ctx: WebhooksContext, q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
+export declare function getEvent(ctx: WebhooksContext, q: Queryable, input: EventRef): Promise<EventRecord | undefined>;
+export declare function listDeliveries(ctx: WebhooksContext, q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
+export declare function listAttempts(ctx: WebhooksContext, q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
+
+// --- dist/retention/maintain.d.ts
+import type { WebhooksContext } from "../context.js";
+export interface MaintainOptions {
+    retentionDays: number;
+    partitionDays?: number;
+    ahead?: number;
+    lockTimeoutMs?: number;
+    lockWaitMs?: number;
+    maxClockSkewMs?: number;
+}
+export interface WindowGap {
+    from: string;
+    to: string;
+}
+export interface HeldWindow {
+    window: string;
+    endsAt: string;
+    reason: "pending" | "locked";
+    pending: number;
+}
+export interface MaintenanceReport {
+    created: string[];
+    dropped: string[];
+    held: HeldWindow[];
+    createBlocked: boolean;
+    lockTimeouts: number;
+    readyUntil: string;
+    gaps: WindowGap[];
+    clockSkewMs: number;
+}
+export declare function maintain(ctx: WebhooksContext, options: MaintainOptions): Promise<MaintenanceReport>;
+
+// --- dist/sql/backlog.d.ts
+import type { Queryable } from "@surety/db";
+import type { Names } from "./schema.js";
+export interface Backlog {
+    due: number;
+    scheduled: number;
+    inFlight: number;
+    unacknowledged: number;
+    oldestDueSeconds: number;
+    circuits: {
+        open: number;
+        halfOpen: number;
+    };
+    throttled: {
+        throttled: number;
+        paused: number;
+    };
+}
+export declare function readBacklog(q: Queryable, t: Pick<Names, "D" | "EP">): Promise<Backlog>;
+
+// --- dist/delivery/worker.d.ts
+import { EventEmitter } from "node:events";
+import { type MonitorReport } from "./operational.js";
+import type { WorkerEventMap } from "./worker-events.js";
+import { type DeliveryWorkerOptions } from "./worker-options.js";
+export declare class DeliveryWorker extends EventEmitter<WorkerEventMap> {
+    #private;
+    readonly id: string;
+    constructor(options: DeliveryWorkerOptions);
+    start(): Promise<void>;
+    monitor(): Promise<MonitorReport>;
+    stop(): Promise<void>;
+    drain(): Promise<number>;
+}
+export declare const createDeliveryWorker: (options: DeliveryWorkerOptions) => DeliveryWorker;
+
+// --- dist/delivery/worker-events.d.ts
+import type { AttemptErrorCode } from "./classify.js";
+import type { UnstorableOutcome } from "./outcome-types.js";
+export type AttemptOutcome = "delivered" | "retry" | "failed" | "throttled";
+export interface AttemptEvent {
+    deliveryId: string;
+    eventId: string;
+    endpointId: string;
+    tenant: string;
+    attempt: number;
+    outcome: AttemptOutcome;
+    status: number | null;
+    errorCode: AttemptErrorCode | null;
+    durationMs: number;
+    latencyMs: number;
+}
+export interface WorkerEventMap {
+    "attempt:finished": [
+        AttemptEvent
+    ];
+    "endpoint:disabled": [
+        {
+            tenant: string;
+            endpointId: string;
+            reason: string;
+        }
+    ];
+    "circuit:opened": [
+        {
+            tenant: string;
+            endpointId: string;
+            held: number;
+        }
+    ];
+    "circuit:probe_failed": [
+        {
+            tenant: string;
+            endpointId: string;
+            held: number;
+        }
+    ];
+    "circuit:closed": [
+        {
+            tenant: string;
+            endpointId: string;
+            released: number;
+        }
+    ];
+    "throttle:decreased": [
+        {
+            tenant: string;
+            endpointId: string;
+            signal: "throttled" | "latency";
+            cap: number;
+            rate: number | null;
+        }
+    ];
+    "operational:published": [
+        {
+            tenant: string;
+            type: string;
+            endpointId: string;
+        }
+    ];
+    "worker:error": [
+        Error
+    ];
+    "outcome:unstorable": [
+        UnstorableOutcome
+    ];
+    "outcomes:blocked": [
+        {
+            buffered: number;
+            error: Error;
+        }
+    ];
+    "outcomes:resumed": [
+        {
+            buffered: number;
+            blockedMs: number;
+        }
+    ];
+}
+
+// --- dist/delivery/worker-options.d.ts
+import type { ReceiverAuthOptions } from "../auth/index.js";
+import type { BrokerPublisherOptions, PublishFn } from "../destinations/index.js";
+import type { GuardOptions } from "../ssrf/index.js";
+import type { Webhooks } from "../webhooks.js";
+import type { PostFn } from "./attempt.js";
+export interface DeliveryWorkerOptions {
+    webhooks: Webhooks;
+    id?: string;
+    concurrency?: number;
+    batchSize?: number;
+    maxInFlightPerEndpoint?: number;
+    maxInFlightPerTenant?: number;
+    claimWindow?: number;
+    pollIntervalMs?: number;
+    leaseMs?: number;
+    timeoutMs?: number;
+    schedule?: readonly number[];
+    disableAfterMs?: number;
+    maxRetryAfterSeconds?: number;
+    circuitThreshold?: number;
+    circuitProbeMs?: number;
+    circuitMaxProbeMs?: number;
+    adaptiveThrottling?: boolean;
+    throttleDecrease?: number;
+    throttleMinRate?: number;
+    throttleRecoverMs?: number;
+    throttleLatencyFactor?: number;
+    throttleLatencyFloorMs?: number;
+    operationalEvents?: boolean;
+    monitorIntervalMs?: number;
+    backlogThreshold?: number;
+    secretExpiryNoticeMs?: number;
+    circuitNoticeQuietMs?: number;
+    guard?: GuardOptions;
+    post?: PostFn;
+    auth?: ReceiverAuthOptions;
+    brokers?: Pick<BrokerPublisherOptions, "maxLifetimeMs" | "idleMs" | "maxConnections">;
+    publish?: PublishFn;
+    listen?: boolean;
+    random?: () => number;
+    flushIntervalMs?: number;
+}
+export declare function resolveWorkerOptions(options: DeliveryWorkerOptions): {
+    concurrency: number;
+    batchSize: number;
+    maxInFlightPerEndpoint: number;
+    maxInFlightPerTenant: number;
+    claimWindow: number;
+    pollIntervalMs: number;
+    leaseMs: number;
+    timeoutMs: number;
+    schedule: readonly number[];
+    disableAfterMs: number;
+    maxRetryAfterSeconds: number;
+    circuitThreshold: number;
+    circuitProbeMs: number;
+    circuitMaxProbeMs: number;
+    adaptiveThrottling: boolean;
+    throttleDecrease: number;
+    throttleMinRate: number;
+    throttleRecoverMs: number;
+    throttleLatencyFactor: number;
+    throttleLatencyFloorMs: number;
+    operationalEvents: boolean;
+    monitorIntervalMs: number;
+    backlogThreshold: number;
+    secretExpiryNoticeMs: number;
+    circuitNoticeQuietMs: number;
+    listen: boolean;
+    random: () => number;
+    flushIntervalMs: number;
+};
+export type ResolvedWorkerOptions = ReturnType<typeof resolveWorkerOptions>;
 
 // --- dist/destinations/peers.d.ts
 import { BrokerError } from "./errors.js";
@@ -1269,142 +1795,6 @@ export declare function checkHeaders(headers: unknown): asserts headers is Recor
 // --- dist/migrations.d.ts
 export declare const migrations: import("@surety/db").MigrationSet;
 
-// --- dist/operational.d.ts
-import { type Queryable, type Tx } from "@surety/db";
-import type { Webhooks } from "./webhooks.js";
-export declare const OPERATIONAL_EVENT_TYPES: readonly [
-    "endpoint.disabled",
-    "endpoint.circuit_opened",
-    "endpoint.circuit_closed",
-    "endpoint.backlog_exceeded",
-    "endpoint.backlog_cleared",
-    "endpoint.secret_expiring",
-    "delivery.failed"
-];
-export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
-export declare const isOperationalEventType: (type: string) => type is OperationalEventType;
-export interface OperationalEvent {
-    tenant: string;
-    type: OperationalEventType;
-    endpointId: string;
-    data: Record<string, unknown>;
-}
-export declare function publishOperational(w: Webhooks, tx: Tx | Queryable, event: OperationalEvent, onError: (error: Error) => void): Promise<void>;
-export interface MonitorReport {
-    ran: boolean;
-    published: OperationalEvent[];
-}
-export interface MonitorOptions {
-    backlogThreshold?: number;
-    secretExpiryNoticeMs?: number;
-}
-export declare function runMonitor(w: Webhooks, options?: MonitorOptions & {
-    onError?: (error: Error) => void;
-}): Promise<MonitorReport>;
-
-// --- dist/outcome-writer.d.ts
-import { type Queryable, type Sql, type Tx } from "@surety/db";
-import { type completeStatements } from "./sql/complete.js";
-export interface Completion {
-    id: string;
-    tenant: string;
-    endpointId: string;
-    outcome: "delivered" | "retry" | "failed" | "throttled" | "defer";
-    nextAt: string | null;
-    status: number | null;
-    errorCode: string | null;
-    errorMessage: string | null;
-    excerpt: string | null;
-    attempt: number;
-    startedAt: string;
-    durationMs: number;
-    gone: boolean;
-    pauseUntil: string | null;
-    eventId: string;
-    eventType: string | null;
-}
-export type UnstorableHandling = "replaced" | "text_dropped" | "attempt_dropped" | "lost";
-export interface UnstorableOutcome {
-    deliveryId: string;
-    tenant: string;
-    endpointId: string;
-    attempt: number;
-    handled: UnstorableHandling;
-}
-export interface OutcomeWriterOptions {
-    sql: Queryable;
-    st: ReturnType<typeof completeStatements>;
-    workerId: string;
-    now: () => number;
-    batchSize: number;
-    flushIntervalMs: number;
-    stopping: () => boolean;
-    failed?: {
-        sql: Sql;
-        counts: (c: Completion) => boolean;
-        publish: (tx: Tx, failed: Completion[]) => Promise<void>;
-    };
-    written: (batch: Completion[], now: string) => Promise<void>;
-    on: {
-        error(error: Error): void;
-        unstorable(outcome: UnstorableOutcome): void;
-        blocked(info: {
-            buffered: number;
-            error: Error;
-        }): void;
-        resumed(info: {
-            buffered: number;
-            blockedMs: number;
-        }): void;
-        settled(): void;
-    };
-}
-export declare const EXCERPT_LENGTH = 1024;
-export declare class OutcomeWriter {
-    #private;
-    constructor(options: OutcomeWriterOptions);
-    get size(): number;
-    get blocked(): boolean;
-    add(c: Completion): void;
-    flush(): Promise<void>;
-}
-
-// --- dist/sql/complete.d.ts
-import type { Queryable } from "@surety/db";
-import type { Names } from "./names.js";
-export declare function completeStatements({ D, A, st }: Names): {
-    complete: import("@surety/db").Statement;
-};
-export interface DeliveryOutcome {
-    id: string;
-    outcome: "delivered" | "retry" | "failed" | "throttled" | "defer";
-    nextAt: string | null;
-    status: number | null;
-    errorCode: string | null;
-}
-export interface AttemptRow {
-    deliveryId: string;
-    tenant: string;
-    attempt: number;
-    startedAt: string;
-    durationMs: number;
-    status: number | null;
-    excerpt: string | null;
-    errorCode: string | null;
-    errorMessage: string | null;
-    endpointId: string;
-}
-export declare function completeDeliveries(q: Queryable, st: ReturnType<typeof completeStatements>, input: {
-    nowIso: string;
-    workerId: string;
-    outcomes: readonly DeliveryOutcome[];
-    attempts: readonly AttemptRow[];
-}): Promise<{
-    completed: number;
-    attempts: number;
-    failed: string[];
-}>;
-
 // --- dist/poll/index.d.ts
 export { MAX_CURSOR_LENGTH } from "./cursor.js";
 export type { AckPollInput, PollItem, PollPage, ReadPollInput } from "./read.js";
@@ -1426,7 +1816,7 @@ export declare function verifyCursor(key: Uint8Array, tenant: string, parsed: {
 }): void;
 
 // --- dist/poll/waits.d.ts
-import type { Webhooks } from "../webhooks.js";
+import { type Webhooks } from "../webhooks.js";
 export interface PollWaitsOptions {
     maxPerTenant?: number;
     checkMs?: number;
@@ -1456,325 +1846,7 @@ export declare function nextDelay(schedule: readonly number[], attempts: number,
     maxRetryAfterSeconds?: number;
 }): number | undefined;
 export declare function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined;
-
-// --- dist/worker.d.ts
-import { EventEmitter } from "node:events";
-import { type MonitorReport } from "./operational.js";
-import type { WorkerEventMap } from "./worker-events.js";
-import { type DeliveryWorkerOptions } from "./worker-options.js";
-export type { PostFn } from "./attempt.js";
-export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from "./worker-events.js";
-export type { DeliveryWorkerOptions } from "./worker-options.js";
-export declare class DeliveryWorker extends EventEmitter<WorkerEventMap> {
-    #private;
-    readonly id: string;
-    constructor(options: DeliveryWorkerOptions);
-    start(): Promise<void>;
-    monitor(): Promise<MonitorReport>;
-    stop(): Promise<void>;
-    drain(): Promise<number>;
-}
-export declare const createDeliveryWorker: (options: DeliveryWorkerOptions) => DeliveryWorker;
-
-// --- dist/worker-events.d.ts
-import type { AttemptErrorCode } from "./classify.js";
-import type { UnstorableOutcome } from "./outcome-writer.js";
-export type AttemptOutcome = "delivered" | "retry" | "failed" | "throttled";
-export interface AttemptEvent {
-    deliveryId: string;
-    eventId: string;
-    endpointId: string;
-    tenant: string;
-    attempt: number;
-    outcome: AttemptOutcome;
-    status: number | null;
-    errorCode: AttemptErrorCode | null;
-    durationMs: number;
-    latencyMs: number;
-}
-export interface WorkerEventMap {
-    "attempt:finished": [
-        AttemptEvent
-    ];
-    "endpoint:disabled": [
-        {
-            tenant: string;
-            endpointId: string;
-            reason: string;
-        }
-    ];
-    "circuit:opened": [
-        {
-            tenant: string;
-            endpointId: string;
-            held: number;
-        }
-    ];
-    "circuit:probe_failed": [
-        {
-            tenant: string;
-            endpointId: string;
-            held: number;
-        }
-    ];
-    "circuit:closed": [
-        {
-            tenant: string;
-            endpointId: string;
-            released: number;
-        }
-    ];
-    "throttle:decreased": [
-        {
-            tenant: string;
-            endpointId: string;
-            signal: "throttled" | "latency";
-            cap: number;
-            rate: number | null;
-        }
-    ];
-    "operational:published": [
-        {
-            tenant: string;
-            type: string;
-            endpointId: string;
-        }
-    ];
-    "worker:error": [
-        Error
-    ];
-    "outcome:unstorable": [
-        UnstorableOutcome
-    ];
-    "outcomes:blocked": [
-        {
-            buffered: number;
-            error: Error;
-        }
-    ];
-    "outcomes:resumed": [
-        {
-            buffered: number;
-            blockedMs: number;
-        }
-    ];
-}
-
-// --- dist/worker-options.d.ts
-import type { PostFn } from "./attempt.js";
-import type { ReceiverAuthOptions } from "./auth/index.js";
-import type { BrokerPublisherOptions, PublishFn } from "./destinations/index.js";
-import type { GuardOptions } from "./ssrf/index.js";
-import type { Webhooks } from "./webhooks.js";
-export interface DeliveryWorkerOptions {
-    webhooks: Webhooks;
-    id?: string;
-    concurrency?: number;
-    batchSize?: number;
-    maxInFlightPerEndpoint?: number;
-    maxInFlightPerTenant?: number;
-    claimWindow?: number;
-    pollIntervalMs?: number;
-    leaseMs?: number;
-    timeoutMs?: number;
-    schedule?: readonly number[];
-    disableAfterMs?: number;
-    maxRetryAfterSeconds?: number;
-    circuitThreshold?: number;
-    circuitProbeMs?: number;
-    circuitMaxProbeMs?: number;
-    adaptiveThrottling?: boolean;
-    throttleDecrease?: number;
-    throttleMinRate?: number;
-    throttleRecoverMs?: number;
-    throttleLatencyFactor?: number;
-    throttleLatencyFloorMs?: number;
-    operationalEvents?: boolean;
-    monitorIntervalMs?: number;
-    backlogThreshold?: number;
-    secretExpiryNoticeMs?: number;
-    circuitNoticeQuietMs?: number;
-    guard?: GuardOptions;
-    post?: PostFn;
-    auth?: ReceiverAuthOptions;
-    brokers?: Pick<BrokerPublisherOptions, "maxLifetimeMs" | "idleMs" | "maxConnections">;
-    publish?: PublishFn;
-    listen?: boolean;
-    random?: () => number;
-    flushIntervalMs?: number;
-}
-export declare function resolveWorkerOptions(options: DeliveryWorkerOptions): {
-    concurrency: number;
-    batchSize: number;
-    maxInFlightPerEndpoint: number;
-    maxInFlightPerTenant: number;
-    claimWindow: number;
-    pollIntervalMs: number;
-    leaseMs: number;
-    timeoutMs: number;
-    schedule: readonly number[];
-    disableAfterMs: number;
-    maxRetryAfterSeconds: number;
-    circuitThreshold: number;
-    circuitProbeMs: number;
-    circuitMaxProbeMs: number;
-    adaptiveThrottling: boolean;
-    throttleDecrease: number;
-    throttleMinRate: number;
-    throttleRecoverMs: number;
-    throttleLatencyFactor: number;
-    throttleLatencyFloorMs: number;
-    operationalEvents: boolean;
-    monitorIntervalMs: number;
-    backlogThreshold: number;
-    secretExpiryNoticeMs: number;
-    circuitNoticeQuietMs: number;
-    listen: boolean;
-    random: () => number;
-    flushIntervalMs: number;
-};
-export type ResolvedWorkerOptions = ReturnType<typeof resolveWorkerOptions>;
-
-// --- dist/attempt.d.ts
-import type { AttemptAuth } from "./auth/index.js";
-import type { AttemptResult, Classification } from "./classify.js";
-import type { PublishFn } from "./destinations/index.js";
-import type { Completion } from "./outcome-writer.js";
-import type { Claimed } from "./sql/claim.js";
-import type { GuardedResponse } from "./ssrf/index.js";
-export type PostFn = (url: string, request: {
-    headers: Record<string, string>;
-    body: string;
-    timeoutMs: number;
-    auth?: AttemptAuth;
-}) => Promise<Pick<GuardedResponse, "status" | "headers" | "bodyExcerpt">>;
-export interface Sent {
-    result: AttemptResult;
-    excerpt: string | null;
-    errorMessage: string | null;
-}
-export declare function sendAttempt(input: {
-    row: Claimed;
-    post: PostFn;
-    publish?: PublishFn | undefined;
-    timeoutMs: number;
-    startedMs: number;
-}): Promise<Sent>;
-export declare function completionOf(input: {
-    row: Claimed;
-    sent: Sent;
-    classification: Classification;
-    startedMs: number;
-    durationMs: number;
-}): Completion;
-export declare function deferral(row: Claimed, nowMs: number, waitMs: number): Completion;
-
-// --- dist/sql/claim.d.ts
-import type { Queryable, Sql } from "@surety/db";
-import type { Claimed } from "./claimed.js";
-import { type Names } from "./names.js";
-import { type TokenStatements } from "./tokens.js";
-export type { Claimed } from "./claimed.js";
-export declare function claimStatements({ schema, D, EV, EP, S, st }: Names): {
-    claim: import("@surety/db").Statement;
-    claimTake: import("@surety/db").Statement;
-    claimSettings: string;
-    releaseSlots: import("@surety/db").Statement;
-};
-type ClaimStatements = ReturnType<typeof claimStatements>;
-export interface SlotCount {
-    tenant: string;
-    endpointId: string;
-    n: number;
-}
-export declare function claimDeliveries(sql: Sql, st: ClaimStatements & TokenStatements, input: {
-    nowMs: number;
-    limit: number;
-    leaseMs: number;
-    workerId: string;
-    claimWindow: number;
-    maxInFlightPerEndpoint: number;
-    maxInFlightPerTenant: number;
-    mine: readonly SlotCount[];
-}): Promise<{
-    rows: Claimed[];
-    allowed: Set<string>;
-    held: string[];
-}>;
-export type ClaimParams = readonly [
-    now: string,
-    limit: number,
-    leaseUntil: string,
-    workerId: string,
-    claimWindow: number,
-    maxInFlightPerEndpoint: number,
-    maxInFlightPerTenant: number,
-    mineTenants: readonly string[],
-    mineEndpointIds: readonly string[],
-    mineCounts: readonly number[]
-];
-export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly string[] | readonly number[])[];
-export declare function claimIn(tx: Queryable, st: ClaimStatements, params: ClaimParams): Promise<{
-    rows: Claimed[];
-    held: string[];
-}>;
-export declare function releaseSlots(q: Queryable, st: ClaimStatements, input: {
-    workerId: string;
-}): Promise<void>;
-
-// --- dist/sql/claimed.d.ts
-import type { StoredAuth } from "../auth/config.js";
-import type { BrokerCredentials, Destination, DestinationKind } from "../destinations/config.js";
-import type { SecretEntry } from "../types.js";
-export interface Claimed {
-    id: string;
-    tenant: string;
-    endpoint_id: string;
-    attempts: number;
-    event_id: string;
-    type: string | null;
-    api_version: string;
-    created_at: Date;
-    sequence: string;
-    data: string;
-    url: string | null;
-    secrets: SecretEntry[] | null;
-    format: "surety" | "standard";
-    endpoint_status: string | null;
-    retry_schedule: number[] | null;
-    rate_limit: number | null;
-    trace_context: unknown;
-    endpoint_trace_context: boolean | null;
-    endpoint_headers: Record<string, string> | null;
-    kind: DestinationKind;
-    destination: Destination;
-    credentials: BrokerCredentials | null;
-    endpoint_auth: StoredAuth | null;
-}
-
-// --- dist/sql/tokens.d.ts
-import type { Queryable } from "@surety/db";
-import type { Claimed } from "./claimed.js";
-import type { Names } from "./names.js";
-export declare function tokenStatements({ EP, st }: Names): {
-    takeTokens: import("@surety/db").Statement;
-};
-export type TokenStatements = ReturnType<typeof tokenStatements>;
-export declare function grantRateLimited(tx: Queryable, st: TokenStatements, input: {
-    rows: Claimed[];
-    nowMs: number;
-}): Promise<Set<string>>;
-export declare function takeTokens(q: Queryable, st: TokenStatements, input: {
-    tenants: string[];
-    endpointIds: string[];
-    wanted: number[];
-    nowMs: number;
-}): Promise<{
-    tenant: string;
-    id: string;
-    granted: number;
-    rate_limit: number;
-}[]>;
+export declare const scheduleFor: (endpointSchedule: number[] | null, engineSchedule?: readonly number[]) => readonly number[];
 
 // ===== ./ssrf → ./dist/ssrf.d.ts
 // --- dist/ssrf.d.ts
@@ -1799,9 +1871,9 @@ export declare function idTimePrefix(prefix: string, now: number): string;
 import { type ChildProcess } from "node:child_process";
 import { type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { Queryable } from "@surety/db";
-import { type WebhooksInternals } from "./internals.js";
+import type { WebhooksContext } from "./context.js";
 import { type ClaimParams } from "./sql/claim.js";
-import type { Webhooks } from "./webhooks.js";
+import { type Webhooks } from "./webhooks.js";
 export interface Received {
     headers: IncomingHttpHeaders;
     body: string;
@@ -1823,73 +1895,17 @@ export declare function spawnWorkerProcess(options: {
     env?: Record<string, string>;
 }): Promise<ChildProcess>;
 export declare const stopProcess: (child: ChildProcess, signal?: NodeJS.Signals) => Promise<void>;
-export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksInternals;
+export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksContext;
 export { idTimePrefix } from "./ids.js";
 export { pickParams } from "./sql/claim.js";
-export { notifyChannel } from "./sql/names.js";
+export { notifyChannel } from "./sql/schema.js";
 export declare const claimOnce: (tx: Queryable, webhooks: Webhooks, params: ClaimParams) => Promise<{
     rows: import("./sql/claimed.js").Claimed[];
     held: string[];
 }>;
 
-// --- dist/internals.d.ts
-import type { Queryable, Sql } from "@surety/db";
-import type { Statements } from "./sql/index.js";
-import type { Webhooks } from "./webhooks.js";
-export interface WebhooksInternals {
-    sql: Sql;
-    st: Statements;
-    now: () => number;
-    dbNow: (q: Queryable) => Promise<number>;
-    channel: string;
-}
-export declare const internalsOf: (w: Webhooks) => WebhooksInternals;
-export declare const setInternals: (w: Webhooks, i: WebhooksInternals) => void;
-export declare const nowIso: (w: Webhooks) => string;
-
-// --- dist/sql/index.d.ts
-export declare function statements(schema: string): {
-    circuitNotice: import("@surety/db").Statement;
-    backlogCrossings: import("@surety/db").Statement;
-    secretsExpiring: import("@surety/db").Statement;
-    throttlesEnded: import("@surety/db").Statement;
-    monitorLock: import("@surety/db").Statement;
-    throttle: import("@surety/db").Statement;
-    health: import("@surety/db").Statement;
-    disable: import("@surety/db").Statement;
-    complete: import("@surety/db").Statement;
-    takeTokens: import("@surety/db").Statement;
-    claim: import("@surety/db").Statement;
-    claimTake: import("@surety/db").Statement;
-    claimSettings: string;
-    releaseSlots: import("@surety/db").Statement;
-    publish: {
-        tenant: import("@surety/db").Statement;
-        application: import("@surety/db").Statement;
-        endpoint: import("@surety/db").Statement;
-    };
-    tables: {
-        EP: string;
-        EV: string;
-        D: string;
-        A: string;
-        S: string;
-        T: string;
-        AP: string;
-        K: string;
-        P: string;
-        s: string;
-        schema: string;
-    };
-};
-export type Statements = ReturnType<typeof statements>;
-
-// (dist/webhooks.d.ts: above)
-// (dist/applications.d.ts: above)
-// (dist/pages.d.ts: above)
-// (dist/types.d.ts: above)
-// (dist/auth/config.d.ts: above)
-// (dist/destinations/config.d.ts: above)
+// (dist/context.d.ts: above)
+// (dist/sql/index.d.ts: above)
 // (dist/ssrf/index.d.ts: above)
 // (dist/ssrf/allow-list.d.ts: above)
 // (dist/ssrf/classify.d.ts: above)
@@ -1899,12 +1915,20 @@ export type Statements = ReturnType<typeof statements>;
 // (dist/ssrf/errors.d.ts: above)
 // (dist/ssrf/post.d.ts: above)
 // (dist/ssrf/validate-url.d.ts: above)
-// (dist/partitions.d.ts: above)
-// (dist/poll/read.d.ts: above)
-// (dist/queries.d.ts: above)
-// (dist/sql/backlog.d.ts: above)
-// (dist/sql/names.d.ts: above)
+// (dist/types.d.ts: above)
+// (dist/applications/types.d.ts: above)
+// (dist/endpoints/types.d.ts: above)
+// (dist/auth/config.d.ts: above)
+// (dist/destinations/config.d.ts: above)
 // (dist/sql/claim.d.ts: above)
 // (dist/sql/claimed.d.ts: above)
+// (dist/sql/schema.d.ts: above)
 // (dist/sql/tokens.d.ts: above)
+// (dist/webhooks.d.ts: above)
+// (dist/applications/operations.d.ts: above)
+// (dist/reads/pages.d.ts: above)
+// (dist/poll/read.d.ts: above)
+// (dist/reads/operations.d.ts: above)
+// (dist/retention/maintain.d.ts: above)
+// (dist/sql/backlog.d.ts: above)
 // (dist/ids.d.ts: above)
