@@ -74,7 +74,7 @@ export function storedSpanContext(stored: unknown): SpanContext | undefined {
   return trace.isSpanContextValid(sc) ? sc : undefined;
 }
 
-/** One delivery attempt's span (worker-parts.ts): started before the POST, ended once classified. */
+/** One delivery attempt's span (delivery/attempt-run.ts): started before the POST, ended once classified. */
 export class AttemptSpan {
   readonly #span: Span;
   #headers: Record<string, string | string[] | undefined> | undefined;

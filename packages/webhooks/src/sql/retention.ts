@@ -1,5 +1,5 @@
 // Retention by DELETE (Webhooks.purge): old events with their deliveries and attempts, a batch at a
-// time. The service drops whole partitions instead (partitions.ts, Webhooks.maintain).
+// time. The service drops whole partitions instead (retention/maintain.ts, Webhooks.maintain).
 import type { Queryable } from '@surety/db';
 import type { Names } from './schema.js';
 
