@@ -682,8 +682,8 @@ export declare class Webhooks {
         secret: string;
     }>;
     getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined>;
-    readPoll(sql: Sql, input: ReadPollInput): Promise<PollPage>;
-    ackPoll(tx: Tx, input: AckPollInput): Promise<{
+    readPoll(sql: Sql, input: poll.ReadPollInput): Promise<poll.PollPage>;
+    ackPoll(tx: Tx, input: poll.AckPollInput): Promise<{
         cursor: string;
         acknowledged: number;
     }>;
@@ -699,15 +699,15 @@ export declare class Webhooks {
     recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number>;
     createApplication(q: Queryable, input: CreateApplicationInput): Promise<Application>;
     getApplication(q: Queryable, ref: ApplicationRef): Promise<Application | undefined>;
-    listApplications(q: Queryable, input: ListApplicationsInput): Promise<Page<Application>>;
+    listApplications(q: Queryable, input: applications.ListApplicationsInput): Promise<Page<Application>>;
     updateApplication(q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined>;
     deleteApplication(tx: Tx, input: DeleteApplicationInput): Promise<boolean>;
-    listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>>;
-    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined>;
-    listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>>;
-    getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined>;
-    listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>>;
-    listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined>;
+    listEndpoints(q: Queryable, input: reads.ListEndpointsInput): Promise<Page<Endpoint>>;
+    getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<reads.EndpointHealth | undefined>;
+    listEvents(q: Queryable, input: reads.ListEventsInput): Promise<Page<reads.EventRecord>>;
+    getEvent(q: Queryable, ref: reads.EventRef): Promise<reads.EventRecord | undefined>;
+    listDeliveries(q: Queryable, input: reads.ListDeliveriesInput): Promise<Page<reads.DeliveryRecord>>;
+    listAttempts(q: Queryable, input: reads.ListAttemptsInput): Promise<reads.AttemptRecord[] | undefined>;
     purge(options: {
         olderThanDays: number;
         batchSize?: number;
@@ -834,7 +834,7 @@ export declare function parseAllowList(value: string | readonly string[] | undef
 export declare function parseFilter(filter: unknown): FilterNode;
 export declare function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined;
 export declare function parseSchedule(text: string): number[];
-export declare function runMonitor(w: Webhooks, options?: MonitorOptions & {
+export declare function runMonitor(webhooks: Webhooks, options?: MonitorOptions & {
     onError?: (error: Error) => void;
 }): Promise<MonitorReport>;
 
@@ -1026,7 +1026,7 @@ export declare function startReceiver(behaviour?: Behaviour): Promise<{
     close(): Promise<void>;
 }>;
 export declare const stopProcess: (child: ChildProcess, signal?: NodeJS.Signals) => Promise<void>;
-export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksInternals;
+export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksContext;
 
 // ----- reachable, not exported: named by the declarations above, so their shape is part of the API
 export interface BrokerTlsOptions {
@@ -1076,7 +1076,6 @@ export interface PoolOptions {
     maxConnections?: number;
     now?: () => number;
 }
-export type Statements = ReturnType<typeof statements>;
 export type StoredAuth = {
     type: 'basic';
     username: string;
@@ -1109,12 +1108,19 @@ export interface TokenCacheOptions {
     failureHoldMs?: number;
     maxEntries?: number;
 }
-export interface WebhooksInternals {
-    sql: Sql;
-    st: Statements;
+export interface WebhooksContext {
+    readonly sql: Sql;
+    readonly st: ReturnType<typeof statements>;
+    readonly schema: string;
+    readonly apiVersion: string;
+    readonly allowHttp: boolean;
+    readonly allowList: AllowList;
+    readonly maxEndpointsPerTenant: number;
+    readonly validate: ((type: string, data: unknown) => void) | undefined;
+    readonly channel: string;
+    readonly wake: () => void;
     now: () => number;
     dbNow: (q: Queryable) => Promise<number>;
-    channel: string;
 }
 export declare function statements(schema: string): {
     circuitNotice: import("@surety/db").Statement;
@@ -1141,12 +1147,12 @@ export declare function statements(schema: string): {
         EV: string;
         D: string;
         A: string;
-        S: string;
+        WS: string;
         T: string;
         AP: string;
         K: string;
         P: string;
-        s: string;
+        qs: string;
         schema: string;
     };
 };

@@ -34,7 +34,7 @@ export function newId(prefix: string, now: number = Date.now()): string {
 
 /**
  * The part of an id made at `now` that its time decides: `prefix_` and the 8 characters of time.
- * The publish statement completes it in SQL with 14 random characters (RANDOM_ID_TAIL, sql/names.ts).
+ * The publish statement completes it in SQL with 14 random characters (RANDOM_ID_TAIL, sql/values.ts).
  */
 export function idTimePrefix(prefix: string, now: number): string {
   let time = '';

@@ -2,7 +2,7 @@
 // subpath (`@surety/webhooks/ssrf`), id helpers `@surety/webhooks/ids`, test helpers
 // `@surety/webhooks/testing`; statements, row mappers and table names stay inside the package.
 
-export type { ListApplicationsInput } from './applications.js';
+export type { ListApplicationsInput } from './applications/operations.js';
 export {
   type AttemptAuth,
   AUTH_LIMITS,
@@ -18,7 +18,21 @@ export {
   type OAuth2AuthInput,
   type ReceiverAuthOptions,
 } from './auth/index.js';
-export type { AttemptErrorCode, NotSentCode } from './classify.js';
+export type { PostFn } from './delivery/attempt.js';
+export type { AttemptErrorCode, NotSentCode } from './delivery/classify.js';
+export {
+  isOperationalEventType,
+  type MonitorOptions,
+  type MonitorReport,
+  OPERATIONAL_EVENT_TYPES,
+  type OperationalEvent,
+  type OperationalEventType,
+  runMonitor,
+} from './delivery/operational.js';
+export type { UnstorableHandling, UnstorableOutcome } from './delivery/outcome-types.js';
+export { createDeliveryWorker, DeliveryWorker } from './delivery/worker.js';
+export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from './delivery/worker-events.js';
+export type { DeliveryWorkerOptions } from './delivery/worker-options.js';
 export type {
   BrokerCredentials,
   Destination,
@@ -84,18 +98,6 @@ export {
   RESERVED_HEADERS,
 } from './headers.js';
 export { migrations } from './migrations.js';
-export {
-  isOperationalEventType,
-  type MonitorOptions,
-  type MonitorReport,
-  OPERATIONAL_EVENT_TYPES,
-  type OperationalEvent,
-  type OperationalEventType,
-  runMonitor,
-} from './operational.js';
-export type { UnstorableHandling, UnstorableOutcome } from './outcome-writer.js';
-export type { Page, PageInput } from './pages.js';
-export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from './partitions.js';
 export type { AckPollInput, PollItem, PollPage, PollWaitsOptions, ReadPollInput } from './poll/index.js';
 export { MAX_CURSOR_LENGTH, MAX_POLL_LIMIT, PollWaits } from './poll/index.js';
 export type {
@@ -108,7 +110,9 @@ export type {
   ListDeliveriesInput,
   ListEndpointsInput,
   ListEventsInput,
-} from './queries.js';
+} from './reads/operations.js';
+export type { Page, PageInput } from './reads/pages.js';
+export type { HeldWindow, MaintainOptions, MaintenanceReport, WindowGap } from './retention/maintain.js';
 export { DEFAULT_SCHEDULE, nextDelay, parseRetryAfter, parseSchedule } from './schedule.js';
 export type { Backlog } from './sql/backlog.js';
 // The engine's allow-list option (WebhooksOptions.allowList) is configured from the root; the
@@ -141,11 +145,3 @@ export type {
   WebhooksOptions,
 } from './types.js';
 export { Webhooks } from './webhooks.js';
-export type {
-  AttemptEvent,
-  AttemptOutcome,
-  DeliveryWorkerOptions,
-  PostFn,
-  WorkerEventMap,
-} from './worker.js';
-export { createDeliveryWorker, DeliveryWorker } from './worker.js';

@@ -65,3 +65,9 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   const ms = retryAfterMs(Array.isArray(value) ? value[0] : value, now);
   return ms === undefined ? undefined : ms / 1000;
 }
+
+/** The schedule a delivery follows: its endpoint's own when it has one, else the engine's. */
+export const scheduleFor = (
+  endpointSchedule: number[] | null,
+  engineSchedule: readonly number[] = DEFAULT_SCHEDULE,
+) => (endpointSchedule && endpointSchedule.length > 0 ? endpointSchedule : engineSchedule);

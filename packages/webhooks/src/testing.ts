@@ -5,9 +5,9 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Queryable } from '@surety/db';
-import { internalsOf, type WebhooksInternals } from './internals.js';
+import type { WebhooksContext } from './context.js';
 import { type ClaimParams, claimIn } from './sql/claim.js';
-import type { Webhooks } from './webhooks.js';
+import { contextOf, type Webhooks } from './webhooks.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -76,7 +76,7 @@ export async function startReceiver(behaviour: Behaviour = (_r, _n, res) => void
 }
 
 /**
- * Starts a DeliveryWorker in its own process (worker-process.ts beside this module) on
+ * Starts a DeliveryWorker in its own process (delivery/worker-process.ts under this module) on
  * `schema` of `databaseUrl`; resolves once it is claiming. env: LEASE_MS, TIMEOUT_MS, SCHEDULE.
  */
 export function spawnWorkerProcess(options: {
@@ -84,11 +84,11 @@ export function spawnWorkerProcess(options: {
   schema: string;
   env?: Record<string, string>;
 }): Promise<ChildProcess> {
-  // Beside this module: src/worker-process.ts when the tests run on the sources (then with tsx and the
-  // sources' condition), dist/worker-process.js from the built or published package (plain node).
+  // Under this module: src/delivery/worker-process.ts when the tests run on the sources (then with tsx and the
+  // sources' condition), dist/delivery/worker-process.js from the built or published package (plain node).
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fileURLToPath(
-    new URL(fromSource ? './worker-process.ts' : './worker-process.js', import.meta.url),
+    new URL(fromSource ? './delivery/worker-process.ts' : './delivery/worker-process.js', import.meta.url),
   );
   const args = fromSource ? ['--conditions=@surety/source', '--import', 'tsx', entry] : [entry];
   const child = spawn(process.execPath, args, {
@@ -127,7 +127,7 @@ export const stopProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
  * their parameters change without notice. `now` may be replaced (a test that needs wall-clock time), and `dbNow`, the database clock
  * partition maintenance decides by (a test that moves time with an injected clock).
  */
-export const webhooksInternals = (webhooks: Webhooks): WebhooksInternals => internalsOf(webhooks);
+export const webhooksInternals = (webhooks: Webhooks): WebhooksContext => contextOf(webhooks);
 
 /** The first part of an id made at a time (`dlv_` and 8 characters): the publish statement's $12. */
 export { idTimePrefix } from './ids.js';
@@ -135,7 +135,7 @@ export { idTimePrefix } from './ids.js';
 /** The pick's parameters from a claim's (`claimOnce`'s) values: for plans of the pick alone. */
 export { pickParams } from './sql/claim.js';
 /** The LISTEN/NOTIFY channel an engine on `schema` wakes its workers on (benchmarks that notify by hand). */
-export { notifyChannel } from './sql/names.js';
+export { notifyChannel } from './sql/schema.js';
 
 /**
  * One claim as the worker runs it (the pick, then the take), in a transaction the caller began with
@@ -143,4 +143,4 @@ export { notifyChannel } from './sql/names.js';
  * Not part of the API, like `webhooksInternals`.
  */
 export const claimOnce = (tx: Queryable, webhooks: Webhooks, params: ClaimParams) =>
-  claimIn(tx, internalsOf(webhooks).st, params);
+  claimIn(tx, contextOf(webhooks).st, params);

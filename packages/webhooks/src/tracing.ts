@@ -20,8 +20,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { packageTracer, TRACED_RESPONSE_HEADERS, traceableUrl } from '@surety/core';
-import type { PostFn, Sent } from './attempt.js';
-import type { Classification } from './classify.js';
+import type { PostFn, Sent } from './delivery/attempt.js';
+import type { Classification } from './delivery/classify.js';
 import type { Claimed } from './sql/claim.js';
 
 const TRACER = '@surety/webhooks';
@@ -74,7 +74,7 @@ export function storedSpanContext(stored: unknown): SpanContext | undefined {
   return trace.isSpanContextValid(sc) ? sc : undefined;
 }
 
-/** One delivery attempt's span (worker-parts.ts): started before the POST, ended once classified. */
+/** One delivery attempt's span (delivery/attempt-run.ts): started before the POST, ended once classified. */
 export class AttemptSpan {
   readonly #span: Span;
   #headers: Record<string, string | string[] | undefined> | undefined;

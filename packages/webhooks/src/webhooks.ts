@@ -1,68 +1,21 @@
-import { EVENT_TYPE_PATTERN as TYPE } from '@surety/core';
+// The Webhooks façade (issue 34): builds the engine context (context.ts) and delegates each method to
+// its operation `fn(ctx, q, input)` in its concept's folder (publishing/, endpoints/, reads/, …).
 import { migrate, type Queryable, type Sql, type Tx } from '@surety/db';
-import {
-  createApplicationFor,
-  deleteApplicationFor,
-  findApplication,
-  type ListApplicationsInput,
-  listApplicationsFor,
-  resolveApplication,
-  updateApplicationFor,
-} from './applications.js';
-import {
-  checkEndpointFields,
-  createEndpointFor,
-  deleteEndpointFor,
-  disableEndpointFor,
-  enableEndpointFor,
-  findEndpoint,
-  rotateSecretFor,
-  updateEndpointFor,
-} from './endpoint-writes.js';
-import { InvalidEventError, WebhookError } from './errors.js';
-import { FILTER_MAX_DATA_DEPTH, nestsDeeperThan } from './filter/depth.js';
-import { newId } from './ids.js';
-import { assertStorable, assertTimestamp } from './input.js';
-import { setInternals, type WebhooksInternals } from './internals.js';
+import * as applications from './applications/operations.js';
+import { createContext, type WebhooksContext } from './context.js';
+import * as endpointChecks from './endpoints/checks.js';
+import * as endpoints from './endpoints/operations.js';
 import { migrations } from './migrations.js';
-import { CommitNotifier } from './notify.js';
-import type { Page } from './pages.js';
-import { type MaintainOptions, type MaintenanceReport, maintainPartitions } from './partitions.js';
-import {
-  type AckPollInput,
-  ackPollFor,
-  type PollPage,
-  type ReadPollInput,
-  readPollFor,
-} from './poll/read.js';
-import {
-  type AttemptRecord,
-  type DeliveryRecord,
-  type EndpointHealth,
-  type EventRecord,
-  type EventRef,
-  endpointHealth,
-  getEvent,
-  type ListAttemptsInput,
-  type ListDeliveriesInput,
-  type ListEndpointsInput,
-  type ListEventsInput,
-  listAttempts,
-  listDeliveries,
-  listEndpoints,
-  listEvents,
-} from './queries.js';
-import { recoverEndpointFor, replayEventFor } from './requeue.js';
-import { DEFAULT_SCHEDULE } from './schedule.js';
+import * as poll from './poll/read.js';
+import * as publishing from './publishing/publish.js';
+import * as requeue from './publishing/requeue.js';
+import * as reads from './reads/operations.js';
+import type { Page } from './reads/pages.js';
+import { type MaintainOptions, type MaintenanceReport, maintain } from './retention/maintain.js';
+import { purge } from './retention/purge.js';
+import { DEFAULT_SCHEDULE, scheduleFor } from './schedule.js';
 import { type Backlog, readBacklog } from './sql/backlog.js';
-import { statements } from './sql/index.js';
-import { notifyChannel } from './sql/names.js';
-import { databaseNow } from './sql/partitions.js';
-import { insertEvent } from './sql/publish.js';
-import { purgeBatch } from './sql/retention.js';
 import type { AllowList } from './ssrf/index.js';
-import { validateWebhookUrl } from './ssrf/index.js';
-import { publishingContext } from './tracing.js';
 import type {
   Application,
   ApplicationRef,
@@ -83,7 +36,8 @@ import type {
   WebhooksOptions,
 } from './types.js';
 
-const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
+/** An engine's context, for the package's own modules (not exported from the package root). */
+export let contextOf: (webhooks: Webhooks) => WebhooksContext;
 
 /**
  * The webhook engine on one schema: the transactional outbox (`publish`), endpoints, replay and
@@ -96,36 +50,28 @@ const EVENT_ID = /^[\x21-\x7e]{1,255}$/;
  * });
  */
 export class Webhooks {
-  readonly #i: WebhooksInternals;
+  readonly #ctx: WebhooksContext;
   readonly schema: string;
   readonly apiVersion: string;
   readonly allowHttp: boolean;
   readonly allowList: AllowList;
   readonly maxEndpointsPerTenant: number;
-  readonly #validate: ((type: string, data: unknown) => void) | undefined;
-  /** NOTIFY after a commit that created deliveries (notify.ts: folded while one is in flight). */
-  readonly #wake: () => void;
+
+  static {
+    contextOf = (webhooks) => webhooks.#ctx; // the worker, PollWaits, runMonitor, testing: not the API
+  }
 
   constructor(options: WebhooksOptions) {
-    this.schema = options.schema ?? 'surety';
-    this.apiVersion = options.apiVersion ?? '2026-11-01';
-    this.allowHttp = options.allowHttp ?? false;
-    this.allowList = options.allowList ?? [];
-    this.#i = {
-      sql: options.sql,
-      st: statements(this.schema),
-      now: options.now ?? Date.now,
-      dbNow: databaseNow,
-      channel: notifyChannel(this.schema),
-    };
-    setInternals(this, this.#i);
-    this.#wake = new CommitNotifier(this.#i.sql, this.#i.channel).wake;
-    this.maxEndpointsPerTenant = options.maxEndpointsPerTenant ?? 10_000;
-    this.#validate = options.validate;
+    this.#ctx = createContext(options);
+    this.schema = this.#ctx.schema;
+    this.apiVersion = this.#ctx.apiVersion;
+    this.allowHttp = this.#ctx.allowHttp;
+    this.allowList = this.#ctx.allowList;
+    this.maxEndpointsPerTenant = this.#ctx.maxEndpointsPerTenant;
   }
 
   async migrate(): Promise<void> {
-    await migrate(this.#i.sql, { schema: this.schema, sets: [migrations] });
+    await migrate(this.#ctx.sql, { schema: this.schema, sets: [migrations] });
   }
 
   /**
@@ -136,60 +82,12 @@ export class Webhooks {
    * only delays delivery to the workers' next poll.
    */
   async publish(tx: Tx | Queryable, input: PublishInput): Promise<PublishedEvent> {
-    if (!TYPE.test(input.type)) {
-      throw new InvalidEventError(`event type must look like "order.shipped": ${JSON.stringify(input.type)}`);
-    }
-    if (input.id !== undefined && !EVENT_ID.test(input.id)) {
-      throw new InvalidEventError('event id must be 1-255 visible ASCII characters');
-    }
-    assertStorable({ ...input }, 'event');
-    this.#validate?.(input.type, input.data);
-    const data = JSON.stringify(input.data);
-    if (data === undefined) throw new InvalidEventError('event data must be JSON');
-    const applicationId =
-      input.application === undefined
-        ? null
-        : await resolveApplication(this, tx, {
-            tenant: input.tenant,
-            ref: input.application,
-            field: 'application',
-          });
-    const id = input.id ?? newId('evt');
-    const createdAt = new Date(this.#i.now()).toISOString();
-    const written = await insertEvent(tx, this.#i.st, {
-      tenant: input.tenant,
-      id,
-      type: input.type,
-      apiVersion: this.apiVersion,
-      resource: input.resource ?? null,
-      data,
-      createdAt,
-      endpointId: input.endpointId ?? null,
-      traceContext: publishingContext(),
-      applicationId,
-      chosenId: input.id !== undefined,
-      filterable: !nestsDeeperThan(input.data, FILTER_MAX_DATA_DEPTH),
-      exceptEndpointId: input.exceptEndpointId ?? null,
-    });
-    const deliveries = written.deliveries;
-    if (deliveries > 0) {
-      if ('afterCommit' in tx) tx.afterCommit(this.#wake);
-      else this.#wake();
-    }
-    return {
-      id,
-      sequence: Number(written.sequence),
-      createdAt,
-      deliveries,
-      applicationId: written.applicationId,
-    };
+    return publishing.publish(this.#ctx, tx, input);
   }
 
   /** Checks a URL the way endpoint creation does; throws WebhookError `SURETY_INVALID_URL`. */
   checkUrl(url: string): string {
-    const checked = validateWebhookUrl(url, { allowHttp: this.allowHttp, allowList: this.allowList });
-    if (!checked.ok) throw new WebhookError('SURETY_INVALID_URL', checked.message);
-    return checked.url.href;
+    return endpointChecks.checkUrl(this.#ctx, url);
   }
 
   /**
@@ -201,15 +99,12 @@ export class Webhooks {
     q: Queryable,
     input: CreateEndpointInput,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
-    checkEndpointFields(input); // first: a NUL in a header value is a header problem
-    assertStorable({ ...input });
-    return createEndpointFor(this, q, input);
+    return endpoints.createEndpoint(this.#ctx, q, input);
   }
 
   /** The endpoint, or undefined when it is not the tenant's (a lookup never throws for a missing one). */
   async getEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint | undefined> {
-    assertStorable({ tenant: ref.tenant, id: ref.id });
-    return findEndpoint(this, q, ref);
+    return endpoints.getEndpoint(this.#ctx, q, ref);
   }
 
   /**
@@ -222,18 +117,16 @@ export class Webhooks {
    * for (const item of page.data) handle(JSON.parse(item.envelope));
    * await sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id: 'we_…', cursor: page.cursor }));
    */
-  async readPoll(sql: Sql, input: ReadPollInput): Promise<PollPage> {
-    assertStorable({ tenant: input.tenant, id: input.id, after: input.after });
-    return readPollFor(this, sql, input);
+  async readPoll(sql: Sql, input: poll.ReadPollInput): Promise<poll.PollPage> {
+    return poll.readPoll(this.#ctx, sql, input);
   }
 
   /**
    * Acknowledges every event of a poll endpoint up to `cursor` (one it returned): the cursor moves
    * there, never back, and the deliveries it passes are delivered. In the caller's transaction.
    */
-  async ackPoll(tx: Tx, input: AckPollInput): Promise<{ cursor: string; acknowledged: number }> {
-    assertStorable({ tenant: input.tenant, id: input.id, cursor: input.cursor });
-    return ackPollFor(this, tx, input);
+  async ackPoll(tx: Tx, input: poll.AckPollInput): Promise<{ cursor: string; acknowledged: number }> {
+    return poll.ackPoll(this.#ctx, tx, input);
   }
 
   /**
@@ -241,9 +134,7 @@ export class Webhooks {
    * undefined when another write came first, and throws EndpointNotFoundError when it does not exist.
    */
   async updateEndpoint(q: Queryable, input: UpdateEndpointInput): Promise<Endpoint | undefined> {
-    checkEndpointFields(input.patch);
-    assertStorable({ tenant: input.tenant, id: input.id, ...input.patch });
-    return updateEndpointFor(this, q, input);
+    return endpoints.updateEndpoint(this.#ctx, q, input);
   }
 
   /**
@@ -252,8 +143,7 @@ export class Webhooks {
    * Throws EndpointNotFoundError when it does not exist.
    */
   async deleteEndpoint(tx: Tx, input: DeleteEndpointInput): Promise<boolean> {
-    assertStorable({ tenant: input.tenant, id: input.id });
-    return deleteEndpointFor(this, tx, input);
+    return endpoints.deleteEndpoint(this.#ctx, tx, input);
   }
 
   /**
@@ -262,8 +152,7 @@ export class Webhooks {
    * Throws EndpointNotFoundError when it does not exist.
    */
   async enableEndpoint(q: Queryable, ref: EndpointRef): Promise<Endpoint> {
-    assertStorable({ tenant: ref.tenant, id: ref.id });
-    return enableEndpointFor(this, q, ref);
+    return endpoints.enableEndpoint(this.#ctx, q, ref);
   }
 
   /**
@@ -272,8 +161,7 @@ export class Webhooks {
    * Returns false when it was disabled already; throws EndpointNotFoundError when it does not exist.
    */
   async disableEndpoint(tx: Tx, input: DisableEndpointInput): Promise<boolean> {
-    assertStorable({ tenant: input.tenant, id: input.id, reason: input.reason });
-    return disableEndpointFor(this, tx, input);
+    return endpoints.disableEndpoint(this.#ctx, tx, input);
   }
 
   /**
@@ -285,8 +173,7 @@ export class Webhooks {
     q: Queryable,
     input: RotateSecretInput,
   ): Promise<{ endpoint: Endpoint; secret: string }> {
-    assertStorable({ tenant: input.tenant, id: input.id });
-    return rotateSecretFor(this, q, input);
+    return endpoints.rotateSecret(this.#ctx, q, input);
   }
 
   /**
@@ -294,8 +181,7 @@ export class Webhooks {
    * many: 0 for an event that is not the tenant's (a count of what matched, docs/decisions.md).
    */
   async replayEvent(q: Queryable, input: ReplayEventInput): Promise<number> {
-    assertStorable({ tenant: input.tenant, eventId: input.eventId, endpointId: input.endpointId });
-    return replayEventFor(this, q, input);
+    return requeue.replayEvent(this.#ctx, q, input);
   }
 
   /**
@@ -303,9 +189,7 @@ export class Webhooks {
    * many. Throws EndpointNotFoundError when the endpoint does not exist.
    */
   async recoverEndpoint(q: Queryable, input: RecoverEndpointInput): Promise<number> {
-    assertStorable({ tenant: input.tenant, endpointId: input.endpointId });
-    assertTimestamp('since', input.since);
-    return recoverEndpointFor(this, q, input);
+    return requeue.recoverEndpoint(this.#ctx, q, input);
   }
 
   /**
@@ -318,20 +202,20 @@ export class Webhooks {
    * await webhooks.publish(tx, { tenant, application: 'cus_42', type: 'invoice.paid', data });
    */
   async createApplication(q: Queryable, input: CreateApplicationInput): Promise<Application> {
-    assertStorable({ ...input });
-    return createApplicationFor(this, q, input);
+    return applications.createApplication(this.#ctx, q, input);
   }
 
   /** The application named by id (`app_…`) or uid, or undefined when it is not the tenant's. */
   async getApplication(q: Queryable, ref: ApplicationRef): Promise<Application | undefined> {
-    assertStorable({ tenant: ref.tenant, id: ref.id });
-    return findApplication(this, q, ref);
+    return applications.getApplication(this.#ctx, q, ref);
   }
 
   /** A tenant's applications, newest first (`Page.nextCursor` for the next page). */
-  async listApplications(q: Queryable, input: ListApplicationsInput): Promise<Page<Application>> {
-    assertStorable({ tenant: input.tenant });
-    return listApplicationsFor(this, q, input);
+  async listApplications(
+    q: Queryable,
+    input: applications.ListApplicationsInput,
+  ): Promise<Page<Application>> {
+    return applications.listApplications(this.#ctx, q, input);
   }
 
   /**
@@ -340,8 +224,7 @@ export class Webhooks {
    * ApplicationUidTakenError when another application has the new uid.
    */
   async updateApplication(q: Queryable, input: UpdateApplicationInput): Promise<Application | undefined> {
-    assertStorable({ tenant: input.tenant, id: input.id, ...input.patch });
-    return updateApplicationFor(this, q, input);
+    return applications.updateApplication(this.#ctx, q, input);
   }
 
   /**
@@ -350,38 +233,37 @@ export class Webhooks {
    * version: false when it is at another. Throws ApplicationNotFoundError when it does not exist.
    */
   async deleteApplication(tx: Tx, input: DeleteApplicationInput): Promise<boolean> {
-    assertStorable({ tenant: input.tenant, id: input.id });
-    return deleteApplicationFor(this, tx, input);
+    return applications.deleteApplication(this.#ctx, tx, input);
   }
 
   /** A tenant's endpoints, newest first (`Page.nextCursor` for the next page). */
-  listEndpoints(q: Queryable, input: ListEndpointsInput): Promise<Page<Endpoint>> {
-    return listEndpoints(this, q, input);
+  listEndpoints(q: Queryable, input: reads.ListEndpointsInput): Promise<Page<Endpoint>> {
+    return reads.listEndpoints(this.#ctx, q, input);
   }
 
   /** An endpoint's health over the last 24 hours; undefined when it is not the tenant's. */
-  getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<EndpointHealth | undefined> {
-    return endpointHealth(this, q, ref);
+  getEndpointHealth(q: Queryable, ref: EndpointRef): Promise<reads.EndpointHealth | undefined> {
+    return reads.getEndpointHealth(this.#ctx, q, ref);
   }
 
   /** A tenant's events, newest first; filters by type, creation time and resource. */
-  listEvents(q: Queryable, input: ListEventsInput): Promise<Page<EventRecord>> {
-    return listEvents(this, q, input);
+  listEvents(q: Queryable, input: reads.ListEventsInput): Promise<Page<reads.EventRecord>> {
+    return reads.listEvents(this.#ctx, q, input);
   }
 
   /** The event, or undefined when it is not the tenant's. */
-  getEvent(q: Queryable, ref: EventRef): Promise<EventRecord | undefined> {
-    return getEvent(this, q, ref);
+  getEvent(q: Queryable, ref: reads.EventRef): Promise<reads.EventRecord | undefined> {
+    return reads.getEvent(this.#ctx, q, ref);
   }
 
   /** Deliveries of an endpoint or of an event, newest first; optional status filter. */
-  listDeliveries(q: Queryable, input: ListDeliveriesInput): Promise<Page<DeliveryRecord>> {
-    return listDeliveries(this, q, input);
+  listDeliveries(q: Queryable, input: reads.ListDeliveriesInput): Promise<Page<reads.DeliveryRecord>> {
+    return reads.listDeliveries(this.#ctx, q, input);
   }
 
   /** The attempts of one delivery, oldest first; undefined when the delivery is not the tenant's. */
-  listAttempts(q: Queryable, input: ListAttemptsInput): Promise<AttemptRecord[] | undefined> {
-    return listAttempts(this, q, input);
+  listAttempts(q: Queryable, input: reads.ListAttemptsInput): Promise<reads.AttemptRecord[] | undefined> {
+    return reads.listAttempts(this.#ctx, q, input);
   }
 
   /**
@@ -390,15 +272,7 @@ export class Webhooks {
    * drops whole partitions instead, at no cost per row; this stays for a schedule of its own.
    */
   async purge(options: { olderThanDays: number; batchSize?: number; maxBatches?: number }): Promise<number> {
-    const cutoff = new Date(this.#i.now() - options.olderThanDays * 86_400_000).toISOString();
-    const batch = options.batchSize ?? 1000;
-    let total = 0;
-    for (let i = 0; i < (options.maxBatches ?? 100); i++) {
-      const n = await purgeBatch(this.#i.sql, this.#i.st.tables, { cutoffIso: cutoff, batchSize: batch });
-      total += n;
-      if (n < batch) break;
-    }
-    return total;
+    return purge(this.#ctx, options);
   }
 
   /**
@@ -410,16 +284,16 @@ export class Webhooks {
    * processes at once (one at a time per schema).
    */
   maintain(options: MaintainOptions): Promise<MaintenanceReport> {
-    return maintainPartitions(this, options);
+    return maintain(this.#ctx, options);
   }
 
   /** The delivery backlog and open breakers, read at once (`/metrics` reads it per scrape). */
   backlog(): Promise<Backlog> {
-    return readBacklog(this.#i.sql, this.#i.st.tables);
+    return readBacklog(this.#ctx.sql, this.#ctx.st.tables);
   }
 
   /** The schedule a delivery follows. */
   scheduleFor(endpointSchedule: number[] | null, engineSchedule: readonly number[] = DEFAULT_SCHEDULE) {
-    return endpointSchedule && endpointSchedule.length > 0 ? endpointSchedule : engineSchedule;
+    return scheduleFor(endpointSchedule, engineSchedule);
   }
 }

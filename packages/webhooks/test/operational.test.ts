@@ -3,45 +3,17 @@
 // that changes the state, once per change, and never to the endpoint they are about. An injected
 // clock: no test sleeps.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
-import {
-  DeliveryWorker,
-  type DeliveryWorkerOptions,
-  OPERATIONAL_EVENT_TYPES,
-  parseAllowList,
-  runMonitor,
-  Webhooks,
-} from '../src/index.js';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { OPERATIONAL_EVENT_TYPES, runMonitor } from '../src/index.js';
 import { startReceiver } from '../src/testing.js';
+import { useEngine } from './fixture.js';
 
-let db: TestDatabase;
 let clock = Date.parse('2026-06-01T00:00:00Z');
-let webhooks: Webhooks;
-let tenantN = 0;
 let tenant: string;
-const receivers: { close(): Promise<void> }[] = [];
-const workers: DeliveryWorker[] = [];
-
-before(async () => {
-  db = await createTestDatabase();
-  webhooks = new Webhooks({
-    sql: db.sql,
-    schema: db.schema,
-    allowHttp: true,
-    allowList: parseAllowList('127.0.0.1/32'),
-    now: () => clock,
-  });
-  await webhooks.migrate();
-});
-after(() => db.close());
-
-function worker(options: Partial<DeliveryWorkerOptions> = {}) {
-  const w = new DeliveryWorker({
-    webhooks,
-    listen: false,
+const fx = useEngine({
+  engine: { now: () => clock },
+  worker: {
     random: () => 0,
-    timeoutMs: 2000,
     concurrency: 1,
     batchSize: 1,
     circuitThreshold: 3,
@@ -49,20 +21,17 @@ function worker(options: Partial<DeliveryWorkerOptions> = {}) {
     circuitMaxProbeMs: 10_000,
     operationalEvents: true,
     monitorIntervalMs: 3_600_000, // the tests run the monitor themselves
-    guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
-    ...options,
-  });
-  workers.push(w);
-  return w;
-}
+  },
+  tenantPrefix: 'op',
+});
+const worker = fx.worker;
 
-const S = () => `"${db.schema}"`;
 /** The events queued for an endpoint (delivered or not), oldest first: type and data. */
 const eventsFor = (endpointId: string) =>
-  db.sql
+  fx.db.sql
     .query<{ type: string; data: Record<string, unknown> }>(
-      `select ev.type, ev.data from ${S()}.webhook_deliveries d
-         join ${S()}.webhook_events ev on ev.tenant = d.tenant and ev.id = d.event_id
+      `select ev.type, ev.data from "${fx.db.schema}".webhook_deliveries d
+         join "${fx.db.schema}".webhook_events ev on ev.tenant = d.tenant and ev.id = d.event_id
         where d.tenant = $1 and d.endpoint_id = $2 order by d.sequence`,
       [tenant, endpointId],
     )
@@ -74,34 +43,30 @@ const opsFor = async (endpointId: string) =>
     (OPERATIONAL_EVENT_TYPES as readonly string[]).includes(e.type),
   );
 const publish = (type = 'order.created') =>
-  db.sql.transaction((tx) => webhooks.publish(tx, { tenant, type, data: {} }));
+  fx.db.sql.transaction((tx) => fx.webhooks.publish(tx, { tenant, type, data: {} }));
 const ok = async () => {
   const rx = await startReceiver();
-  receivers.push(rx);
+  fx.closeLater(rx);
   return rx;
 };
 
 describe('operational events', () => {
   beforeEach(() => {
-    tenant = `op${++tenantN}`;
+    tenant = fx.fresh();
   });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-    await db.sql.query(`update ${S()}.webhook_deliveries set status = 'failed' where status = 'pending'`);
-  });
+  afterEach(fx.cleanup);
 
   test('a breaker opening and closing is announced once each, never to its own endpoint; a flapping breaker is quiet', async () => {
     let up = false;
     const rx = await startReceiver((_r, _n, res) => void res.writeHead(up ? 204 : 500).end());
-    receivers.push(rx);
+    fx.closeLater(rx);
     // The failing endpoint subscribes to everything, its own breaker's events included.
-    const { endpoint: failing } = await webhooks.createEndpoint(db.sql, {
+    const { endpoint: failing } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: rx.url,
       eventTypes: ['*'],
     });
-    const { endpoint: watcher } = await webhooks.createEndpoint(db.sql, {
+    const { endpoint: watcher } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: (await ok()).url,
       eventTypes: ['endpoint.circuit_opened', 'endpoint.circuit_closed'],
@@ -140,11 +105,17 @@ describe('operational events', () => {
     for (let i = 0; i < 3; i++) await publish();
     clock += 1000;
     await w.drain();
-    assert.equal((await webhooks.getEndpoint(db.sql, { tenant, id: failing.id }))!.circuit.state, 'open');
+    assert.equal(
+      (await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: failing.id }))!.circuit.state,
+      'open',
+    );
     up = true;
     clock += 10_000;
     await w.drain();
-    assert.equal((await webhooks.getEndpoint(db.sql, { tenant, id: failing.id }))!.circuit.state, 'closed');
+    assert.equal(
+      (await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: failing.id }))!.circuit.state,
+      'closed',
+    );
     assert.equal(
       (await opsFor(watcher.id)).length,
       2,
@@ -165,13 +136,13 @@ describe('operational events', () => {
   test('re-enabling an endpoint disabled with its breaker open announces no orphan close', async () => {
     let up = false;
     const rx = await startReceiver((_r, _n, res) => void res.writeHead(up ? 204 : 500).end());
-    receivers.push(rx);
-    const { endpoint: failing } = await webhooks.createEndpoint(db.sql, {
+    fx.closeLater(rx);
+    const { endpoint: failing } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: rx.url,
       eventTypes: ['order.created'],
     });
-    const { endpoint: watcher } = await webhooks.createEndpoint(db.sql, {
+    const { endpoint: watcher } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: (await ok()).url,
       eventTypes: ['endpoint.circuit_opened', 'endpoint.circuit_closed'],
@@ -183,10 +154,10 @@ describe('operational events', () => {
       (await opsFor(watcher.id)).map((e) => e.type),
       ['endpoint.circuit_opened'],
     );
-    await db.sql.transaction((tx) =>
-      webhooks.disableEndpoint(tx, { tenant, id: failing.id, reason: 'test' }),
+    await fx.db.sql.transaction((tx) =>
+      fx.webhooks.disableEndpoint(tx, { tenant, id: failing.id, reason: 'test' }),
     );
-    await webhooks.enableEndpoint(db.sql, { tenant, id: failing.id });
+    await fx.webhooks.enableEndpoint(fx.db.sql, { tenant, id: failing.id });
     // It opens again within the quiet window (not announced), then closes: no close without its open.
     for (let i = 0; i < 3; i++) await publish();
     clock += 1000;
@@ -194,7 +165,10 @@ describe('operational events', () => {
     up = true;
     clock += 10_000;
     await w.drain();
-    assert.equal((await webhooks.getEndpoint(db.sql, { tenant, id: failing.id }))!.circuit.state, 'closed');
+    assert.equal(
+      (await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: failing.id }))!.circuit.state,
+      'closed',
+    );
     assert.deepEqual(
       (await opsFor(watcher.id)).map((e) => e.type),
       ['endpoint.circuit_opened'],
@@ -203,13 +177,18 @@ describe('operational events', () => {
 
   test('delivery.failed once per delivery failed for good; not to its endpoint; no event about an operational event failing (no ping-pong)', async () => {
     const down = await startReceiver((_r, _n, res) => void res.writeHead(500).end());
-    receivers.push(down);
+    fx.closeLater(down);
     // Two failing endpoints, each subscribed to everything (the other's failures included).
     const b = (
-      await webhooks.createEndpoint(db.sql, { tenant, url: down.url, eventTypes: ['*'], retrySchedule: [1] })
+      await fx.webhooks.createEndpoint(fx.db.sql, {
+        tenant,
+        url: down.url,
+        eventTypes: ['*'],
+        retrySchedule: [1],
+      })
     ).endpoint;
     const c = (
-      await webhooks.createEndpoint(db.sql, {
+      await fx.webhooks.createEndpoint(fx.db.sql, {
         tenant,
         url: `${down.url}?c`,
         eventTypes: ['delivery.failed'],
@@ -217,7 +196,7 @@ describe('operational events', () => {
       })
     ).endpoint;
     const watcher = (
-      await webhooks.createEndpoint(db.sql, {
+      await fx.webhooks.createEndpoint(fx.db.sql, {
         tenant,
         url: (await ok()).url,
         eventTypes: ['delivery.failed'],
@@ -247,13 +226,13 @@ describe('operational events', () => {
       (await opsFor(c.id)).map((e) => e.data.endpointId),
       [b.id],
     );
-    const failed = await db.sql.query<{ n: number }>(
-      `select count(*)::int as n from ${S()}.webhook_deliveries where tenant = $1 and endpoint_id = $2 and status = 'failed'`,
+    const failed = await fx.db.sql.query<{ n: number }>(
+      `select count(*)::int as n from "${fx.db.schema}".webhook_deliveries where tenant = $1 and endpoint_id = $2 and status = 'failed'`,
       [tenant, c.id],
     );
     assert.equal(failed.rows[0]!.n, 1, "c's delivery of the operational event failed for good");
-    const total = await db.sql.query<{ n: number }>(
-      `select count(*)::int as n from ${S()}.webhook_events where tenant = $1 and type = 'delivery.failed'`,
+    const total = await fx.db.sql.query<{ n: number }>(
+      `select count(*)::int as n from "${fx.db.schema}".webhook_events where tenant = $1 and type = 'delivery.failed'`,
       [tenant],
     );
     assert.equal(total.rows[0]!.n, 1, 'one delivery.failed in all');
@@ -261,17 +240,17 @@ describe('operational events', () => {
 
   test('a backlog crossing its threshold is announced once, cleared once at half, with hysteresis', async () => {
     const rx = await ok();
-    const { endpoint: slow } = await webhooks.createEndpoint(db.sql, {
+    const { endpoint: slow } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: rx.url,
       eventTypes: ['order.created', 'endpoint.backlog_exceeded', 'endpoint.backlog_cleared'],
     });
-    const { endpoint: watcher } = await webhooks.createEndpoint(db.sql, {
+    const { endpoint: watcher } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: (await ok()).url,
       eventTypes: ['endpoint.backlog_exceeded', 'endpoint.backlog_cleared'],
     });
-    const monitor = () => runMonitor(webhooks, { backlogThreshold: 6 });
+    const monitor = () => runMonitor(fx.webhooks, { backlogThreshold: 6 });
     for (let i = 0; i < 5; i++) await publish();
     assert.deepEqual((await monitor()).published, [], 'under the threshold');
     await publish();
@@ -284,9 +263,9 @@ describe('operational events', () => {
     assert.deepEqual((await monitor()).published, [], 'announced once');
     // Down to 4 (above half): still exceeded, nothing announced; up again: nothing either.
     const pending = () =>
-      db.sql.query(
-        `update ${S()}.webhook_deliveries set status = 'delivered' where id in (
-           select id from ${S()}.webhook_deliveries where tenant = $1 and endpoint_id = $2 and status = 'pending'
+      fx.db.sql.query(
+        `update "${fx.db.schema}".webhook_deliveries set status = 'delivered' where id in (
+           select id from "${fx.db.schema}".webhook_deliveries where tenant = $1 and endpoint_id = $2 and status = 'pending'
             order by sequence limit $3)`,
         [tenant, slow.id, 2],
       );
@@ -311,19 +290,19 @@ describe('operational events', () => {
   });
 
   test("a rotated-out secret's expiry is announced once, an hour ahead; a new rotation announces its own", async () => {
-    const { endpoint } = await webhooks.createEndpoint(db.sql, {
+    const { endpoint } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: (await ok()).url,
       eventTypes: ['*'],
     });
-    const { endpoint: watcher } = await webhooks.createEndpoint(db.sql, {
+    const { endpoint: watcher } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: (await ok()).url,
       eventTypes: ['endpoint.secret_expiring'],
     });
-    const monitor = () => runMonitor(webhooks, { secretExpiryNoticeMs: 3_600_000 });
+    const monitor = () => runMonitor(fx.webhooks, { secretExpiryNoticeMs: 3_600_000 });
     assert.deepEqual((await monitor()).published, [], 'one secret: nothing expires');
-    await webhooks.rotateSecret(db.sql, { tenant, id: endpoint.id, overlapMs: 2 * 3_600_000 });
+    await fx.webhooks.rotateSecret(fx.db.sql, { tenant, id: endpoint.id, overlapMs: 2 * 3_600_000 });
     assert.deepEqual((await monitor()).published, [], 'two hours ahead: not yet');
     clock += 3_600_000 + 1000;
     const r = await monitor();
@@ -332,7 +311,7 @@ describe('operational events', () => {
       [['endpoint.secret_expiring', endpoint.id, new Date(clock - 1000 + 3_600_000).toISOString()]],
     );
     assert.deepEqual((await monitor()).published, [], 'announced once');
-    await webhooks.rotateSecret(db.sql, { tenant, id: endpoint.id, overlapMs: 1_800_000 });
+    await fx.webhooks.rotateSecret(fx.db.sql, { tenant, id: endpoint.id, overlapMs: 1_800_000 });
     assert.equal((await monitor()).published.length, 1, 'the next rotation announces its own expiry');
     assert.equal((await opsFor(watcher.id)).length, 2);
     assert.deepEqual(

@@ -10,7 +10,7 @@ import { migrate, type Sql } from '@surety/db';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { idTimePrefix, newId } from '../src/ids.js';
 import { DeliveryWorker, migrations, parseAllowList, Webhooks } from '../src/index.js';
-import { eventTime } from '../src/sql/names.js';
+import { eventTime } from '../src/sql/values.js';
 import { claimOnce, pickParams, startReceiver, webhooksInternals } from '../src/testing.js';
 
 const DAY = 86_400_000;

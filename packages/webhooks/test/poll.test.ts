@@ -5,8 +5,8 @@
 // tamper-proof; no worker ever claims a poll delivery; replay and recover reach the consumer again.
 // PGlite, and PostgreSQL with DATABASE_URL.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
+import { describe, test } from 'node:test';
+import { needsPostgres } from '@surety/db/testing';
 import {
   DeliveryWorker,
   isEndpointNotFoundError,
@@ -14,35 +14,21 @@ import {
   isPollLimitError,
   isWebhookError,
   PollWaits,
-  parseAllowList,
   Webhooks,
 } from '../src/index.js';
+import { LOOPBACK, useEngine } from './fixture.js';
 
-let db: TestDatabase;
-let tenantN = 0;
-const nextTenant = () => `poll${++tenantN}`;
-
+const fx = useEngine({ database: { max: 6 }, tenantPrefix: 'poll' });
+const nextTenant = fx.fresh;
+/** Another engine on the same database (a restart). */
 const engine = () =>
-  new Webhooks({
-    sql: db.sql,
-    schema: db.schema,
-    allowHttp: true,
-    allowList: parseAllowList('127.0.0.1/32'),
-  });
-let webhooks: Webhooks;
-
-before(async () => {
-  db = await createTestDatabase({ max: 6 });
-  webhooks = engine();
-  await webhooks.migrate();
-});
-after(() => db.close());
+  new Webhooks({ sql: fx.db.sql, schema: fx.db.schema, allowHttp: true, allowList: LOOPBACK });
 
 const pollEndpoint = async (w: Webhooks, tenant: string, applicationId?: string) =>
-  (await w.createEndpoint(db.sql, { tenant, kind: 'poll', eventTypes: ['*'], applicationId })).endpoint.id;
+  (await w.createEndpoint(fx.db.sql, { tenant, kind: 'poll', eventTypes: ['*'], applicationId })).endpoint.id;
 
 const publish = (w: Webhooks, tenant: string, n: number, application?: string) =>
-  db.sql.transaction(async (tx) => {
+  fx.db.sql.transaction(async (tx) => {
     const ids: string[] = [];
     for (let k = 0; k < n; k++)
       ids.push((await w.publish(tx, { tenant, type: 'order.created', data: { k }, application })).id);
@@ -53,33 +39,33 @@ const publish = (w: Webhooks, tenant: string, n: number, application?: string) =
 async function consume(w: Webhooks, tenant: string, id: string, limit: number, maxPages = 100) {
   const seen: string[] = [];
   for (let page = 0; page < maxPages; page++) {
-    const p = await w.readPoll(db.sql, { tenant, id, limit });
+    const p = await w.readPoll(fx.db.sql, { tenant, id, limit });
     if (p.data.length === 0) return seen;
     for (const item of p.data) {
       const envelope = JSON.parse(item.envelope);
       assert.equal(envelope.id, item.eventId);
       seen.push(item.eventId);
     }
-    await db.sql.transaction((tx) => w.ackPoll(tx, { tenant, id, cursor: p.cursor }));
+    await fx.db.sql.transaction((tx) => w.ackPoll(tx, { tenant, id, cursor: p.cursor }));
   }
   throw new Error('still reading after maxPages');
 }
 
 test('two consumers of one application each get every event, in order, across a restart', async () => {
   const tenant = nextTenant();
-  const app = await webhooks.createApplication(db.sql, { tenant, name: 'Consumers' });
-  const a = await pollEndpoint(webhooks, tenant, app.id);
-  const b = await pollEndpoint(webhooks, tenant, app.id);
-  const first = await publish(webhooks, tenant, 12, app.id);
-  await publish(webhooks, tenant, 3); // the tenant's own: neither consumer's
+  const app = await fx.webhooks.createApplication(fx.db.sql, { tenant, name: 'Consumers' });
+  const a = await pollEndpoint(fx.webhooks, tenant, app.id);
+  const b = await pollEndpoint(fx.webhooks, tenant, app.id);
+  const first = await publish(fx.webhooks, tenant, 12, app.id);
+  await publish(fx.webhooks, tenant, 3); // the tenant's own: neither consumer's
   // A reads two pages of five and acknowledges them; B reads one page and acknowledges nothing.
   const readA: string[] = [];
   for (let k = 0; k < 2; k++) {
-    const p = await webhooks.readPoll(db.sql, { tenant, id: a, limit: 5 });
+    const p = await fx.webhooks.readPoll(fx.db.sql, { tenant, id: a, limit: 5 });
     readA.push(...p.data.map((d) => d.eventId));
-    await db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id: a, cursor: p.cursor }));
+    await fx.db.sql.transaction((tx) => fx.webhooks.ackPoll(tx, { tenant, id: a, cursor: p.cursor }));
   }
-  const unacked = await webhooks.readPoll(db.sql, { tenant, id: b, limit: 5 });
+  const unacked = await fx.webhooks.readPoll(fx.db.sql, { tenant, id: b, limit: 5 });
   assert.deepEqual(
     unacked.data.map((d) => d.eventId),
     first.slice(0, 5),
@@ -98,34 +84,38 @@ test('two consumers of one application each get every event, in order, across a 
   );
 
   // Acknowledged: the deliveries listing shows them delivered; nothing more to read.
-  const deliveries = await restarted.listDeliveries(db.sql, { tenant, endpointId: a, limit: 100 });
+  const deliveries = await restarted.listDeliveries(fx.db.sql, { tenant, endpointId: a, limit: 100 });
   assert.equal(deliveries.data.length, 19);
   assert.ok(deliveries.data.every((d) => d.status === 'delivered'));
-  assert.equal((await restarted.readPoll(db.sql, { tenant, id: b })).data.length, 0);
+  assert.equal((await restarted.readPoll(fx.db.sql, { tenant, id: b })).data.length, 0);
 });
 
 test('reading after a cursor does not acknowledge; an older acknowledgement changes nothing', async () => {
   const tenant = nextTenant();
-  const id = await pollEndpoint(webhooks, tenant);
-  const ids = await publish(webhooks, tenant, 6);
-  const p1 = await webhooks.readPoll(db.sql, { tenant, id, limit: 2 });
-  const p2 = await webhooks.readPoll(db.sql, { tenant, id, limit: 2, after: p1.cursor });
+  const id = await pollEndpoint(fx.webhooks, tenant);
+  const ids = await publish(fx.webhooks, tenant, 6);
+  const p1 = await fx.webhooks.readPoll(fx.db.sql, { tenant, id, limit: 2 });
+  const p2 = await fx.webhooks.readPoll(fx.db.sql, { tenant, id, limit: 2, after: p1.cursor });
   assert.deepEqual(
     p2.data.map((d) => d.eventId),
     ids.slice(2, 4),
   );
-  const again = await webhooks.readPoll(db.sql, { tenant, id, limit: 2 });
+  const again = await fx.webhooks.readPoll(fx.db.sql, { tenant, id, limit: 2 });
   assert.deepEqual(
     again.data.map((d) => d.eventId),
     ids.slice(0, 2),
     'nothing acknowledged yet',
   );
-  const acked = await db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id, cursor: p2.cursor }));
+  const acked = await fx.db.sql.transaction((tx) =>
+    fx.webhooks.ackPoll(tx, { tenant, id, cursor: p2.cursor }),
+  );
   assert.equal(acked.acknowledged, 4);
-  const older = await db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id, cursor: p1.cursor }));
+  const older = await fx.db.sql.transaction((tx) =>
+    fx.webhooks.ackPoll(tx, { tenant, id, cursor: p1.cursor }),
+  );
   assert.equal(older.acknowledged, 0);
   assert.equal(older.cursor, p2.cursor, 'the cursor never moves back');
-  const rest = await webhooks.readPoll(db.sql, { tenant, id, after: p1.cursor });
+  const rest = await fx.webhooks.readPoll(fx.db.sql, { tenant, id, after: p1.cursor });
   assert.deepEqual(
     rest.data.map((d) => d.eventId),
     ids.slice(4),
@@ -135,11 +125,11 @@ test('reading after a cursor does not acknowledge; an older acknowledgement chan
 
 test("a forged or edited cursor is refused; another endpoint's cursor names nothing here", async () => {
   const tenant = nextTenant();
-  const id = await pollEndpoint(webhooks, tenant);
-  const other = await pollEndpoint(webhooks, tenant);
-  const theirs = await pollEndpoint(webhooks, nextTenant());
-  await publish(webhooks, tenant, 3);
-  const page = await webhooks.readPoll(db.sql, { tenant, id, limit: 1 });
+  const id = await pollEndpoint(fx.webhooks, tenant);
+  const other = await pollEndpoint(fx.webhooks, tenant);
+  const theirs = await pollEndpoint(fx.webhooks, nextTenant());
+  await publish(fx.webhooks, tenant, 3);
+  const page = await fx.webhooks.readPoll(fx.db.sql, { tenant, id, limit: 1 });
   const [body, mac] = page.cursor.slice(3).split('.') as [string, string];
   const payload = Buffer.from(body, 'base64url').toString();
   const edited = `pc_${Buffer.from(payload.replace(/^\d+/, '3')).toString('base64url')}.${mac}`;
@@ -152,61 +142,67 @@ test("a forged or edited cursor is refused; another endpoint's cursor names noth
     `${page.cursor}x`,
     'pc_%%.%%',
   ]) {
-    await assert.rejects(webhooks.readPoll(db.sql, { tenant, id, after: cursor }), invalid, cursor);
+    await assert.rejects(fx.webhooks.readPoll(fx.db.sql, { tenant, id, after: cursor }), invalid, cursor);
     await assert.rejects(
-      db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id, cursor })),
+      fx.db.sql.transaction((tx) => fx.webhooks.ackPoll(tx, { tenant, id, cursor })),
       invalid,
       cursor,
     );
   }
-  const otherCursor = (await webhooks.readPoll(db.sql, { tenant, id: other })).cursor;
+  const otherCursor = (await fx.webhooks.readPoll(fx.db.sql, { tenant, id: other })).cursor;
   await assert.rejects(
-    webhooks.readPoll(db.sql, { tenant, id, after: otherCursor }),
+    fx.webhooks.readPoll(fx.db.sql, { tenant, id, after: otherCursor }),
     isEndpointNotFoundError,
   );
   await assert.rejects(
-    db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id, cursor: otherCursor })),
+    fx.db.sql.transaction((tx) => fx.webhooks.ackPoll(tx, { tenant, id, cursor: otherCursor })),
     isEndpointNotFoundError,
   );
   // Another tenant's endpoint is not this tenant's: a 404 whatever the cursor.
-  await assert.rejects(webhooks.readPoll(db.sql, { tenant, id: theirs }), isEndpointNotFoundError);
-  const hook = await webhooks.createEndpoint(db.sql, {
+  await assert.rejects(fx.webhooks.readPoll(fx.db.sql, { tenant, id: theirs }), isEndpointNotFoundError);
+  const hook = await fx.webhooks.createEndpoint(fx.db.sql, {
     tenant,
     url: 'http://127.0.0.1:9/x',
     eventTypes: ['*'],
   });
-  await assert.rejects(webhooks.readPoll(db.sql, { tenant, id: hook.endpoint.id }), isNotPollEndpointError);
+  await assert.rejects(
+    fx.webhooks.readPoll(fx.db.sql, { tenant, id: hook.endpoint.id }),
+    isNotPollEndpointError,
+  );
   // Nothing was acknowledged by any of it.
-  assert.equal((await webhooks.readPoll(db.sql, { tenant, id })).data.length, 3);
+  assert.equal((await fx.webhooks.readPoll(fx.db.sql, { tenant, id })).data.length, 3);
 });
 
 test('no worker claims a poll delivery; replay and recover reach the consumer again, past its cursor', async () => {
   const tenant = nextTenant();
-  const id = await pollEndpoint(webhooks, tenant);
-  const [e1] = await publish(webhooks, tenant, 1);
-  const worker = new DeliveryWorker({ webhooks, listen: false, guard: { allowHttp: true } });
+  const id = await pollEndpoint(fx.webhooks, tenant);
+  const [e1] = await publish(fx.webhooks, tenant, 1);
+  const worker = new DeliveryWorker({ webhooks: fx.webhooks, listen: false, guard: { allowHttp: true } });
   assert.equal(await worker.drain(), 0, 'nothing for a worker');
-  const attempts = await db.sql.query<{ n: number }>(
-    `select count(*)::int as n from "${db.schema}".webhook_attempts where tenant = $1`,
+  const attempts = await fx.db.sql.query<{ n: number }>(
+    `select count(*)::int as n from "${fx.db.schema}".webhook_attempts where tenant = $1`,
     [tenant],
   );
   assert.equal(attempts.rows[0]!.n, 0);
-  assert.deepEqual(await consume(webhooks, tenant, id, 10), [e1]);
-  assert.equal(await webhooks.replayEvent(db.sql, { tenant, eventId: e1!, endpointId: id }), 1);
-  assert.deepEqual(await consume(webhooks, tenant, id, 10), [e1], 'the replay, past the cursor');
+  assert.deepEqual(await consume(fx.webhooks, tenant, id, 10), [e1]);
+  assert.equal(await fx.webhooks.replayEvent(fx.db.sql, { tenant, eventId: e1!, endpointId: id }), 1);
+  assert.deepEqual(await consume(fx.webhooks, tenant, id, 10), [e1], 'the replay, past the cursor');
   // Disabled: its pending deliveries fail; enabled and recovered: read again, at new positions.
-  await publish(webhooks, tenant, 2);
-  await db.sql.transaction((tx) => webhooks.disableEndpoint(tx, { tenant, id, reason: 'test' }));
-  await webhooks.enableEndpoint(db.sql, { tenant, id });
-  assert.equal((await webhooks.readPoll(db.sql, { tenant, id })).data.length, 0);
-  assert.equal(await webhooks.recoverEndpoint(db.sql, { tenant, endpointId: id, since: new Date(0) }), 2);
+  await publish(fx.webhooks, tenant, 2);
+  await fx.db.sql.transaction((tx) => fx.webhooks.disableEndpoint(tx, { tenant, id, reason: 'test' }));
+  await fx.webhooks.enableEndpoint(fx.db.sql, { tenant, id });
+  assert.equal((await fx.webhooks.readPoll(fx.db.sql, { tenant, id })).data.length, 0);
+  assert.equal(
+    await fx.webhooks.recoverEndpoint(fx.db.sql, { tenant, endpointId: id, since: new Date(0) }),
+    2,
+  );
   assert.equal(await worker.drain(), 0, 'recovered, still not a worker’s');
-  assert.equal((await consume(webhooks, tenant, id, 10)).length, 2);
+  assert.equal((await consume(fx.webhooks, tenant, id, 10)).length, 2);
   await worker.stop();
 });
 
 test('long-poll waits: a cap per tenant, woken by a NOTIFY, ended by close', async () => {
-  const waits = new PollWaits(webhooks, { maxPerTenant: 2, checkMs: 60_000 });
+  const waits = new PollWaits(fx.webhooks, { maxPerTenant: 2, checkMs: 60_000 });
   const r1 = waits.acquire('t1');
   const r2 = waits.acquire('t1');
   assert.throws(() => waits.acquire('t1'), isPollLimitError);
@@ -220,10 +216,10 @@ test('long-poll waits: a cap per tenant, woken by a NOTIFY, ended by close', asy
   assert.equal(waits.held(), 0);
   // A NOTIFY on the engine's channel (what a publish sends after COMMIT) ends a wait long before its time.
   const tenant = nextTenant();
-  await pollEndpoint(webhooks, tenant);
+  await pollEndpoint(fx.webhooks, tenant);
   const started = Date.now();
   const waiting = waits.wait(20_000);
-  setTimeout(() => void publish(webhooks, tenant, 1), 50);
+  setTimeout(() => void publish(fx.webhooks, tenant, 1), 50);
   await waiting;
   assert.ok(Date.now() - started < 10_000, `woken after ${Date.now() - started} ms`);
   const ended = waits.wait(20_000);
@@ -234,7 +230,7 @@ test('long-poll waits: a cap per tenant, woken by a NOTIFY, ended by close', asy
 describe('on PostgreSQL', { skip: needsPostgres }, () => {
   test('a transaction that commits late is read after what committed before it, never skipped', async () => {
     const tenant = nextTenant();
-    const id = await pollEndpoint(webhooks, tenant);
+    const id = await pollEndpoint(fx.webhooks, tenant);
     let release!: () => void;
     const held = new Promise<void>((r) => {
       release = r;
@@ -244,23 +240,23 @@ describe('on PostgreSQL', { skip: needsPostgres }, () => {
       published = r;
     });
     // The late one takes its delivery id and sequence first, and commits last.
-    const late = db.sql.transaction(async (tx) => {
-      const e = await webhooks.publish(tx, { tenant, type: 'order.created', data: { late: true } });
+    const late = fx.db.sql.transaction(async (tx) => {
+      const e = await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { late: true } });
       published();
       await held;
       return e.id;
     });
     await inside;
-    const [early] = await publish(webhooks, tenant, 1);
-    const p1 = await webhooks.readPoll(db.sql, { tenant, id });
+    const [early] = await publish(fx.webhooks, tenant, 1);
+    const p1 = await fx.webhooks.readPoll(fx.db.sql, { tenant, id });
     assert.deepEqual(
       p1.data.map((d) => d.eventId),
       [early],
     );
-    await db.sql.transaction((tx) => webhooks.ackPoll(tx, { tenant, id, cursor: p1.cursor }));
+    await fx.db.sql.transaction((tx) => fx.webhooks.ackPoll(tx, { tenant, id, cursor: p1.cursor }));
     release();
     const lateId = await late;
-    const p2 = await webhooks.readPoll(db.sql, { tenant, id });
+    const p2 = await fx.webhooks.readPoll(fx.db.sql, { tenant, id });
     assert.deepEqual(
       p2.data.map((d) => d.eventId),
       [lateId],
@@ -270,14 +266,14 @@ describe('on PostgreSQL', { skip: needsPostgres }, () => {
 
   test('concurrent reads of one consumer give each delivery one position, in one order', async () => {
     const tenant = nextTenant();
-    const id = await pollEndpoint(webhooks, tenant);
-    const ids = await publish(webhooks, tenant, 40);
+    const id = await pollEndpoint(fx.webhooks, tenant);
+    const ids = await publish(fx.webhooks, tenant, 40);
     const pages = await Promise.all(
-      Array.from({ length: 4 }, () => webhooks.readPoll(db.sql, { tenant, id, limit: 10 })),
+      Array.from({ length: 4 }, () => fx.webhooks.readPoll(fx.db.sql, { tenant, id, limit: 10 })),
     );
     for (const p of pages) assert.ok(p.data.length > 0);
-    const positions = await db.sql.query<{ event_id: string; poll_position: string }>(
-      `select d.event_id, d.poll_position::text as poll_position from "${db.schema}".webhook_deliveries d
+    const positions = await fx.db.sql.query<{ event_id: string; poll_position: string }>(
+      `select d.event_id, d.poll_position::text as poll_position from "${fx.db.schema}".webhook_deliveries d
         where d.tenant = $1 and d.poll_position is not null order by d.poll_position`,
       [tenant],
     );
@@ -288,6 +284,6 @@ describe('on PostgreSQL', { skip: needsPostgres }, () => {
       seen.map((_, k) => k + 1),
       'one position each, no gap, no repeat',
     );
-    assert.deepEqual(await consume(webhooks, tenant, id, 7), ids);
+    assert.deepEqual(await consume(fx.webhooks, tenant, id, 7), ids);
   });
 });

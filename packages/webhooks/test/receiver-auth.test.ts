@@ -6,88 +6,56 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
-import {
-  DeliveryWorker,
-  type DeliveryWorkerOptions,
-  type EndpointAuthInput,
-  InvalidAuthError,
-  parseAllowList,
-  Webhooks,
-} from '../src/index.js';
+import { afterEach, before, beforeEach, describe, test } from 'node:test';
+import { type EndpointAuthInput, InvalidAuthError } from '../src/index.js';
 import { type Hit, makePki, type Pki, startServer, until } from './auth-helpers.js';
+import { LOOPBACK, useEngine } from './fixture.js';
 import { listen, tableResolver } from './ssrf-helpers.js';
 
-let db: TestDatabase;
 let clock = Date.parse('2026-06-01T00:00:00Z');
-let webhooks: Webhooks;
 let pki: Pki;
-let tenantN = 0;
 let tenant: string;
-const closers: (() => Promise<unknown>)[] = [];
-const allowList = parseAllowList('127.0.0.1/32');
-
-before(async () => {
-  pki = makePki();
-  db = await createTestDatabase();
-  webhooks = new Webhooks({ sql: db.sql, schema: db.schema, allowHttp: true, allowList, now: () => clock });
-  await webhooks.migrate();
+const fx = useEngine({
+  engine: { now: () => clock },
+  worker: { random: () => 0, auth: { now: () => clock, failureHoldMs: 0 } },
 });
-after(() => db.close());
+const worker = fx.worker;
 
+before(() => {
+  pki = makePki();
+});
 function fresh() {
-  tenant = `t${++tenantN}`;
+  tenant = fx.fresh();
 }
-async function cleanup() {
-  for (const c of closers.splice(0).reverse()) await c();
-  await db.sql.query(
-    `update "${db.schema}".webhook_deliveries set status = 'failed' where status = 'pending'`,
-  );
-}
+const cleanup = fx.cleanup;
 
 async function server(...args: Parameters<typeof startServer>) {
   const s = await startServer(...args);
-  closers.push(() => s.close());
-  return s;
-}
-
-function worker(options: Partial<DeliveryWorkerOptions> = {}) {
-  const w = new DeliveryWorker({
-    webhooks,
-    listen: false,
-    random: () => 0,
-    timeoutMs: 2000,
-    guard: { allowList, allowHttp: true },
-    auth: { now: () => clock, failureHoldMs: 0 },
-    ...options,
-  });
-  closers.push(() => w.stop());
-  return w;
+  return fx.closeLater(s);
 }
 
 const endpoint = (url: string, auth: EndpointAuthInput | null) =>
-  webhooks.createEndpoint(db.sql, { tenant, url, eventTypes: ['*'], auth }).then((r) => r.endpoint);
+  fx.webhooks.createEndpoint(fx.db.sql, { tenant, url, eventTypes: ['*'], auth }).then((r) => r.endpoint);
 
 const publish = (n = 1) =>
-  db.sql.transaction(async (tx) => {
-    for (let i = 0; i < n; i++) await webhooks.publish(tx, { tenant, type: 'order.paid', data: { i } });
+  fx.db.sql.transaction(async (tx) => {
+    for (let i = 0; i < n; i++) await fx.webhooks.publish(tx, { tenant, type: 'order.paid', data: { i } });
   });
 
 const attempts = (endpointId: string) =>
-  db.sql
+  fx.db.sql
     .query<{ status: number | null; error_code: string | null; error_message: string | null }>(
-      `select a.status, a.error_code, a.error_message from "${db.schema}".webhook_attempts a
-         join "${db.schema}".webhook_deliveries d on d.id = a.delivery_id
+      `select a.status, a.error_code, a.error_message from "${fx.db.schema}".webhook_attempts a
+         join "${fx.db.schema}".webhook_deliveries d on d.id = a.delivery_id
         where d.tenant = $1 and d.endpoint_id = $2 order by a.started_at, a.attempt`,
       [tenant, endpointId],
     )
     .then((r) => r.rows);
 
 const statuses = (endpointId: string) =>
-  db.sql
+  fx.db.sql
     .query<{ status: string }>(
-      `select status from "${db.schema}".webhook_deliveries where tenant = $1 and endpoint_id = $2 order by sequence`,
+      `select status from "${fx.db.schema}".webhook_deliveries where tenant = $1 and endpoint_id = $2 order by sequence`,
       [tenant, endpointId],
     )
     .then((r) => r.rows.map((x) => x.status));
@@ -136,7 +104,7 @@ describe('writing auth', () => {
       /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/,
     );
     assert.ok(Date.parse((mtls.auth as { notAfter: string }).notAfter) > clock);
-    const listed = JSON.stringify(await webhooks.listEndpoints(db.sql, { tenant }));
+    const listed = JSON.stringify(await fx.webhooks.listEndpoints(fx.db.sql, { tenant }));
     for (const secret of [
       'hunter2-secret',
       'oauth-secret-value',
@@ -144,7 +112,7 @@ describe('writing auth', () => {
       pki.clientA.key.slice(40, 80),
     ])
       assert.ok(!listed.includes(secret), `listing leaks ${secret.slice(0, 12)}…`);
-    const got = JSON.stringify(await webhooks.getEndpoint(db.sql, { tenant, id: mtls.id }));
+    const got = JSON.stringify(await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: mtls.id }));
     assert.ok(!got.includes('PRIVATE KEY'));
   });
 
@@ -192,7 +160,7 @@ describe('writing auth', () => {
     ];
     for (const [auth, path] of cases) {
       await assert.rejects(
-        webhooks.createEndpoint(db.sql, {
+        fx.webhooks.createEndpoint(fx.db.sql, {
           tenant,
           url: 'https://example.com/x',
           eventTypes: ['*'],
@@ -209,7 +177,7 @@ describe('writing auth', () => {
     }
     // Only a webhook endpoint takes auth.
     await assert.rejects(
-      webhooks.createEndpoint(db.sql, {
+      fx.webhooks.createEndpoint(fx.db.sql, {
         tenant,
         kind: 'nats',
         url: 'nats://127.0.0.1:4222',
@@ -219,11 +187,11 @@ describe('writing auth', () => {
       }),
       InvalidAuthError,
     );
-    assert.equal((await webhooks.listEndpoints(db.sql, { tenant })).data.length, 0);
+    assert.equal((await fx.webhooks.listEndpoints(fx.db.sql, { tenant })).data.length, 0);
     // An update that cannot be used changes nothing.
     const e = await endpoint('https://example.com/a', { type: 'basic', username: 'u', password: 'p' });
     await assert.rejects(
-      webhooks.updateEndpoint(db.sql, {
+      fx.webhooks.updateEndpoint(fx.db.sql, {
         tenant,
         id: e.id,
         ifVersion: e.version,
@@ -231,11 +199,11 @@ describe('writing auth', () => {
       }),
       InvalidAuthError,
     );
-    const after = await webhooks.getEndpoint(db.sql, { tenant, id: e.id });
+    const after = await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: e.id });
     assert.equal(after?.version, e.version);
     assert.deepEqual(after?.auth, { type: 'basic', username: 'u' });
     // null removes it
-    const cleared = await webhooks.updateEndpoint(db.sql, {
+    const cleared = await fx.webhooks.updateEndpoint(fx.db.sql, {
       tenant,
       id: e.id,
       ifVersion: e.version,
@@ -260,7 +228,7 @@ describe('basic', () => {
       (await attempts(e.id)).map((a) => [a.status, a.error_code]),
       [[401, 'http_401']],
     );
-    await webhooks.updateEndpoint(db.sql, {
+    await fx.webhooks.updateEndpoint(fx.db.sql, {
       tenant,
       id: e.id,
       ifVersion: e.version,
@@ -309,7 +277,7 @@ describe('mtls', () => {
     const rx = await server(ok, { ca: pki.ca, server: pki.server });
     const e = await endpoint(rx.url, null);
     await publish();
-    await worker({ guard: { allowList, allowHttp: true, tls: { ca: pki.ca } } }).drain();
+    await worker({ guard: { allowList: LOOPBACK, allowHttp: true, tls: { ca: pki.ca } } }).drain();
     // Not an mTLS endpoint: the close is reported as what it looks like.
     assert.match(String((await attempts(e.id))[0]?.error_code), /^(tls_error|connection_error)$/);
     assert.equal(rx.hits.length, 0);
@@ -336,7 +304,7 @@ describe('mtls', () => {
     w.on('attempt:finished', (a) => finished.push(a.outcome));
     await w.start();
     await until(() => rx.hits.length === 1, 10_000, 'the first request');
-    await webhooks.updateEndpoint(db.sql, {
+    await fx.webhooks.updateEndpoint(fx.db.sql, {
       tenant,
       id: e.id,
       ifVersion: e.version,
@@ -393,13 +361,13 @@ describe('oauth2', () => {
       });
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-    closers.push(
-      () =>
+    fx.closeLater({
+      close: () =>
         new Promise<void>((r) => {
           srv.closeAllConnections();
           srv.close(() => r());
         }),
-    );
+    });
     const port = (srv.address() as AddressInfo).port;
     return { url: `http://127.0.0.1:${port}/token`, issued, bodies };
   }
@@ -511,7 +479,7 @@ describe('oauth2', () => {
         res.writeHead(200).end(JSON.stringify({ access_token: 'abc', token_type: 'mac' }));
       else res.writeHead(302, { location: `http://127.0.0.1:${rx.port}/token` }).end();
     });
-    closers.push(() => hostile.close());
+    fx.closeLater(hostile);
     const base = `http://127.0.0.1:${hostile.port}`;
     const paths = ['/html', '/huge', '/hang', '/injection', '/mac', '/redirect'];
     const ids: string[] = [];
@@ -545,7 +513,7 @@ describe('oauth2', () => {
 
   test('SSRF: a token URL whose name resolves to a blocked address is refused at fetch time; the canary sees nothing', async () => {
     const canary = await listen('127.0.0.2', 0);
-    closers.push(() => canary.close());
+    fx.closeLater(canary);
     const rx = await server(ok);
     const { resolver, calls } = tableResolver({ 'token.test': ['127.0.0.2'] });
     // Accepted when written: the name is not a literal address; checked when resolved.
@@ -556,7 +524,7 @@ describe('oauth2', () => {
       clientSecret: 's',
     });
     await publish();
-    await worker({ guard: { allowList, allowHttp: true, resolver } }).drain();
+    await worker({ guard: { allowList: LOOPBACK, allowHttp: true, resolver } }).drain();
     const [a] = await attempts(e.id);
     assert.equal(a?.error_code, 'auth_token_failed');
     assert.match(a!.error_message!, /ssrf_blocked/);

@@ -6,9 +6,9 @@ import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import { parseAllowList, Webhooks } from '../src/index.js';
 import { claimStatements, releaseSlots } from '../src/sql/claim.js';
-import { names } from '../src/sql/names.js';
+import { names } from '../src/sql/schema.js';
 
-// Names as the package builds them (names.ts, `st`), for a few of its statements.
+// Names as the package builds them (sql/schema.ts, `st`), for a few of its statements.
 const statementNames = (schema: string) =>
   ['claim', 'publish', 'list_endpoints', 'complete_attempts'].map(
     (n) => names(schema).st(n, 'select 1').name!,

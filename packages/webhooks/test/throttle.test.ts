@@ -4,63 +4,33 @@
 // receiver's token bucket and ours both refill with the wall clock. Every run is bounded in events
 // and seconds.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
-import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { startReceiver } from '../src/testing.js';
+import { useEngine } from './fixture.js';
 
-let db: TestDatabase;
-let webhooks: Webhooks;
-let tenantN = 0;
 let tenant: string;
-const receivers: { close(): Promise<void> }[] = [];
-const workers: DeliveryWorker[] = [];
+const fx = useEngine({ worker: { pollIntervalMs: 50 }, tenantPrefix: 'th' });
+const worker = fx.worker;
 
-before(async () => {
-  db = await createTestDatabase();
-  webhooks = new Webhooks({
-    sql: db.sql,
-    schema: db.schema,
-    allowHttp: true,
-    allowList: parseAllowList('127.0.0.1/32'),
-  });
-  await webhooks.migrate();
-});
-after(() => db.close());
-
-function worker(options: Partial<DeliveryWorkerOptions> = {}) {
-  const w = new DeliveryWorker({
-    webhooks,
-    listen: false,
-    timeoutMs: 2000,
-    pollIntervalMs: 50,
-    guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
-    ...options,
-  });
-  workers.push(w);
-  return w;
-}
-
-const S = () => `"${db.schema}"`;
 const deliveries = (endpointId: string) =>
-  db.sql
+  fx.db.sql
     .query<{ id: string; status: string; attempts: number }>(
-      `select id, status, attempts from ${S()}.webhook_deliveries where tenant = $1 and endpoint_id = $2`,
+      `select id, status, attempts from "${fx.db.schema}".webhook_deliveries where tenant = $1 and endpoint_id = $2`,
       [tenant, endpointId],
     )
     .then((r) => r.rows);
 const attemptCodes = (endpointId: string) =>
-  db.sql
+  fx.db.sql
     .query<{ error_code: string | null; n: number }>(
-      `select error_code, count(*)::int as n from ${S()}.webhook_attempts where tenant = $1 and endpoint_id = $2
+      `select error_code, count(*)::int as n from "${fx.db.schema}".webhook_attempts where tenant = $1 and endpoint_id = $2
         group by error_code`,
       [tenant, endpointId],
     )
     .then((r) => new Map(r.rows.map((x) => [x.error_code, x.n])));
 
 async function publishMany(n: number) {
-  await db.sql.transaction(async (tx) => {
-    for (let i = 0; i < n; i++) await webhooks.publish(tx, { tenant, type: 'order.created', data: { i } });
+  await fx.db.sql.transaction(async (tx) => {
+    for (let i = 0; i < n; i++) await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { i } });
   });
 }
 
@@ -76,13 +46,9 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
 
 describe('adaptive throttling', () => {
   beforeEach(() => {
-    tenant = `th${++tenantN}`;
+    tenant = fx.fresh();
   });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-    await db.sql.query(`update ${S()}.webhook_deliveries set status = 'failed' where status = 'pending'`);
-  });
+  afterEach(fx.cleanup);
 
   test('a receiver allowing 20 requests/s (429 beyond) gets at most 1.2× that after the first seconds, and no delivery loses an attempt', async () => {
     const LIMIT = 20;
@@ -100,8 +66,12 @@ describe('adaptive throttling', () => {
       hits.push({ t: now, ok });
       res.writeHead(ok ? 204 : 429).end();
     });
-    receivers.push(rx);
-    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    fx.closeLater(rx);
+    const { endpoint } = await fx.webhooks.createEndpoint(fx.db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+    });
     await publishMany(EVENTS);
     const start = performance.now();
     const decreases: { cap: number; rate: number | null }[] = [];
@@ -154,7 +124,7 @@ describe('adaptive throttling', () => {
       `at least ${LIMIT / 2} deliveries/s (${(accepted / window).toFixed(1)})`,
     );
     // The API shows the throttle.
-    const shown = await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id });
+    const shown = await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: endpoint.id });
     assert.equal(shown?.throttle.state, 'throttled');
     assert.ok((shown?.throttle.rate ?? Number.POSITIVE_INFINITY) < 2 * LIMIT, 'its adaptive rate is shown');
     assert.ok((shown?.throttle.decreases ?? 0) >= decreases.length);
@@ -169,8 +139,12 @@ describe('adaptive throttling', () => {
       if (++n <= 5) res.writeHead(503, { 'retry-after': '2' }).end();
       else res.writeHead(204).end();
     });
-    receivers.push(rx);
-    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    fx.closeLater(rx);
+    const { endpoint } = await fx.webhooks.createEndpoint(fx.db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+    });
     await publishMany(5);
     const w = worker({ circuitThreshold: 3, concurrency: 5 });
     const opened: string[] = [];
@@ -192,7 +166,7 @@ describe('adaptive throttling', () => {
     // first five to be answered and recorded) after the fifth.
     const gap = hits[5]! - hits[4]!;
     assert.ok(gap >= 1500, `the endpoint paused for its Retry-After (${gap.toFixed(0)} ms)`);
-    const shown = await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id });
+    const shown = await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: endpoint.id });
     assert.equal(shown?.circuit.state, 'closed');
     assert.equal(shown?.throttle.state, 'throttled');
   });
@@ -205,8 +179,12 @@ describe('adaptive throttling', () => {
       if (++n <= 40) return void res.writeHead(204).end();
       setTimeout(() => res.writeHead(204).end(), 1200);
     });
-    receivers.push(rx);
-    const { endpoint } = await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    fx.closeLater(rx);
+    const { endpoint } = await fx.webhooks.createEndpoint(fx.db.sql, {
+      tenant,
+      url: rx.url,
+      eventTypes: ['*'],
+    });
     const decreases: { signal: string; cap: number; rate: number | null }[] = [];
     const w = worker({ batchSize: 10 });
     w.on('throttle:decreased', (e) => decreases.push(e));
@@ -230,7 +208,7 @@ describe('adaptive throttling', () => {
       (await deliveries(endpoint.id)).filter((d) => d.attempts !== 1),
       [],
     );
-    const shown = await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id });
+    const shown = await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: endpoint.id });
     assert.equal(shown?.throttle.state, 'throttled');
     assert.equal(shown?.throttle.rate, null);
     assert.ok((shown?.throttle.inFlightCap ?? 32) < 32);
@@ -239,8 +217,8 @@ describe('adaptive throttling', () => {
   test('with adaptiveThrottling off, a 429 is retried on the schedule and spends its attempt', async () => {
     let n = 0;
     const rx = await startReceiver((_r, _n, res) => void res.writeHead(++n === 1 ? 429 : 204).end());
-    receivers.push(rx);
-    const { endpoint } = await webhooks.createEndpoint(db.sql, {
+    fx.closeLater(rx);
+    const { endpoint } = await fx.webhooks.createEndpoint(fx.db.sql, {
       tenant,
       url: rx.url,
       eventTypes: ['*'],
@@ -252,7 +230,7 @@ describe('adaptive throttling', () => {
     assert.ok(await until(async () => (await deliveries(endpoint.id))[0]?.status === 'delivered', 5000));
     assert.equal((await deliveries(endpoint.id))[0]!.attempts, 2);
     assert.equal((await attemptCodes(endpoint.id)).get('http_429'), 1);
-    const shown = await webhooks.getEndpoint(db.sql, { tenant, id: endpoint.id });
+    const shown = await fx.webhooks.getEndpoint(fx.db.sql, { tenant, id: endpoint.id });
     assert.equal(shown?.throttle.state, 'none');
   });
 });

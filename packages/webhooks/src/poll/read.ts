@@ -4,9 +4,10 @@
 // 000021), so a consumer past a position never misses one that commits later.
 import { randomBytes } from 'node:crypto';
 import { type Queryable, type Sql, sqlState, type Tx } from '@surety/db';
+import type { WebhooksContext } from '../context.js';
 import { envelopeJson } from '../envelope.js';
 import { EndpointNotFoundError, NotPollEndpointError, WebhookError } from '../errors.js';
-import { internalsOf } from '../internals.js';
+import { assertStorable } from '../input.js';
 import { selectEndpoint } from '../sql/endpoints.js';
 import {
   acknowledge,
@@ -16,7 +17,6 @@ import {
   lockCursor,
   readPositions,
 } from '../sql/poll.js';
-import type { Webhooks } from '../webhooks.js';
 import { encodeCursor, parseCursor, verifyCursor } from './cursor.js';
 
 /** Most events a read answers. */
@@ -58,23 +58,27 @@ export interface AckPollInput {
   cursor: string;
 }
 
-async function pollEndpoint(w: Webhooks, q: Queryable, tenant: string, id: string): Promise<void> {
-  const row = await selectEndpoint(q, internalsOf(w).st.tables, { tenant, id });
+async function pollEndpoint(ctx: WebhooksContext, q: Queryable, tenant: string, id: string): Promise<void> {
+  const row = await selectEndpoint(q, ctx.st.tables, { tenant, id });
   if (!row) throw new EndpointNotFoundError();
   if (row.kind !== 'poll') throw new NotPollEndpointError(row.kind);
 }
 
 /** The endpoint's cursor row, locked; made at the first read. */
-async function lockedCursor(w: Webhooks, tx: Tx, tenant: string, endpointId: string): Promise<CursorRow> {
-  const i = internalsOf(w);
-  const t = i.st.tables;
+async function lockedCursor(
+  ctx: WebhooksContext,
+  tx: Tx,
+  tenant: string,
+  endpointId: string,
+): Promise<CursorRow> {
+  const t = ctx.st.tables;
   const row = await lockCursor(tx, t, { tenant, endpointId });
   if (row) return row;
   await ensureCursor(tx, t, {
     tenant,
     endpointId,
     key: randomBytes(32),
-    nowIso: new Date(i.now()).toISOString(),
+    nowIso: new Date(ctx.now()).toISOString(),
   }).catch((error: unknown) => {
     // The foreign key: the endpoint was deleted since it was read.
     throw sqlState(error) === '23503' ? new EndpointNotFoundError() : error;
@@ -92,14 +96,14 @@ function positionOf(tenant: string, endpointId: string, cursor: CursorRow, token
 }
 
 /** Webhooks.readPoll: one transaction of a few milliseconds, never a wait (poll/waits.ts waits between reads). */
-export async function readPollFor(w: Webhooks, sql: Sql, input: ReadPollInput): Promise<PollPage> {
-  const i = internalsOf(w);
-  const t = i.st.tables;
+export async function readPoll(ctx: WebhooksContext, sql: Sql, input: ReadPollInput): Promise<PollPage> {
+  assertStorable({ tenant: input.tenant, id: input.id, after: input.after });
+  const t = ctx.st.tables;
   const { tenant, id } = input;
   const limit = Math.min(Math.max(1, Math.trunc(input.limit ?? 100)), MAX_POLL_LIMIT);
-  await pollEndpoint(w, sql, tenant, id);
+  await pollEndpoint(ctx, sql, tenant, id);
   return sql.transaction(async (tx) => {
-    const cursor = await lockedCursor(w, tx, tenant, id);
+    const cursor = await lockedCursor(ctx, tx, tenant, id);
     let start = BigInt(cursor.position);
     if (input.after !== undefined) {
       const after = positionOf(tenant, id, cursor, input.after);
@@ -110,7 +114,7 @@ export async function readPollFor(w: Webhooks, sql: Sql, input: ReadPollInput): 
       endpointId: id,
       head: cursor.head,
       limit,
-      nowIso: new Date(i.now()).toISOString(),
+      nowIso: new Date(ctx.now()).toISOString(),
     });
     const rows =
       BigInt(head) > start
@@ -146,27 +150,27 @@ export async function readPollFor(w: Webhooks, sql: Sql, input: ReadPollInput): 
  * Webhooks.ackPoll: moves the endpoint's cursor to the one given (never back) and marks the
  * deliveries it passes delivered. The acknowledged cursor and how many deliveries it completed.
  */
-export async function ackPollFor(
-  w: Webhooks,
+export async function ackPoll(
+  ctx: WebhooksContext,
   tx: Tx,
   input: AckPollInput,
 ): Promise<{ cursor: string; acknowledged: number }> {
-  const i = internalsOf(w);
+  assertStorable({ tenant: input.tenant, id: input.id, cursor: input.cursor });
   const { tenant, id } = input;
-  await pollEndpoint(w, tx, tenant, id);
-  const cursor = await lockedCursor(w, tx, tenant, id);
+  await pollEndpoint(ctx, tx, tenant, id);
+  const cursor = await lockedCursor(ctx, tx, tenant, id);
   const to = positionOf(tenant, id, cursor, input.cursor);
   // A valid token is for a position this endpoint gave out: never past its head.
   if (to > BigInt(cursor.head))
     throw new WebhookError('SURETY_INVALID_CURSOR', 'not a cursor this endpoint returned');
   const from = BigInt(cursor.position);
   if (to <= from) return { cursor: encodeCursor(cursor.key, tenant, id, cursor.position), acknowledged: 0 };
-  const acknowledged = await acknowledge(tx, i.st.tables, {
+  const acknowledged = await acknowledge(tx, ctx.st.tables, {
     tenant,
     endpointId: id,
     from: from.toString(),
     to: to.toString(),
-    nowIso: new Date(i.now()).toISOString(),
+    nowIso: new Date(ctx.now()).toISOString(),
   });
   return { cursor: encodeCursor(cursor.key, tenant, id, to.toString()), acknowledged };
 }

@@ -5,8 +5,7 @@
 // `maxPerTenant` waits at once in a process: the next is refused (PollLimitError, a 429).
 import type { Sql } from '@surety/db';
 import { PollLimitError } from '../errors.js';
-import { internalsOf } from '../internals.js';
-import type { Webhooks } from '../webhooks.js';
+import { contextOf, type Webhooks } from '../webhooks.js';
 
 /** Options of {@link PollWaits}. */
 export interface PollWaitsOptions {
@@ -43,9 +42,9 @@ export class PollWaits {
   #closed = false;
 
   constructor(webhooks: Webhooks, options: PollWaitsOptions = {}) {
-    const i = internalsOf(webhooks);
-    this.#sql = i.sql;
-    this.#channel = i.channel;
+    const ctx = contextOf(webhooks);
+    this.#sql = ctx.sql;
+    this.#channel = ctx.channel;
     this.maxPerTenant = options.maxPerTenant ?? 10;
     this.#checkMs = options.checkMs ?? 1000;
     this.#listen = options.listen ?? true;

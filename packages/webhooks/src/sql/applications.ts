@@ -1,7 +1,8 @@
 // Application statements (Webhooks' application methods keep the checks and the not-found rule).
 import type { Queryable } from '@surety/db';
-import type { KeyedRow } from '../pages.js';
-import { createdAtUs, type Names } from './names.js';
+import type { KeyedRow } from '../reads/pages.js';
+import type { Names } from './schema.js';
+import { createdAtUs } from './values.js';
 
 type Tables = Pick<Names, 'AP' | 'EP' | 'T' | 'D'>;
 

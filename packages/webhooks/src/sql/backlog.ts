@@ -1,6 +1,6 @@
 // The delivery backlog and the open circuit breakers, for a metrics scrape (Webhooks.backlog).
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 
 /** Pending deliveries by state, and endpoints with an open breaker, as the database's clock sees them. */
 export interface Backlog {

@@ -2,13 +2,14 @@
 // and rate limits, and the worker's slot counts (docs/decisions.md, issue 15).
 import type { Queryable, Sql } from '@surety/db';
 import type { Claimed } from './claimed.js';
-import { eventTime, lockId, type Names } from './names.js';
+import { lockId, type Names } from './schema.js';
 import { effectiveCap, effectiveRate, paused } from './throttle.js';
 import { grantRateLimited, type TokenStatements } from './tokens.js';
+import { eventTime } from './values.js';
 
 export type { Claimed } from './claimed.js';
 
-export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
+export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
   return {
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
     // for an ordered endpoint only the head of its queue: its pending row with the lowest sequence
@@ -51,7 +52,7 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
            select m.tenant, m.endpoint_id, m.n from mine m
            union all
            select o.tenant, o.endpoint_id, o.n
-             from ${S} w cross join lateral unnest(w.tenants, w.endpoint_ids, w.counts) as o(tenant, endpoint_id, n)
+             from ${WS} w cross join lateral unnest(w.tenants, w.endpoint_ids, w.counts) as o(tenant, endpoint_id, n)
             where w.worker <> $3 and w.lease_until > $1) b
           group by b.tenant, b.endpoint_id),
        tbusy as (select b.tenant, sum(b.n)::int as n from busy b group by b.tenant),
@@ -151,7 +152,7 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
            select c.tenant, c.endpoint_id, 1 from claimed c) k
           group by k.tenant, k.endpoint_id),
        slots as (
-         insert into ${S} as w (worker, lease_until, tenants, endpoint_ids, counts)
+         insert into ${WS} as w (worker, lease_until, tenants, endpoint_ids, counts)
          select $4, $3, coalesce(array_agg(k.tenant order by k.tenant, k.endpoint_id), '{}'),
                 coalesce(array_agg(k.endpoint_id order by k.tenant, k.endpoint_id), '{}'),
                 coalesce(array_agg(k.n order by k.tenant, k.endpoint_id), '{}')
@@ -187,7 +188,7 @@ export function claimStatements({ schema, D, EV, EP, S, st }: Names) {
     // their values, for the take (set_config in its result: no round trip of its own under the lock).
     claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_generic_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
     // A stopped worker's counts (its claims are all handed back or recorded).
-    releaseSlots: st('release_slots', `delete from ${S} where worker = $1`),
+    releaseSlots: st('release_slots', `delete from ${WS} where worker = $1`),
   };
 }
 

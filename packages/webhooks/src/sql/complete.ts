@@ -1,7 +1,7 @@
 // Batch completion of a worker's outcomes (outcome-writer.ts decides what goes in a batch).
 import type { Queryable } from '@surety/db';
 import { newId } from '../ids.js';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 
 export function completeStatements({ D, A, st }: Names) {
   return {

@@ -1,8 +1,9 @@
 // Delivery and attempt reads (listDeliveries, listAttempts).
 import type { Queryable } from '@surety/db';
-import type { KeyedRow } from '../pages.js';
+import type { KeyedRow } from '../reads/pages.js';
 import { applicationIdOf } from './applications.js';
-import { createdAtUs, eventTime, type Names } from './names.js';
+import type { Names } from './schema.js';
+import { createdAtUs, eventTime } from './values.js';
 
 export interface DeliveryRow {
   id: string;

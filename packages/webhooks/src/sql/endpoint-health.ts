@@ -1,6 +1,6 @@
 // The read behind endpointHealth: the endpoint's streak fields and its last day's attempts.
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 
 export interface EndpointHealthRow {
   last_success_at: Date | null;

@@ -7,7 +7,7 @@ import {
   redact,
 } from '../destinations/config.js';
 import type { Endpoint, EndpointFilter, SecretEntry, ThrottleState } from '../types.js';
-import { iso } from './names.js';
+import { iso } from './values.js';
 
 export interface EndpointRow {
   id: string;

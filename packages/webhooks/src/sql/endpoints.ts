@@ -1,9 +1,10 @@
 // Endpoint statements (Webhooks' endpoint methods keep the checks and the not-found rule).
 import type { Queryable } from '@surety/db';
-import type { KeyedRow } from '../pages.js';
+import type { KeyedRow } from '../reads/pages.js';
 import { refColumn } from './applications.js';
 import { ENDPOINT_COLUMNS, type EndpointRow } from './endpoint-row.js';
-import { createdAtUs, type Names } from './names.js';
+import type { Names } from './schema.js';
+import { createdAtUs } from './values.js';
 
 type Tables = Pick<Names, 'EP' | 'T' | 'D' | 'AP'>;
 

@@ -1,8 +1,9 @@
 // Event reads (listEvents, getEvent).
 import type { Queryable } from '@surety/db';
-import type { KeyedRow } from '../pages.js';
+import type { KeyedRow } from '../reads/pages.js';
 import { refColumn } from './applications.js';
-import { createdAtUs, type Names } from './names.js';
+import type { Names } from './schema.js';
+import { createdAtUs } from './values.js';
 
 export interface EventRow {
   id: string;

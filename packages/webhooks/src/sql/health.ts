@@ -1,6 +1,6 @@
 // Endpoint health, the circuit breaker and disabling, as statements (health.ts drives them).
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 
 export function healthStatements({ D, EP, st }: Names) {
   return {

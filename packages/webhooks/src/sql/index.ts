@@ -3,9 +3,9 @@
 import { claimStatements } from './claim.js';
 import { completeStatements } from './complete.js';
 import { healthStatements } from './health.js';
-import { names } from './names.js';
 import { operationalStatements } from './operational.js';
 import { publishStatements } from './publish.js';
+import { names } from './schema.js';
 import { throttleStatements } from './throttle.js';
 import { tokenStatements } from './tokens.js';
 
@@ -18,12 +18,12 @@ export function statements(schema: string) {
       EV: n.EV,
       D: n.D,
       A: n.A,
-      S: n.S,
+      WS: n.WS,
       T: n.T,
       AP: n.AP,
       K: n.K,
       P: n.P,
-      s: n.s,
+      qs: n.qs,
       schema: n.schema,
     },
     ...publishStatements(n),

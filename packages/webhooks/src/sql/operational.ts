@@ -2,7 +2,7 @@
 // statement flips a flag in the endpoint's row and returns a row only when an event is due, in the
 // transaction that publishes it, so two workers never both publish the same change.
 import type { Queryable } from '@surety/db';
-import { lockId, type Names } from './names.js';
+import { lockId, type Names } from './schema.js';
 
 export function operationalStatements({ schema, D, EP, st }: Names) {
   return {

@@ -2,7 +2,7 @@
 // DDL takes no parameters: every value below is a bound computed by the database or a timestamp
 // produced here, written with `literal`.
 import { literal, type Queryable, sqlState } from '@surety/db';
-import { lockId, type Names } from './names.js';
+import { lockId, type Names } from './schema.js';
 
 /** A history table and how its partition key is bounded for a time. */
 export interface HistoryTable {
@@ -39,7 +39,7 @@ const toWindow = (r: { suffix: string; starts: string; ends: string }): Window =
 /** A bound as a timestamptz parameter. */
 const ts = (ms: number) => (ms === Number.NEGATIVE_INFINITY ? '-infinity' : new Date(ms).toISOString());
 
-type Tables = Pick<Names, 's' | 'P' | 'D' | 'EV' | 'A' | 'K' | 'schema'>;
+type Tables = Pick<Names, 'qs' | 'P' | 'D' | 'EV' | 'A' | 'K' | 'schema'>;
 
 /** Serialises maintenance of one schema across processes (each step is one transaction). */
 const maintenanceLock = (schema: string) => lockId(`surety.webhooks.partitions:${schema}`);
@@ -87,7 +87,7 @@ export async function expiredWindows(q: Queryable, t: Tables, cutoffMs: number):
 
 async function bound(q: Queryable, t: Tables, h: HistoryTable, atMs: number): Promise<string> {
   if (h.prefix === null) return `${literal(ts(atMs))}::timestamptz`;
-  const { rows } = await q.query<{ b: string }>(`select ${t.s}.webhook_time_id($1, $2) as b`, [
+  const { rows } = await q.query<{ b: string }>(`select ${t.qs}.webhook_time_id($1, $2) as b`, [
     h.prefix,
     ts(atMs),
   ]);
@@ -124,21 +124,21 @@ export async function createWindow(
   for (const h of HISTORY) {
     const lo = await bound(q, t, h, input.startsMs);
     const hi = await bound(q, t, h, input.endsMs);
-    const part = `${t.s}.${h.table}_${input.suffix}`;
+    const part = `${t.qs}.${h.table}_${input.suffix}`;
     const moved = `surety_moved_${h.table}`;
     // ATTACH's lock on the DEFAULT partition, taken before its rows are moved: no row for the
     // range can reach it between the move and ATTACH's check of it (which would fail the step).
-    await q.query(`lock table ${t.s}.${h.table}_default in access exclusive mode`);
-    await q.query(`create temp table ${moved} (like ${t.s}.${h.table}) on commit drop`);
+    await q.query(`lock table ${t.qs}.${h.table}_default in access exclusive mode`);
+    await q.query(`create temp table ${moved} (like ${t.qs}.${h.table}) on commit drop`);
     await q.query(
-      `with m as (delete from ${t.s}.${h.table}_default where ${h.key} >= ${lo} and ${h.key} < ${hi} returning *)
+      `with m as (delete from ${t.qs}.${h.table}_default where ${h.key} >= ${lo} and ${h.key} < ${hi} returning *)
        insert into ${moved} select * from m`,
     );
     // CREATE TABLE, then ATTACH: ATTACH takes SHARE UPDATE EXCLUSIVE on the parent (and ACCESS
     // EXCLUSIVE on its DEFAULT partition), so inserts into the other windows and reads pruned to
     // them go on while it waits; CREATE TABLE ... PARTITION OF takes ACCESS EXCLUSIVE on the parent.
     await q.query(
-      `create table ${part} (like ${t.s}.${h.table} including defaults including constraints
+      `create table ${part} (like ${t.qs}.${h.table} including defaults including constraints
          including generated including storage${compression}) ${h.storage}`,
     );
     // The events' (tenant, id) lookups: per partition (a partitioned table cannot hold it unique).
@@ -146,9 +146,9 @@ export async function createWindow(
       await q.query(`create index ${h.table}_${input.suffix}_key on ${part} (tenant, id)`);
     }
     await q.query(
-      `alter table ${t.s}.${h.table} attach partition ${part} for values from (${lo}) to (${hi})`,
+      `alter table ${t.qs}.${h.table} attach partition ${part} for values from (${lo}) to (${hi})`,
     );
-    await q.query(`insert into ${t.s}.${h.table} select * from ${moved}`);
+    await q.query(`insert into ${t.qs}.${h.table} select * from ${moved}`);
     await q.query(`drop table ${moved}`);
   }
   await q.query(`insert into ${t.P} (suffix, starts_at, ends_at) values ($1, $2, $3)`, [
@@ -189,7 +189,7 @@ export async function dropWindow(
   const own = parts
     .filter((p) => p.tbl === 'webhook_deliveries')
     .map((p) => literal(`${t.schema}.${p.part}`) + '::regclass');
-  const events = parts.filter((p) => p.tbl === 'webhook_events').map((p) => `${t.s}.${p.part}`);
+  const events = parts.filter((p) => p.tbl === 'webhook_events').map((p) => `${t.qs}.${p.part}`);
   const conditions = [
     ...(own.length > 0 ? [`d.tableoid in (${own.join(', ')})`] : []),
     ...events.map((e) => `exists (select 1 from ${e} e where e.tenant = d.tenant and e.id = d.event_id)`),
@@ -208,7 +208,7 @@ export async function dropWindow(
   await q.query(`lock table ${t.EV}, ${t.D}, ${t.A} in access exclusive mode`);
   pending = await count();
   if (pending > 0) return { kind: 'pending', pending };
-  for (const p of parts) await q.query(`drop table ${t.s}.${p.part}`);
+  for (const p of parts) await q.query(`drop table ${t.qs}.${p.part}`);
   await q.query(`delete from ${t.P} where suffix = $1`, [input.suffix]);
   return { kind: 'dropped' };
 }

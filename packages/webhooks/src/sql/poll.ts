@@ -2,11 +2,12 @@
 // the fan-out like any kind's, due at 'infinity'; a read gives the ones without a position the next
 // positions under the cursor row's lock, then reads past the cursor in position order.
 import type { Queryable } from '@surety/db';
-import { eventTime, type Names } from './names.js';
+import type { Names } from './schema.js';
+import { eventTime } from './values.js';
 
-type Tables = Pick<Names, 's' | 'D' | 'EV'>;
+type Tables = Pick<Names, 'qs' | 'D' | 'EV'>;
 
-const PC = (t: Tables) => `${t.s}.webhook_poll_cursors`;
+const PC = (t: Tables) => `${t.qs}.webhook_poll_cursors`;
 
 /** The cursor row of a poll endpoint. */
 export interface CursorRow {

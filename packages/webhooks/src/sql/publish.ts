@@ -1,7 +1,8 @@
 // The outbox write (Webhooks.publish) and the event-level statements.
 import type { Queryable } from '@surety/db';
 import { idTimePrefix } from '../ids.js';
-import { type Names, RANDOM_ID_TAIL } from './names.js';
+import type { Names } from './schema.js';
+import { RANDOM_ID_TAIL } from './values.js';
 
 /**
  * Who an event reaches besides its type (docs/applications.md): `tenant`, the tenant's endpoints of
@@ -21,7 +22,7 @@ const AUDIENCE: Record<Audience, { endpoints: string; application: (EP: string) 
   },
 };
 
-export function publishStatements({ s, EV, D, EP, K, st }: Names) {
+export function publishStatements({ qs, EV, D, EP, K, st }: Names) {
   // The outbox write: the event and one delivery per subscribed enabled endpoint, or to the one
   // endpoint named ($8, test events: named, so subscribed or not). One round trip.
   // An id the caller chose ($11) is also written to the event-id table, whose primary key keeps
@@ -47,7 +48,7 @@ export function publishStatements({ s, EV, D, EP, K, st }: Names) {
       `with ev as (
          insert into ${EV} (tenant, id, type, api_version, resource, sequence, data, created_at, trace_context,
                 application_id)
-         values ($1, $2, $3, $4, $5, nextval('${s}.webhook_event_sequence'), $6, $7, $9::text::jsonb,
+         values ($1, $2, $3, $4, $5, nextval('${qs}.webhook_event_sequence'), $6, $7, $9::text::jsonb,
                 ${AUDIENCE[audience].application(EP)})
          returning sequence, application_id),
        k as (insert into ${K} (tenant, id, created_at) select $1, $2, $7 where $11::bool returning 1),

@@ -1,9 +1,9 @@
 // Re-queueing: an event again (Webhooks.replayEvent), an endpoint's failed deliveries
 // (Webhooks.recoverEndpoint). Each wakes the workers in the same statement when it queued any.
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 
-type Tables = Pick<Names, 's' | 'EP' | 'EV' | 'D'>;
+type Tables = Pick<Names, 'qs' | 'EP' | 'EV' | 'D'>;
 
 /**
  * Queues the event again to each subscribed enabled endpoint (or to `endpointId` only) of the
@@ -32,9 +32,9 @@ export async function insertReplay(
      d as (
        insert into ${t.D} (id, tenant, endpoint_id, event_id, status, ordered, next_attempt_at, created_at, sequence,
                            event_created_at)
-       select ${t.s}.webhook_new_id('dlv', $4), $1, e.id, ev.id, 'pending', e.ordered,
+       select ${t.qs}.webhook_new_id('dlv', $4), $1, e.id, ev.id, 'pending', e.ordered,
               case when e.kind = 'poll' then 'infinity'::timestamptz else $4::timestamptz end, $4,
-              nextval('${t.s}.webhook_event_sequence'), ev.created_at
+              nextval('${t.qs}.webhook_event_sequence'), ev.created_at
          from ${t.EP} e, ev
         where e.tenant = $1 and e.status = 'enabled' and e.event_types && array['*', ev.type]::text[]
           and e.application_id is not distinct from ev.application_id

@@ -1,7 +1,7 @@
 // Retention by DELETE (Webhooks.purge): old events with their deliveries and attempts, a batch at a
-// time. The service drops whole partitions instead (partitions.ts, Webhooks.maintain).
+// time. The service drops whole partitions instead (retention/maintain.ts, Webhooks.maintain).
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 
 /**
  * Deletes up to `batchSize` events created before `cutoffIso` that have no pending delivery, with

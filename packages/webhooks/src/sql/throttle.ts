@@ -5,7 +5,7 @@
 // nothing. The claim (claim.ts) and the token bucket (tokens.ts) read them through the expressions
 // below: the fairness cap and the rate limit that already existed, lowered, not a parallel gate.
 import type { Queryable } from '@surety/db';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 
 /** Seconds since the last decrease, as float8, at `now` (a timestamptz expression). */
 const since = (e: string, now: string) => `extract(epoch from (${now} - ${e}.throttle_at))::float8`;

@@ -2,7 +2,7 @@
 // claim's transaction, under its lock, for the rows the claim took (sql/claim.ts).
 import type { Queryable } from '@surety/db';
 import type { Claimed } from './claimed.js';
-import type { Names } from './names.js';
+import type { Names } from './schema.js';
 import { effectiveRate } from './throttle.js';
 
 export function tokenStatements({ EP, st }: Names) {

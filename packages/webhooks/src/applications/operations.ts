@@ -2,10 +2,11 @@
 // metadata, and the not-found rule (a lookup answers undefined; a mutation of an application that
 // does not exist throws ApplicationNotFoundError; a version mismatch is an answer, not an error).
 import { type Queryable, sqlState, type Tx } from '@surety/db';
-import { ApplicationNotFoundError, ApplicationUidTakenError, InvalidInputError } from './errors.js';
-import { newId } from './ids.js';
-import { internalsOf, nowIso } from './internals.js';
-import { BY_TIME, byTimeKey, decode, type Page, type PageInput, page } from './pages.js';
+import { nowIso, type WebhooksContext } from '../context.js';
+import { ApplicationNotFoundError, ApplicationUidTakenError, InvalidInputError } from '../errors.js';
+import { newId } from '../ids.js';
+import { assertStorable } from '../input.js';
+import { BY_TIME, byTimeKey, decode, type Page, type PageInput, page } from '../reads/pages.js';
 import {
   type ApplicationRow,
   deleteApplicationEndpoints,
@@ -14,16 +15,15 @@ import {
   selectApplication,
   selectApplications,
   updateApplicationRow,
-} from './sql/applications.js';
-import { iso } from './sql/names.js';
+} from '../sql/applications.js';
+import { iso } from '../sql/values.js';
 import type {
   Application,
   ApplicationRef,
   CreateApplicationInput,
   DeleteApplicationInput,
   UpdateApplicationInput,
-} from './types.js';
-import type { Webhooks } from './webhooks.js';
+} from '../types.js';
 
 export interface ListApplicationsInput extends PageInput {
   tenant: string;
@@ -76,32 +76,43 @@ const toApplication = (r: ApplicationRow): Application => ({
   updatedAt: iso(r.updated_at)!,
 });
 
-/** Webhooks.createApplication, after the storable check. */
-export async function createApplicationFor(
-  w: Webhooks,
+/** Webhooks.createApplication. */
+export async function createApplication(
+  ctx: WebhooksContext,
   q: Queryable,
   input: CreateApplicationInput,
 ): Promise<Application> {
+  assertStorable({ ...input });
   const uid = checkUid(input.uid);
-  const row = await insertApplication(q, internalsOf(w).st.tables, {
+  const row = await insertApplication(q, ctx.st.tables, {
     tenant: input.tenant,
     id: newId('app'),
     uid,
     name: checkName(input.name),
     metadataJson: checkMetadata(input.metadata ?? {}),
-    nowIso: nowIso(w),
+    nowIso: nowIso(ctx),
   });
   if (!row) throw new ApplicationUidTakenError(uid!);
   return toApplication(row);
 }
 
 /** Webhooks.getApplication: undefined when the tenant has no application with this id or uid. */
-export async function findApplication(
-  w: Webhooks,
+export function getApplication(
+  ctx: WebhooksContext,
   q: Queryable,
   ref: ApplicationRef,
 ): Promise<Application | undefined> {
-  const row = await selectApplication(q, internalsOf(w).st.tables, { tenant: ref.tenant, ref: ref.id });
+  assertStorable({ tenant: ref.tenant, id: ref.id });
+  return findApplication(ctx, q, ref);
+}
+
+/** The application, or undefined (the input checked already). */
+export async function findApplication(
+  ctx: WebhooksContext,
+  q: Queryable,
+  ref: ApplicationRef,
+): Promise<Application | undefined> {
+  const row = await selectApplication(q, ctx.st.tables, { tenant: ref.tenant, ref: ref.id });
   return row ? toApplication(row) : undefined;
 }
 
@@ -110,23 +121,24 @@ export async function findApplication(
  * ApplicationNotFoundError (naming the field) when there is none.
  */
 export async function resolveApplication(
-  w: Webhooks,
+  ctx: WebhooksContext,
   q: Queryable,
   input: { tenant: string; ref: string; field: 'applicationId' | 'application' },
 ): Promise<string> {
-  const found = await findApplication(w, q, { tenant: input.tenant, id: input.ref });
+  const found = await findApplication(ctx, q, { tenant: input.tenant, id: input.ref });
   if (!found) throw new ApplicationNotFoundError(input.field);
   return found.id;
 }
 
 /** Webhooks.listApplications: the tenant's applications, newest first. */
-export async function listApplicationsFor(
-  w: Webhooks,
+export async function listApplications(
+  ctx: WebhooksContext,
   q: Queryable,
   input: ListApplicationsInput,
 ): Promise<Page<Application>> {
+  assertStorable({ tenant: input.tenant });
   const limit = input.limit ?? 20;
-  const rows = await selectApplications(q, internalsOf(w).st.tables, {
+  const rows = await selectApplications(q, ctx.st.tables, {
     tenant: input.tenant,
     limit: limit + 1,
     after: input.cursor ? decode(BY_TIME, input.cursor) : null,
@@ -134,24 +146,25 @@ export async function listApplicationsFor(
   return page(rows, limit, toApplication, BY_TIME, byTimeKey);
 }
 
-/** Webhooks.updateApplication, after the storable check. */
-export async function updateApplicationFor(
-  w: Webhooks,
+/** Webhooks.updateApplication. */
+export async function updateApplication(
+  ctx: WebhooksContext,
   q: Queryable,
   input: UpdateApplicationInput,
 ): Promise<Application | undefined> {
+  assertStorable({ tenant: input.tenant, id: input.id, ...input.patch });
   const { patch } = input;
   const uid = checkUid(patch.uid);
-  const current = await findApplication(w, q, input);
+  const current = await findApplication(ctx, q, input);
   if (!current) throw new ApplicationNotFoundError();
   // Checked first, so that the answer leaves the caller's transaction usable; only an update racing
   // another that takes the same uid meets the index below.
   if (uid !== null && uid !== current.uid) {
-    const holder = await findApplication(w, q, { tenant: input.tenant, id: uid });
+    const holder = await findApplication(ctx, q, { tenant: input.tenant, id: uid });
     if (holder) throw new ApplicationUidTakenError(uid);
   }
   try {
-    const row = await updateApplicationRow(q, internalsOf(w).st.tables, {
+    const row = await updateApplicationRow(q, ctx.st.tables, {
       tenant: input.tenant,
       id: current.id,
       ifVersion: input.ifVersion,
@@ -159,7 +172,7 @@ export async function updateApplicationFor(
       uid,
       name: patch.name === undefined ? null : checkName(patch.name),
       metadataJson: patch.metadata === undefined ? null : checkMetadata(patch.metadata),
-      nowIso: nowIso(w),
+      nowIso: nowIso(ctx),
     });
     if (row) return toApplication(row);
   } catch (error) {
@@ -168,24 +181,29 @@ export async function updateApplicationFor(
     if (sqlState(error) === '23505' && uid !== null) throw new ApplicationUidTakenError(uid);
     throw error;
   }
-  if (!(await findApplication(w, q, input))) throw new ApplicationNotFoundError();
+  if (!(await findApplication(ctx, q, input))) throw new ApplicationNotFoundError();
   return undefined;
 }
 
 /**
- * Webhooks.deleteApplication, after the storable check. The application's row is locked first: an
+ * Webhooks.deleteApplication. The application's row is locked first: an
  * endpoint create for it waits (its foreign key check takes a key-share lock) and then fails with
  * ApplicationNotFoundError, so the endpoints deleted are all it will ever have.
  */
-export async function deleteApplicationFor(
-  w: Webhooks,
+export async function deleteApplication(
+  ctx: WebhooksContext,
   tx: Tx,
   input: DeleteApplicationInput,
 ): Promise<boolean> {
-  const t = internalsOf(w).st.tables;
+  assertStorable({ tenant: input.tenant, id: input.id });
+  const t = ctx.st.tables;
   const row = await selectApplication(tx, t, { tenant: input.tenant, ref: input.id, forUpdate: true });
   if (!row) throw new ApplicationNotFoundError();
   if (input.ifVersion !== undefined && row.version !== input.ifVersion) return false;
-  await deleteApplicationEndpoints(tx, t, { tenant: input.tenant, applicationId: row.id, nowIso: nowIso(w) });
+  await deleteApplicationEndpoints(tx, t, {
+    tenant: input.tenant,
+    applicationId: row.id,
+    nowIso: nowIso(ctx),
+  });
   return deleteApplicationRow(tx, t, { tenant: input.tenant, id: row.id });
 }

@@ -1,5 +1,5 @@
 import type { AttemptErrorCode } from './classify.js';
-import type { UnstorableOutcome } from './outcome-writer.js';
+import type { UnstorableOutcome } from './outcome-types.js';
 
 /** `throttled`: a 429/503 under adaptive throttling, recorded but not counted against the delivery. */
 export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'throttled';

@@ -1,9 +1,9 @@
+import type { ReceiverAuthOptions } from '../auth/index.js';
+import type { BrokerPublisherOptions, PublishFn } from '../destinations/index.js';
+import { DEFAULT_SCHEDULE } from '../schedule.js';
+import type { GuardOptions } from '../ssrf/index.js';
+import type { Webhooks } from '../webhooks.js';
 import type { PostFn } from './attempt.js';
-import type { ReceiverAuthOptions } from './auth/index.js';
-import type { BrokerPublisherOptions, PublishFn } from './destinations/index.js';
-import { DEFAULT_SCHEDULE } from './schedule.js';
-import type { GuardOptions } from './ssrf/index.js';
-import type { Webhooks } from './webhooks.js';
 
 export interface DeliveryWorkerOptions {
   webhooks: Webhooks;

@@ -1,13 +1,13 @@
 // Endpoint health after each recorded batch: last success/failure, the failure streak, the circuit
 // breaker (in the health statement, sql/health.ts) and disabling (410 Gone, or failing too long).
 import type { Queryable, Sql, Tx } from '@surety/db';
+import { type EndpointBatch, type HealthRow, recordHealth } from '../sql/health.js';
+import type { Statements } from '../sql/index.js';
+import { circuitNotice } from '../sql/operational.js';
+import { recordThrottle, type ThrottleSignal } from '../sql/throttle.js';
 import { healthEffect } from './classify.js';
 import type { OperationalEvent } from './operational.js';
 import type { Completion } from './outcome-writer.js';
-import { type EndpointBatch, type HealthRow, recordHealth } from './sql/health.js';
-import type { Statements } from './sql/index.js';
-import { circuitNotice } from './sql/operational.js';
-import { recordThrottle, type ThrottleSignal } from './sql/throttle.js';
 
 /** Held deliveries wait this many longest probe intervals past the probe (1 hour by default). */
 const HOLD_PROBES = 12;
@@ -68,14 +68,14 @@ export interface HealthOptions {
 
 /** One worker's view of its endpoints' health (which it last saw healthy, and when). */
 export class EndpointHealthRecorder {
-  readonly #o: HealthOptions;
+  readonly #options: HealthOptions;
   /** Endpoints this worker last saw healthy (no failure streak), and when. */
   readonly #healthyAt = new Map<string, number>();
   /** Each endpoint's usual answer time (ms) and how many answers it was learnt from. */
   readonly #latency = new Map<string, { meanMs: number; n: number }>();
 
   constructor(options: HealthOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /**
@@ -84,7 +84,7 @@ export class EndpointHealthRecorder {
    * is written for a batch without either.
    */
   async #throttle(attempts: Completion[], now: string): Promise<void> {
-    const t = this.#o.throttle;
+    const t = this.#options.throttle;
     if (!t.enabled) return;
     const signals = new Map<string, ThrottleSignal>();
     const answered = new Map<string, { sum: number; n: number; tenant: string; id: string }>();
@@ -129,7 +129,7 @@ export class EndpointHealthRecorder {
     }
     if (signals.size === 0) return;
     const list = [...signals.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
-    const rows = await recordThrottle(this.#o.sql, this.#o.st, {
+    const rows = await recordThrottle(this.#options.sql, this.#options.st, {
       signals: list,
       nowIso: now,
       decrease: t.decrease,
@@ -140,7 +140,7 @@ export class EndpointHealthRecorder {
     });
     for (const r of rows) {
       if (!r.decreased) continue;
-      this.#o.on.throttled({
+      this.#options.on.throttled({
         tenant: r.tenant,
         endpointId: r.id,
         signal: r.throttled ? 'throttled' : 'latency',
@@ -190,7 +190,7 @@ export class EndpointHealthRecorder {
     }
     if (per.size === 0) return;
     const hs = [...per.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
-    const o = this.#o;
+    const o = this.#options;
     const record = (q: Queryable) =>
       recordHealth(q, o.st, {
         endpoints: hs,

@@ -7,91 +7,18 @@
 //   with no attempt row (`attempt_unrecorded`): isolated, reported once, never retried;
 // - any other failure (the database unreachable, a table it cannot write) keeps every outcome, backs
 //   off and says it is `blocked`: the worker claims nothing until a write succeeds.
-import { isConnectionError, type Queryable, type Sql, sqlState, type Tx } from '@surety/db';
-import { WebhookError } from './errors.js';
-import { toPgText } from './pg-text.js';
-import { completeDeliveries, type completeStatements } from './sql/complete.js';
+import { isConnectionError, type Queryable, sqlState } from '@surety/db';
+import { WebhookError } from '../errors.js';
+import { toPgText } from '../pg-text.js';
+import { completeDeliveries } from '../sql/complete.js';
+import type { Completion, OutcomeWriterOptions, UnstorableHandling } from './outcome-types.js';
 
-/** A worker's outcome for one claimed delivery, as recorded. */
-export interface Completion {
-  id: string;
-  tenant: string;
-  endpointId: string;
-  /**
-   * `throttled`: the receiver answered 429/503; recorded as an attempt, the delivery rescheduled
-   * without spending it (adaptive throttling, docs/webhooks.md). `defer`: handed back unsent.
-   */
-  outcome: 'delivered' | 'retry' | 'failed' | 'throttled' | 'defer';
-  nextAt: string | null;
-  status: number | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  excerpt: string | null;
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  gone: boolean;
-  /** A throttled answer's bounded Retry-After: nothing is sent to the endpoint before it (ISO). */
-  pauseUntil: string | null;
-  /** The delivery's event, and its type (null when the event was deleted). */
-  eventId: string;
-  eventType: string | null;
-}
-
-/**
- * How an outcome that PostgreSQL could not store as it was was handled:
- * - `replaced`: text held characters PostgreSQL's UTF-8 text cannot (NUL, lone surrogates), stored
- *   with U+FFFD in their place;
- * - `text_dropped`: the row was refused even so; recorded without its excerpt and error message;
- * - `attempt_dropped`: refused without them too; the delivery recorded (failed, or delivered if it
- *   was) with `last_error = 'attempt_unrecorded'`, and no attempt row;
- * - `lost`: not even that could be written; nothing recorded, the lease brings the delivery back.
- */
-export type UnstorableHandling = 'replaced' | 'text_dropped' | 'attempt_dropped' | 'lost';
-
-/** One outcome that could not be stored as it was (event `outcome:unstorable`). */
-export interface UnstorableOutcome {
-  deliveryId: string;
-  tenant: string;
-  endpointId: string;
-  attempt: number;
-  handled: UnstorableHandling;
-}
-
-export interface OutcomeWriterOptions {
-  sql: Queryable;
-  /** The statements holding `complete` (sql/complete.ts). */
-  st: ReturnType<typeof completeStatements>;
-  /** Fencing identity: only rows still locked by this worker are completed. */
-  workerId: string;
-  now: () => number;
-  /** Flush once this many outcomes wait. */
-  batchSize: number;
-  /** Otherwise, this long after the first one arrived. */
-  flushIntervalMs: number;
-  /** True while shutting down: a write that keeps failing is given up after a few tries. */
-  stopping: () => boolean;
-  /**
-   * Deliveries failed for good (operational events, `delivery.failed`): when given, a batch that
-   * fails any whose failure `counts` is written in a transaction that also runs `publish` with
-   * those the statement did fail (still held by this worker).
-   */
-  failed?: {
-    sql: Sql;
-    counts: (c: Completion) => boolean;
-    publish: (tx: Tx, failed: Completion[]) => Promise<void>;
-  };
-  /** After each recorded batch, with its attempts (endpoint health). Its failure is reported, not retried. */
-  written: (batch: Completion[], now: string) => Promise<void>;
-  on: {
-    error(error: Error): void;
-    unstorable(outcome: UnstorableOutcome): void;
-    blocked(info: { buffered: number; error: Error }): void;
-    resumed(info: { buffered: number; blockedMs: number }): void;
-    /** A flush ended: room may have come free. */
-    settled(): void;
-  };
-}
+export type {
+  Completion,
+  OutcomeWriterOptions,
+  UnstorableHandling,
+  UnstorableOutcome,
+} from './outcome-types.js';
 
 /** Longest excerpt kept, in UTF-16 code units. */
 export const EXCERPT_LENGTH = 1024;
@@ -112,7 +39,7 @@ type Mode = 'full' | 'no_text' | 'delivery_only';
 
 /** Buffers a worker's outcomes and writes them; see the file's header. */
 export class OutcomeWriter {
-  readonly #o: OutcomeWriterOptions;
+  readonly #options: OutcomeWriterOptions;
   #buffer: Completion[] = [];
   #writing = 0;
   #flushing: Promise<void> = Promise.resolve();
@@ -120,7 +47,7 @@ export class OutcomeWriter {
   #blockedAt: number | undefined;
 
   constructor(options: OutcomeWriterOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** Outcomes not yet recorded (waiting, or in the statement being written). */
@@ -147,8 +74,8 @@ export class OutcomeWriter {
     if (excerpt.replaced || errorMessage.replaced || errorCode.replaced) this.#unstorable(c, 'replaced');
     // While blocked, the flush that is retrying takes it with the rest.
     if (this.#blockedAt !== undefined) return;
-    if (this.#buffer.length >= this.#o.batchSize) void this.flush();
-    else this.#timer ??= setTimeout(() => void this.flush(), this.#o.flushIntervalMs);
+    if (this.#buffer.length >= this.#options.batchSize) void this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), this.#options.flushIntervalMs);
   }
 
   /** Writes everything buffered; serialised. Resolves when done, or given up while stopping. */
@@ -172,7 +99,7 @@ export class OutcomeWriter {
         if (this.#blockedAt !== undefined) {
           const blockedMs = Math.round(performance.now() - this.#blockedAt);
           this.#blockedAt = undefined;
-          this.#o.on.resumed({ buffered: this.size, blockedMs });
+          this.#options.on.resumed({ buffered: this.size, blockedMs });
         }
         continue;
       }
@@ -181,15 +108,15 @@ export class OutcomeWriter {
       this.#buffer.unshift(...left.rows);
       if (this.#blockedAt === undefined) {
         this.#blockedAt = performance.now();
-        this.#o.on.blocked({ buffered: this.size, error: left.error });
+        this.#options.on.blocked({ buffered: this.size, error: left.error });
       }
-      this.#o.on.error(left.error);
+      this.#options.on.error(left.error);
       tries++;
       // Shutting down with the database away: give up; the leases bring these deliveries back.
-      if (this.#o.stopping() && tries >= STOP_TRIES) break;
+      if (this.#options.stopping() && tries >= STOP_TRIES) break;
       await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** (tries - 1))));
     }
-    this.#o.on.settled();
+    this.#options.on.settled();
   }
 
   /**
@@ -245,7 +172,7 @@ export class OutcomeWriter {
 
   /** Reports an outcome stored with less than it had; logged (worker:error) once when not `replaced`. */
   #unstorable(c: Completion, handled: UnstorableHandling, cause?: Error): undefined {
-    this.#o.on.unstorable({
+    this.#options.on.unstorable({
       deliveryId: c.id,
       tenant: c.tenant,
       endpointId: c.endpointId,
@@ -259,7 +186,7 @@ export class OutcomeWriter {
         attempt_dropped: 'not stored: the delivery is recorded with last_error attempt_unrecorded',
         lost: 'not stored at all: the delivery comes back when its lease ends',
       }[handled];
-      this.#o.on.error(
+      this.#options.on.error(
         new WebhookError(
           'SURETY_OUTCOME_UNSTORABLE',
           `the outcome of delivery ${c.id} (tenant ${c.tenant}, attempt ${c.attempt}) was refused by the database (${sqlState(cause) ?? 'no SQLSTATE'}: ${cause.message}); ${what}`,
@@ -272,15 +199,15 @@ export class OutcomeWriter {
 
   /** One `complete` statement; resolves with its error instead of throwing. */
   async #write(batch: Completion[], mode: Mode): Promise<Error | undefined> {
-    const now = new Date(this.#o.now()).toISOString();
+    const now = new Date(this.#options.now()).toISOString();
     const attempts = mode === 'delivery_only' ? [] : batch.filter((c) => c.outcome !== 'defer');
     const text = (v: string | null) => (mode === 'no_text' ? null : v);
-    const failed = this.#o.failed;
+    const failed = this.#options.failed;
     const announced = failed ? batch.filter((c) => c.outcome === 'failed' && failed.counts(c)) : [];
     const complete = (q: Queryable) =>
-      completeDeliveries(q, this.#o.st, {
+      completeDeliveries(q, this.#options.st, {
         nowIso: now,
-        workerId: this.#o.workerId,
+        workerId: this.#options.workerId,
         outcomes: batch,
         attempts: attempts.map((c) => ({
           deliveryId: c.id,
@@ -303,7 +230,7 @@ export class OutcomeWriter {
           if (done.length > 0) await failed.publish(tx, done);
         });
       } else {
-        await complete(this.#o.sql);
+        await complete(this.#options.sql);
       }
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
@@ -311,7 +238,7 @@ export class OutcomeWriter {
     // Recorded: health is derived from the batch, and writing the batch again over a health
     // failure would duplicate its attempt rows (the attempt insert is not fenced).
     const tried = batch.filter((c) => c.outcome !== 'defer');
-    await this.#o.written(tried, now).catch((error: unknown) => this.#o.on.error(error as Error));
+    await this.#options.written(tried, now).catch((error: unknown) => this.#options.on.error(error as Error));
     return undefined;
   }
 }

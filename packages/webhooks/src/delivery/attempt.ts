@@ -1,13 +1,13 @@
 // One delivery attempt: build the envelope, sign it with the endpoint's live secrets, POST it. The
 // result is classified elsewhere (classify.ts); nothing here decides what it means.
 import { signSync } from '@surety/webhook-verify';
-import type { AttemptAuth } from './auth/index.js';
+import type { AttemptAuth } from '../auth/index.js';
+import type { PublishFn } from '../destinations/index.js';
+import { envelopeJson } from '../envelope.js';
+import type { Claimed } from '../sql/claim.js';
+import type { GuardedResponse } from '../ssrf/index.js';
 import type { AttemptResult, Classification } from './classify.js';
-import type { PublishFn } from './destinations/index.js';
-import { envelopeJson } from './envelope.js';
 import type { Completion } from './outcome-writer.js';
-import type { Claimed } from './sql/claim.js';
-import type { GuardedResponse } from './ssrf/index.js';
 
 /** One HTTP attempt; the default goes through the SSRF guard. Throws errors with a `code`. */
 export type PostFn = (

@@ -1,6 +1,6 @@
 // Keyset pages shared by every list of the package (endpoints, events, deliveries, applications).
 import { type CursorPart, type CursorValues, type KeysetCursor, keysetCursor } from '@surety/db';
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../errors.js';
 
 /** A page of a keyset-paginated list: stable under concurrent inserts (no duplicates, no gaps). */
 export interface Page<T> {
@@ -11,14 +11,14 @@ export interface Page<T> {
 
 // Cursors are @surety/db's keyset codec; every list is by (time, id). A forged one is a WebhookError
 // SURETY_INVALID_CURSOR (the package's own error, with the codec's as its cause). The time is the
-// row's created_at to the microsecond, selected as text (sql/names.ts, createdAtUs): the API's
+// row's created_at to the microsecond, selected as text (sql/values.ts, createdAtUs): the API's
 // createdAt is cut to the millisecond, and a cursor cut so would skip the rows of that millisecond
 // after the page's last one.
 export const BY_TIME = keysetCursor('timestamp', 'text');
 
 /** A row of a list by (created_at, id), with its created_at exact (the API's createdAt is cut to ms). */
 export interface KeyedRow {
-  /** created_at to the microsecond, as the cursor carries it (sql/names.ts, createdAtUs). */
+  /** created_at to the microsecond, as the cursor carries it (sql/values.ts, createdAtUs). */
   created_at_us: string;
   id: string;
 }

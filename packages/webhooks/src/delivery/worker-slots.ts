@@ -1,7 +1,7 @@
 // The worker's slot counts: its claimed rows not yet finished per (tenant, endpoint), passed to
 // each claim so the fairness caps count them (sql/claim.ts), and the tenants the last claim held
 // rows back for, whose freed slots wake the claim loop (docs/decisions.md, issue 15).
-import type { Claimed } from './sql/claim.js';
+import type { Claimed } from '../sql/claim.js';
 
 /** How long a freed slot of a held-back tenant waits for others before it wakes the claim loop. */
 const HELD_WAKE_MS = 5;

@@ -1,34 +1,31 @@
-// A worker's parts that only need wiring to its events and options: the endpoint-health recorder
-// (health.ts), the POST (through the SSRF guard unless one is given), and one attempt's run.
+// A worker's parts that only need wiring to its engine context, events and options: the
+// endpoint-health recorder (health.ts), the POST (through the SSRF guard unless one is given), the
+// broker publisher, and the outcome writer's `failed` hook (operational events).
 import type { EventEmitter } from 'node:events';
 import type { Tx } from '@surety/db';
-import { completionOf, type PostFn, sendAttempt } from './attempt.js';
-import { ReceiverAuth } from './auth/index.js';
-import { classify } from './classify.js';
-import { createBrokerPublisher, type PublishFn } from './destinations/index.js';
-import { isEndpointNotFoundError } from './errors.js';
+import { ReceiverAuth } from '../auth/index.js';
+import type { WebhooksContext } from '../context.js';
+import { createBrokerPublisher, type PublishFn } from '../destinations/index.js';
+import { disableEndpoint } from '../endpoints/operations.js';
+import { isEndpointNotFoundError } from '../errors.js';
+import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from '../ssrf/index.js';
+import type { PostFn } from './attempt.js';
 import { EndpointHealthRecorder } from './health.js';
-import type { WebhooksInternals } from './internals.js';
 import { isOperationalEventType, type OperationalEvent, publishOperational } from './operational.js';
-import type { Completion } from './outcome-writer.js';
-import type { Claimed } from './sql/claim.js';
-import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from './ssrf/index.js';
-import { AttemptSpan, sdkRegistered } from './tracing.js';
-import type { Webhooks } from './webhooks.js';
+import { type Completion, OutcomeWriter } from './outcome-writer.js';
 import type { WorkerEventMap } from './worker-events.js';
 import type { DeliveryWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
 
-/** The health recorder, disabling endpoints through `webhooks` and reporting as `worker` events. */
+/** The health recorder, disabling endpoints as Webhooks.disableEndpoint does and reporting as `worker` events. */
 export function healthRecorderFor(input: {
   worker: EventEmitter<WorkerEventMap>;
-  webhooks: Webhooks;
-  internals: WebhooksInternals;
+  ctx: WebhooksContext;
   options: ResolvedWorkerOptions;
 }): EndpointHealthRecorder {
-  const { worker, webhooks: w, internals: i, options: o } = input;
+  const { worker, ctx, options: o } = input;
   return new EndpointHealthRecorder({
-    sql: i.sql,
-    st: i.st,
+    sql: ctx.sql,
+    st: ctx.st,
     circuitThreshold: o.circuitThreshold,
     circuitProbeMs: o.circuitProbeMs,
     circuitMaxProbeMs: o.circuitMaxProbeMs,
@@ -38,7 +35,7 @@ export function healthRecorderFor(input: {
     ...(o.operationalEvents
       ? {
           operational: {
-            publish: (tx: Tx, e: OperationalEvent) => publishFrom(worker, w, tx, e),
+            publish: (tx: Tx, e: OperationalEvent) => publishFrom(worker, ctx, tx, e),
             quietMs: o.circuitNoticeQuietMs,
           },
         }
@@ -54,8 +51,8 @@ export function healthRecorderFor(input: {
     },
     // An endpoint deleted meanwhile has nothing left to disable (EndpointNotFoundError → false).
     disable: (ref) =>
-      i.sql
-        .transaction((tx) => w.disableEndpoint(tx, ref))
+      ctx.sql
+        .transaction((tx) => disableEndpoint(ctx, tx, ref))
         .catch((error: unknown) => (isEndpointNotFoundError(error) ? false : Promise.reject(error))),
     on: {
       breaker: (action, r) => {
@@ -75,14 +72,14 @@ export function healthRecorderFor(input: {
  * the guard's SSRF rules (closed at stop).
  */
 export function publishFor(input: {
-  webhooks: Webhooks;
+  ctx: WebhooksContext;
   given: DeliveryWorkerOptions;
   options: ResolvedWorkerOptions;
 }): { publish: PublishFn; close: (() => Promise<void>) | undefined } {
   if (input.given.publish) return { publish: input.given.publish, close: undefined };
   const guard = input.given.guard;
   const p = createBrokerPublisher({
-    allowList: guard?.allowList ?? input.webhooks.allowList,
+    allowList: guard?.allowList ?? input.ctx.allowList,
     ...(guard?.resolver ? { resolver: guard.resolver } : {}),
     ...(guard?.tls ? { tls: guard.tls } : {}),
     connectTimeoutMs: Math.min(guard?.connectTimeoutMs ?? 5000, input.options.timeoutMs),
@@ -93,14 +90,14 @@ export function publishFor(input: {
 
 /** The worker's POST: `options.post` when given, else through a guarded dispatcher (closed at stop). */
 export function postFor(input: {
-  webhooks: Webhooks;
+  ctx: WebhooksContext;
   given: DeliveryWorkerOptions;
   options: ResolvedWorkerOptions;
 }): { post: PostFn; guard: GuardedDispatcher | undefined } {
   if (input.given.post) return { post: input.given.post, guard: undefined };
   const guardOptions = {
-    allowList: input.webhooks.allowList,
-    allowHttp: input.webhooks.allowHttp,
+    allowList: input.ctx.allowList,
+    allowHttp: input.ctx.allowHttp,
     timeoutMs: input.options.timeoutMs,
     ...input.given.guard,
   };
@@ -113,66 +110,14 @@ export function postFor(input: {
   };
 }
 
-/** What every attempt of one worker runs with (made once, at construction). */
-export interface AttemptParts {
-  worker: EventEmitter<WorkerEventMap>;
-  webhooks: Webhooks;
-  internals: WebhooksInternals;
-  options: ResolvedWorkerOptions;
-  post: PostFn;
-  publish: PublishFn;
-}
-
-/**
- * One attempt as the worker runs it: sent (attempt.ts), timed, classified (classify.ts), reported
- * as `attempt:finished`, and turned into the completion the outcome writer records.
- */
-export async function runAttempt(input: AttemptParts, row: Claimed): Promise<Completion> {
-  const { worker, internals: i, options: o } = input;
-  const startedMs = i.now();
-  const started = performance.now();
-  // tracing.ts: a span linked to the publisher's trace, when an SDK is registered.
-  const span = sdkRegistered() ? new AttemptSpan(row) : undefined;
-  const post = span ? span.post(input.post, row.endpoint_trace_context !== false) : input.post;
-  const sent = await sendAttempt({ row, post, publish: input.publish, timeoutMs: o.timeoutMs, startedMs });
-  const durationMs = Math.round(performance.now() - started);
-  const endMs = i.now();
-  const c = classify({
-    result: sent.result,
-    attempts: row.attempts,
-    schedule: input.webhooks.scheduleFor(row.retry_schedule, o.schedule),
-    nowMs: endMs,
-    random: o.random,
-    maxRetryAfterSeconds: o.maxRetryAfterSeconds,
-    throttle: o.adaptiveThrottling,
-  });
-  span?.end(sent, c);
-  // The event is built only for someone listening (the service's metrics do; a bare worker has none).
-  if (worker.listenerCount('attempt:finished') > 0) {
-    worker.emit('attempt:finished', {
-      deliveryId: row.id,
-      eventId: row.event_id,
-      endpointId: row.endpoint_id,
-      tenant: row.tenant,
-      attempt: row.attempts,
-      outcome: c.kind,
-      status: c.status,
-      errorCode: c.errorCode,
-      durationMs,
-      latencyMs: endMs - new Date(row.created_at).getTime(),
-    });
-  }
-  return completionOf({ row, sent, classification: c, startedMs, durationMs });
-}
-
 /** Publishes an operational event in `tx`; reported as `operational:published` once it commits. */
 export async function publishFrom(
   worker: EventEmitter<WorkerEventMap>,
-  w: Webhooks,
+  ctx: WebhooksContext,
   tx: Tx,
   e: OperationalEvent,
 ): Promise<void> {
-  await publishOperational(w, tx, e, (error) => worker.emit('worker:error', error));
+  await publishOperational(ctx, tx, e, (error) => worker.emit('worker:error', error));
   tx.afterCommit(() =>
     worker.emit('operational:published', { tenant: e.tenant, type: e.type, endpointId: e.endpointId }),
   );
@@ -183,14 +128,10 @@ export async function publishFrom(
  * being sent (not those of a deleted or disabled endpoint or a deleted event, which the receiver
  * did not fail; not those of an operational event: no events about events' failures).
  */
-export function failedHookFor(input: {
-  worker: EventEmitter<WorkerEventMap>;
-  webhooks: Webhooks;
-  internals: WebhooksInternals;
-}) {
-  const { worker, webhooks: w, internals: i } = input;
+export function failedHookFor(input: { worker: EventEmitter<WorkerEventMap>; ctx: WebhooksContext }) {
+  const { worker, ctx } = input;
   return {
-    sql: i.sql,
+    sql: ctx.sql,
     counts: (c: Completion) =>
       c.eventType !== null &&
       !isOperationalEventType(c.eventType) &&
@@ -199,7 +140,7 @@ export function failedHookFor(input: {
       c.errorCode !== 'event_deleted',
     publish: async (tx: Tx, failed: Completion[]) => {
       for (const c of failed) {
-        await publishFrom(worker, w, tx, {
+        await publishFrom(worker, ctx, tx, {
           tenant: c.tenant,
           type: 'delivery.failed',
           endpointId: c.endpointId,
@@ -216,4 +157,61 @@ export function failedHookFor(input: {
       }
     },
   };
+}
+
+/** The worker's outcome writer: on the engine's connection, reporting as `worker` events. */
+export function outcomeWriterFor(input: {
+  worker: EventEmitter<WorkerEventMap> & { readonly id: string };
+  ctx: WebhooksContext;
+  options: ResolvedWorkerOptions;
+  stopping: () => boolean;
+  written: (batch: Completion[], now: string) => Promise<void>;
+  settled: () => void;
+}): OutcomeWriter {
+  const { worker, ctx, options: o } = input;
+  return new OutcomeWriter({
+    sql: ctx.sql,
+    st: ctx.st,
+    workerId: worker.id,
+    now: () => ctx.now(),
+    batchSize: o.batchSize,
+    flushIntervalMs: o.flushIntervalMs,
+    stopping: input.stopping,
+    ...(o.operationalEvents ? { failed: failedHookFor({ worker, ctx }) } : {}),
+    written: input.written,
+    on: {
+      error: (error) => worker.emit('worker:error', error),
+      unstorable: (outcome) => worker.emit('outcome:unstorable', outcome),
+      blocked: (info) => worker.emit('outcomes:blocked', info),
+      resumed: (info) => worker.emit('outcomes:resumed', info),
+      settled: input.settled,
+    },
+  });
+}
+
+/** A task run every `intervalMs` (unref'd timer), one run at a time; its failures go to `onError`. */
+export class Repeating {
+  readonly #timer: NodeJS.Timeout;
+  #run: Promise<void> | undefined;
+
+  constructor(task: () => Promise<unknown>, intervalMs: number, onError: (error: Error) => void) {
+    this.#timer = setInterval(() => {
+      this.#run ??= task()
+        .then(() => undefined)
+        .catch((error: unknown) => void onError(error as Error))
+        .finally(() => {
+          this.#run = undefined;
+        });
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  /** No more runs (the one in progress goes on: `idle` waits for it). */
+  cancel(): void {
+    clearInterval(this.#timer);
+  }
+
+  idle(): Promise<void> {
+    return this.#run ?? Promise.resolve();
+  }
 }

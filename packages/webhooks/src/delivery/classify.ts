@@ -4,8 +4,8 @@
 // (classify.test.ts). The circuit breaker is not an input: it acts on the endpoint's health after the
 // outcomes are recorded (health.ts and its statement), never on one attempt's classification.
 
-import { nextDelay, parseRetryAfter } from './schedule.js';
-import type { DeliveryErrorCode } from './ssrf/errors.js';
+import { nextDelay, parseRetryAfter } from '../schedule.js';
+import type { DeliveryErrorCode } from '../ssrf/errors.js';
 
 /** Why nothing was sent: the delivery fails at once, and the receiver is not blamed. */
 export type NotSentCode = 'endpoint_deleted' | 'endpoint_disabled' | 'event_deleted';

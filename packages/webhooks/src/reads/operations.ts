@@ -1,15 +1,14 @@
 import type { Queryable } from '@surety/db';
-import { assertStorable, assertTimestamp } from './input.js';
-import { internalsOf } from './internals.js';
+import type { WebhooksContext } from '../context.js';
+import { assertStorable, assertTimestamp } from '../input.js';
+import { type DeliveryRow, selectAttempts, selectDeliveries } from '../sql/deliveries.js';
+import { selectEndpointHealth } from '../sql/endpoint-health.js';
+import { toEndpoint } from '../sql/endpoint-row.js';
+import { selectEndpoints } from '../sql/endpoints.js';
+import { type EventRow, selectEvent, selectEvents } from '../sql/events.js';
+import { iso } from '../sql/values.js';
+import type { Endpoint } from '../types.js';
 import { BY_TIME, byTimeKey, decode, type Page, type PageInput, page } from './pages.js';
-import { type DeliveryRow, selectAttempts, selectDeliveries } from './sql/deliveries.js';
-import { selectEndpointHealth } from './sql/endpoint-health.js';
-import { toEndpoint } from './sql/endpoint-row.js';
-import { selectEndpoints } from './sql/endpoints.js';
-import { type EventRow, selectEvent, selectEvents } from './sql/events.js';
-import { iso } from './sql/names.js';
-import type { Endpoint } from './types.js';
-import type { Webhooks } from './webhooks.js';
 
 export interface EventRecord {
   id: string;
@@ -106,33 +105,33 @@ export interface ListAttemptsInput {
 
 /** Webhooks.listEndpoints: the endpoints of a tenant, newest first. */
 export async function listEndpoints(
-  w: Webhooks,
+  ctx: WebhooksContext,
   q: Queryable,
   input: ListEndpointsInput,
 ): Promise<Page<Endpoint>> {
   const { tenant, ...options } = input;
   assertStorable({ tenant, applicationId: options.applicationId });
   const limit = options.limit ?? 20;
-  const rows = await selectEndpoints(q, internalsOf(w).st.tables, {
+  const rows = await selectEndpoints(q, ctx.st.tables, {
     tenant,
     limit: limit + 1,
     after: options.cursor ? decode(BY_TIME, options.cursor) : null,
     application: options.applicationId ?? null,
   });
-  const nowMs = internalsOf(w).now();
+  const nowMs = ctx.now();
   return page(rows, limit, (r) => toEndpoint(r, nowMs), BY_TIME, byTimeKey);
 }
 
 /** Webhooks.getEndpointHealth: undefined when the endpoint is not the tenant's. */
-export async function endpointHealth(
-  w: Webhooks,
+export async function getEndpointHealth(
+  ctx: WebhooksContext,
   q: Queryable,
   input: { tenant: string; id: string },
 ): Promise<EndpointHealth | undefined> {
   const { tenant, id } = input;
   assertStorable({ tenant, id });
-  const since = new Date(internalsOf(w).now() - 86_400_000).toISOString();
-  const r = await selectEndpointHealth(q, internalsOf(w).st.tables, { tenant, id, sinceIso: since });
+  const since = new Date(ctx.now() - 86_400_000).toISOString();
+  const r = await selectEndpointHealth(q, ctx.st.tables, { tenant, id, sinceIso: since });
   if (!r) return undefined;
   return {
     lastSuccessAt: iso(r.last_success_at),
@@ -157,7 +156,7 @@ const toEvent = (r: EventRow): EventRecord => ({
 
 /** Webhooks.listEvents: a tenant's events, newest first; filters by type, creation time and resource. */
 export async function listEvents(
-  w: Webhooks,
+  ctx: WebhooksContext,
   q: Queryable,
   input: ListEventsInput,
 ): Promise<Page<EventRecord>> {
@@ -170,7 +169,7 @@ export async function listEvents(
   });
   if (options.since !== undefined) assertTimestamp('since', options.since);
   const limit = options.limit ?? 20;
-  const rows = await selectEvents(q, internalsOf(w).st.tables, {
+  const rows = await selectEvents(q, ctx.st.tables, {
     tenant,
     limit: limit + 1,
     type: options.type || null,
@@ -183,10 +182,14 @@ export async function listEvents(
 }
 
 /** Webhooks.getEvent: undefined when the event is not the tenant's. */
-export async function getEvent(w: Webhooks, q: Queryable, input: EventRef): Promise<EventRecord | undefined> {
+export async function getEvent(
+  ctx: WebhooksContext,
+  q: Queryable,
+  input: EventRef,
+): Promise<EventRecord | undefined> {
   const { tenant, id } = input;
   assertStorable({ tenant, id });
-  const row = await selectEvent(q, internalsOf(w).st.tables, { tenant, id });
+  const row = await selectEvent(q, ctx.st.tables, { tenant, id });
   return row ? toEvent(row) : undefined;
 }
 
@@ -216,7 +219,7 @@ const isDeliveryId = (id: string): boolean => /^dlv_[0-9A-Za-z]{1,40}$/.test(id)
 
 /** Webhooks.listDeliveries: deliveries of an endpoint or of an event, newest first. */
 export async function listDeliveries(
-  w: Webhooks,
+  ctx: WebhooksContext,
   q: Queryable,
   input: ListDeliveriesInput,
 ): Promise<Page<DeliveryRecord>> {
@@ -229,7 +232,7 @@ export async function listDeliveries(
     applicationId: filter.applicationId,
   });
   const limit = filter.limit ?? 20;
-  const rows = await selectDeliveries(q, internalsOf(w).st.tables, {
+  const rows = await selectDeliveries(q, ctx.st.tables, {
     tenant,
     limit: limit + 1,
     endpointId: filter.endpointId || null,
@@ -243,14 +246,14 @@ export async function listDeliveries(
 
 /** Webhooks.listAttempts: oldest first; undefined when the delivery is not the tenant's. */
 export async function listAttempts(
-  w: Webhooks,
+  ctx: WebhooksContext,
   q: Queryable,
   input: ListAttemptsInput,
 ): Promise<AttemptRecord[] | undefined> {
   const { tenant, deliveryId } = input;
   assertStorable({ tenant, applicationId: input.applicationId });
   if (typeof deliveryId !== 'string' || !isDeliveryId(deliveryId)) return undefined;
-  const rows = await selectAttempts(q, internalsOf(w).st.tables, {
+  const rows = await selectAttempts(q, ctx.st.tables, {
     tenant,
     deliveryId,
     application: input.applicationId || null,

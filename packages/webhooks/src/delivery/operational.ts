@@ -5,9 +5,10 @@
 // event that fails for good publishes nothing (two failing endpoints subscribed to each other's
 // failures would otherwise ping-pong for ever).
 import { isConnectionError, type Queryable, sqlState, type Tx } from '@surety/db';
-import { internalsOf } from './internals.js';
-import { backlogCrossings, endThrottles, monitorLock, secretsExpiring } from './sql/operational.js';
-import type { Webhooks } from './webhooks.js';
+import type { WebhooksContext } from '../context.js';
+import { publish } from '../publishing/publish.js';
+import { backlogCrossings, endThrottles, monitorLock, secretsExpiring } from '../sql/operational.js';
+import { contextOf, type Webhooks } from '../webhooks.js';
 
 /**
  * The reserved types, published only by the engine (the service refuses them from tenants). Their
@@ -46,13 +47,13 @@ export interface OperationalEvent {
  * back the state change it reports.
  */
 export async function publishOperational(
-  w: Webhooks,
+  ctx: WebhooksContext,
   tx: Tx | Queryable,
   event: OperationalEvent,
   onError: (error: Error) => void,
 ): Promise<void> {
   try {
-    await w.publish(tx, {
+    await publish(ctx, tx, {
       tenant: event.tenant,
       type: event.type,
       data: { endpointId: event.endpointId, ...event.data },
@@ -91,23 +92,30 @@ export interface MonitorOptions {
  * throttles that ended taken out of the claim's index. A worker with `operationalEvents` runs it
  * every `monitorIntervalMs`.
  */
-export async function runMonitor(
-  w: Webhooks,
+export function runMonitor(
+  webhooks: Webhooks,
   options: MonitorOptions & { onError?: (error: Error) => void } = {},
 ): Promise<MonitorReport> {
-  const i = internalsOf(w);
+  return monitor(contextOf(webhooks), options);
+}
+
+/** runMonitor on an engine's context (the worker's monitor). */
+export async function monitor(
+  ctx: WebhooksContext,
+  options: MonitorOptions & { onError?: (error: Error) => void } = {},
+): Promise<MonitorReport> {
   const high = options.backlogThreshold ?? 1000;
   const noticeMs = options.secretExpiryNoticeMs ?? 3_600_000;
   const onError = options.onError ?? (() => {});
-  return i.sql.transaction(async (tx) => {
-    if (!(await monitorLock(tx, i.st))) return { ran: false, published: [] };
-    const nowIso = new Date(i.now()).toISOString();
+  return ctx.sql.transaction(async (tx) => {
+    if (!(await monitorLock(tx, ctx.st))) return { ran: false, published: [] };
+    const nowIso = new Date(ctx.now()).toISOString();
     const published: OperationalEvent[] = [];
     const publish = async (e: OperationalEvent) => {
-      await publishOperational(w, tx, e, onError);
+      await publishOperational(ctx, tx, e, onError);
       published.push(e);
     };
-    for (const r of await backlogCrossings(tx, i.st, { high, low: Math.floor(high / 2) })) {
+    for (const r of await backlogCrossings(tx, ctx.st, { high, low: Math.floor(high / 2) })) {
       await publish({
         tenant: r.tenant,
         type: r.exceeded ? 'endpoint.backlog_exceeded' : 'endpoint.backlog_cleared',
@@ -115,7 +123,7 @@ export async function runMonitor(
         data: { url: r.url, pendingDeliveries: r.pending, threshold: high, at: nowIso },
       });
     }
-    for (const r of await secretsExpiring(tx, i.st, { nowIso, noticeMs })) {
+    for (const r of await secretsExpiring(tx, ctx.st, { nowIso, noticeMs })) {
       await publish({
         tenant: r.tenant,
         type: 'endpoint.secret_expiring',
@@ -123,7 +131,7 @@ export async function runMonitor(
         data: { url: r.url, expiresAt: new Date(r.expires_at).toISOString() },
       });
     }
-    await endThrottles(tx, i.st, { beforeIso: nowIso });
+    await endThrottles(tx, ctx.st, { beforeIso: nowIso });
     return { ran: true, published };
   });
 }

@@ -1,38 +1,29 @@
 // The delivery loop: start / stop / drain, wake-ups (NOTIFY, polls, freed slots), the local queue
-// between claims and attempts. The claim is sql/claim.ts, the attempt attempt.ts, its meaning
-// classify.ts, the records outcome-writer.ts, endpoint health health.ts; the slot counts
-// worker-slots.ts, the wiring of the health recorder, the POST and an attempt's run worker-parts.ts.
+// between claims and attempts. The claim is sql/claim.ts, the attempt attempt.ts and its run
+// attempt-run.ts, its meaning classify.ts, the records outcome-writer.ts, endpoint health health.ts;
+// the slot counts worker-slots.ts; the wiring of the outcome writer, the health recorder, the POST
+// and the brokers to the engine's context and this worker's events wiring.ts.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { deferral, type PostFn } from './attempt.js';
+import type { WebhooksContext } from '../context.js';
+import { type Claimed, claimDeliveries, releaseSlots } from '../sql/claim.js';
+import type { GuardedDispatcher } from '../ssrf/index.js';
+import { contextOf } from '../webhooks.js';
+import { deferral } from './attempt.js';
+import { type AttemptParts, runAttempt } from './attempt-run.js';
 import type { EndpointHealthRecorder } from './health.js';
-import { internalsOf, type WebhooksInternals } from './internals.js';
-import { type MonitorReport, runMonitor } from './operational.js';
-import { type Completion, OutcomeWriter } from './outcome-writer.js';
-import { type Claimed, claimDeliveries, releaseSlots } from './sql/claim.js';
-import type { GuardedDispatcher } from './ssrf/index.js';
+import { type MonitorReport, monitor } from './operational.js';
+import type { OutcomeWriter } from './outcome-writer.js';
 import { Wakeup } from './wake.js';
-import type { Webhooks } from './webhooks.js';
+import { healthRecorderFor, outcomeWriterFor, postFor, publishFor, Repeating } from './wiring.js';
 import type { WorkerEventMap } from './worker-events.js';
 import {
   type DeliveryWorkerOptions,
   type ResolvedWorkerOptions,
   resolveWorkerOptions,
 } from './worker-options.js';
-import {
-  type AttemptParts,
-  failedHookFor,
-  healthRecorderFor,
-  postFor,
-  publishFor,
-  runAttempt,
-} from './worker-parts.js';
 import { WorkerSlots } from './worker-slots.js';
-
-export type { PostFn } from './attempt.js';
-export type { AttemptEvent, AttemptOutcome, WorkerEventMap } from './worker-events.js';
-export type { DeliveryWorkerOptions } from './worker-options.js';
 
 /**
  * A delivery worker: claims due deliveries in batches with FOR UPDATE SKIP LOCKED, POSTs each
@@ -45,16 +36,15 @@ export type { DeliveryWorkerOptions } from './worker-options.js';
  */
 export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   readonly id: string;
-  readonly #w: Webhooks;
-  readonly #i: WebhooksInternals;
-  readonly #o: ResolvedWorkerOptions;
-  readonly #post: PostFn;
+  readonly #ctx: WebhooksContext;
+  readonly #options: ResolvedWorkerOptions;
   readonly #parts: AttemptParts;
   #guard: GuardedDispatcher | undefined;
   readonly #closeBrokers: (() => Promise<void>) | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
   #inflight = 0;
+  /** Buffered outcomes (outcome-writer.ts: sanitised, split around bad rows, kept while the database is away). */
   readonly #outcomes: OutcomeWriter;
   readonly #wakeup = new Wakeup();
   readonly #health: EndpointHealthRecorder;
@@ -67,91 +57,59 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   /** The claim loop sleeps for want of room, and the next finished attempt should wake it. */
   #starved = false;
   /** This worker's slot counts and held-back tenants (worker-slots.ts). */
-  readonly #slots = new WorkerSlots(() => this.#wakeUp());
+  readonly #slots = new WorkerSlots(() => this.#wakeup.wake());
   #unlisten: (() => Promise<void>) | undefined;
-  /** The operational monitor's timer and its run in progress (operationalEvents). */
-  #monitorTimer: NodeJS.Timeout | undefined;
-  #monitorRun: Promise<void> | undefined;
+  /** The operational monitor's runs (operationalEvents). */
+  #monitorRuns: Repeating | undefined;
   #idle: (() => void)[] = [];
 
   constructor(options: DeliveryWorkerOptions) {
     super();
-    this.#w = options.webhooks;
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-    this.#i = internalsOf(this.#w);
-    this.#o = resolveWorkerOptions(options);
-    this.#capacity = this.#o.concurrency + this.#o.batchSize;
-    this.#refill = Math.max(1, Math.floor(Math.min(this.#o.batchSize, this.#o.concurrency) / 2));
-    this.#outcomes = new OutcomeWriter({
-      sql: this.#i.sql,
-      st: this.#i.st,
-      workerId: this.id,
-      now: () => this.#i.now(),
-      batchSize: this.#o.batchSize,
-      flushIntervalMs: this.#o.flushIntervalMs,
+    this.#ctx = contextOf(options.webhooks);
+    this.#options = resolveWorkerOptions(options);
+    this.#capacity = this.#options.concurrency + this.#options.batchSize;
+    this.#refill = Math.max(1, Math.floor(Math.min(this.#options.batchSize, this.#options.concurrency) / 2));
+    this.#outcomes = outcomeWriterFor({
+      worker: this,
+      ctx: this.#ctx,
+      options: this.#options,
       stopping: () => !this.#running,
-      ...(this.#o.operationalEvents
-        ? { failed: failedHookFor({ worker: this, webhooks: this.#w, internals: this.#i }) }
-        : {}),
       written: (batch, now) => this.#health.record(batch, now),
-      on: {
-        error: (error) => this.emit('worker:error', error),
-        unstorable: (outcome) => this.emit('outcome:unstorable', outcome),
-        blocked: (info) => this.emit('outcomes:blocked', info),
-        resumed: (info) => this.emit('outcomes:resumed', info),
-        settled: () => {
-          if (this.#starved && this.#wantsClaim() > 0) this.#wakeUp();
-        },
+      settled: () => {
+        if (this.#starved && this.#wantsClaim() > 0) this.#wakeup.wake();
       },
     });
-    this.#health = healthRecorderFor({
-      worker: this,
-      webhooks: this.#w,
-      internals: this.#i,
-      options: this.#o,
-    });
-    ({ post: this.#post, guard: this.#guard } = postFor({
-      webhooks: this.#w,
-      given: options,
-      options: this.#o,
-    }));
-    const brokers = publishFor({ webhooks: this.#w, given: options, options: this.#o });
+    this.#health = healthRecorderFor({ worker: this, ctx: this.#ctx, options: this.#options });
+    const wiring = { ctx: this.#ctx, given: options, options: this.#options };
+    const { post, guard } = postFor(wiring);
+    this.#guard = guard;
+    const brokers = publishFor(wiring);
     this.#closeBrokers = brokers.close;
-    this.#parts = {
-      worker: this,
-      webhooks: this.#w,
-      internals: this.#i,
-      options: this.#o,
-      post: this.#post,
-      publish: brokers.publish,
-    };
+    this.#parts = { worker: this, ctx: this.#ctx, options: this.#options, post, publish: brokers.publish };
   }
 
   /** Starts claiming and delivering; resolves once listening. */
   async start(): Promise<void> {
     if (this.#running) return;
     this.#running = true;
-    if (this.#o.listen) {
+    if (this.#options.listen) {
       try {
-        this.#unlisten = await this.#i.sql.listen(this.#i.channel, () => this.#wakeUp());
+        this.#unlisten = await this.#ctx.sql.listen(this.#ctx.channel, () => this.#wakeup.wake());
       } catch (error) {
         // Polling still delivers everything; LISTEN only makes it prompt.
         this.emit('worker:error', error as Error);
       }
     }
     // Outcomes a stop() with the database away gave up on: written first, as claims wait for them.
-    if (this.#outcomes.size > 0) void this.#flush();
+    if (this.#outcomes.size > 0) void this.#outcomes.flush();
     this.#loop = this.#run();
-    if (this.#o.operationalEvents) {
-      this.#monitorTimer = setInterval(() => {
-        this.#monitorRun ??= this.monitor()
-          .then(() => undefined)
-          .catch((error: unknown) => void this.emit('worker:error', error as Error))
-          .finally(() => {
-            this.#monitorRun = undefined;
-          });
-      }, this.#o.monitorIntervalMs);
-      this.#monitorTimer.unref();
+    if (this.#options.operationalEvents) {
+      this.#monitorRuns = new Repeating(
+        () => this.monitor(),
+        this.#options.monitorIntervalMs,
+        (error) => this.emit('worker:error', error),
+      );
     }
   }
 
@@ -160,9 +118,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
    * published once each. The worker runs it every `monitorIntervalMs` with `operationalEvents`.
    */
   async monitor(): Promise<MonitorReport> {
-    const report = await runMonitor(this.#w, {
-      backlogThreshold: this.#o.backlogThreshold,
-      secretExpiryNoticeMs: this.#o.secretExpiryNoticeMs,
+    const report = await monitor(this.#ctx, {
+      backlogThreshold: this.#options.backlogThreshold,
+      secretExpiryNoticeMs: this.#options.secretExpiryNoticeMs,
       onError: (error) => this.emit('worker:error', error),
     });
     for (const e of report.published)
@@ -178,17 +136,17 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     if (!this.#running) return;
     this.#running = false;
     this.#slots.stop();
-    clearInterval(this.#monitorTimer);
-    this.#wakeUp();
+    this.#monitorRuns?.cancel();
+    this.#wakeup.wake();
     await this.#loop;
-    const now = this.#i.now();
+    const now = this.#ctx.now();
     for (const q of this.#queue.splice(0)) this.#handBack(q.row, now, 0);
     while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
-    await this.#flush();
-    await releaseSlots(this.#i.sql, this.#i.st, { workerId: this.id }).catch((error: unknown) => {
+    await this.#outcomes.flush();
+    await releaseSlots(this.#ctx.sql, this.#ctx.st, { workerId: this.id }).catch((error: unknown) => {
       this.emit('worker:error', error as Error); // the row stops counting when its lease passes
     });
-    await this.#monitorRun;
+    await this.#monitorRuns?.idle();
     await this.#unlisten?.();
     await this.#guard?.close();
     await this.#closeBrokers?.();
@@ -199,23 +157,15 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     let total = 0;
     for (;;) {
       // Outcomes a previous call could not write go first; none written, nothing more is claimed.
-      if (this.#outcomes.size > 0) await this.#flush();
+      if (this.#outcomes.size > 0) await this.#outcomes.flush();
       if (this.#outcomes.size > 0) return total;
-      const n = await this.#claim(this.#o.batchSize);
+      const n = await this.#claim(this.#options.batchSize);
       total += n;
       while (this.#inflight > 0 || this.#queue.length > 0) await new Promise<void>((r) => this.#idle.push(r));
-      await this.#flush();
+      await this.#outcomes.flush();
       // Outcomes that could not be written (the database away): claim no more.
       if (n === 0 || this.#outcomes.size > 0) return total;
     }
-  }
-
-  #wakeUp(): void {
-    this.#wakeup.wake();
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return this.#wakeup.sleep(ms);
   }
 
   /**
@@ -227,7 +177,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     if (this.#outcomes.blocked || this.#outcomes.size >= this.#capacity) return 0;
     const room = this.#capacity - this.#queue.length - this.#inflight;
     if (this.#queue.length >= this.#refill || room < this.#refill) return 0;
-    return Math.min(this.#o.batchSize, room);
+    return Math.min(this.#options.batchSize, room);
   }
 
   // Claiming runs ahead of sending: the next batch is claimed while the last one is on the wire, so a
@@ -241,7 +191,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       const want = this.#wantsClaim();
       if (want === 0) {
         this.#starved = true;
-        await this.#sleep(this.#o.pollIntervalMs);
+        await this.#wakeup.sleep(this.#options.pollIntervalMs);
         this.#starved = false;
         continue;
       }
@@ -252,15 +202,15 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
       } catch (error) {
         this.emit('worker:error', error as Error);
         backoff = Math.min(5000, backoff ? backoff * 2 : 100);
-        await this.#sleep(backoff);
+        await this.#wakeup.sleep(backoff);
         continue;
       }
-      if (got < want) await this.#sleep(this.#o.pollIntervalMs);
+      if (got < want) await this.#wakeup.sleep(this.#options.pollIntervalMs);
     }
   }
 
   async #claim(limit: number): Promise<number> {
-    const now = this.#i.now();
+    const now = this.#ctx.now();
     const mine = this.#slots.mine();
     // The planner's guess of how many rows are pending comes from the last ANALYZE; after a sudden
     // backlog (a receiver down for an hour) it is far too low, and it reads and sorts EVERY pending
@@ -268,14 +218,14 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     // the claim runs under `claimSettings` (bitmap scans and sorts off, and the lock that serialises
     // claims), set in the round trip of BEGIN. Tokens are taken in the same transaction, under that
     // lock, so the bucket the claim read is the one the tokens come from.
-    const { rows, allowed, held } = await claimDeliveries(this.#i.sql, this.#i.st, {
+    const { rows, allowed, held } = await claimDeliveries(this.#ctx.sql, this.#ctx.st, {
       nowMs: now,
       limit,
-      leaseMs: this.#o.leaseMs,
+      leaseMs: this.#options.leaseMs,
       workerId: this.id,
-      claimWindow: this.#o.claimWindow,
-      maxInFlightPerEndpoint: this.#o.maxInFlightPerEndpoint,
-      maxInFlightPerTenant: this.#o.maxInFlightPerTenant,
+      claimWindow: this.#options.claimWindow,
+      maxInFlightPerEndpoint: this.#options.maxInFlightPerEndpoint,
+      maxInFlightPerTenant: this.#options.maxInFlightPerTenant,
       mine,
     });
     this.#slots.held(held);
@@ -291,12 +241,12 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
 
   /** Starts queued attempts while there is room; wakes the claim loop when the queue runs low. */
   #pump(): void {
-    while (this.#inflight < this.#o.concurrency && this.#queue.length > 0) {
+    while (this.#inflight < this.#options.concurrency && this.#queue.length > 0) {
       const { row, claimedAt } = this.#queue.shift()!;
-      const now = this.#i.now();
+      const now = this.#ctx.now();
       // A row that waited here for half its lease (receivers slower than the timeout allows for) goes
       // back untried rather than risk another worker claiming it while it is being sent.
-      if (now - claimedAt > this.#o.leaseMs / 2) {
+      if (now - claimedAt > this.#options.leaseMs / 2) {
         this.#handBack(row, now, 0);
         continue;
       }
@@ -307,10 +257,10 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         this.#release(row);
         this.#pump();
       };
-      this.#attempt(row).then(
+      runAttempt(this.#parts, row).then(
         (c) => {
           try {
-            this.#complete(c);
+            this.#outcomes.add(c);
           } finally {
             done();
           }
@@ -324,7 +274,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
         },
       );
     }
-    if (this.#starved && this.#wantsClaim() > 0) this.#wakeUp();
+    if (this.#starved && this.#wantsClaim() > 0) this.#wakeup.wake();
     if (this.#inflight === 0 && this.#queue.length === 0) for (const r of this.#idle.splice(0)) r();
   }
 
@@ -336,22 +286,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   /** Puts a claimed row back unsent (no attempt counted, due in `wait` ms) and frees its slot. */
   #handBack(row: Claimed, now: number, wait?: number): void {
     // By default, a rate limit's token interval plus jitter.
-    const waitMs = wait ?? Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#o.random() * 50);
-    this.#complete(deferral(row, now, waitMs));
+    const waitMs = wait ?? Math.ceil(1000 / (row.rate_limit ?? 1)) + Math.floor(this.#options.random() * 50);
+    this.#outcomes.add(deferral(row, now, waitMs));
     this.#release(row);
-  }
-
-  #attempt(row: Claimed): Promise<Completion> {
-    return runAttempt(this.#parts, row);
-  }
-
-  #complete(c: Completion): void {
-    this.#outcomes.add(c);
-  }
-
-  /** Writes buffered outcomes (outcome-writer.ts: sanitised, split around bad rows, kept while the database is away). */
-  #flush(): Promise<void> {
-    return this.#outcomes.flush();
   }
 }
 

@@ -5,8 +5,8 @@
 // is tried again after jittered pauses for `lockTimeoutMs`, then reported and left to the next run.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '@surety/db';
-import { ClockSkewError, InvalidInputError } from './errors.js';
-import { internalsOf } from './internals.js';
+import type { WebhooksContext } from '../context.js';
+import { ClockSkewError, InvalidInputError } from '../errors.js';
 import {
   createWindow,
   dropWindow,
@@ -15,8 +15,7 @@ import {
   isLockConflict,
   lastWindow,
   windowGaps,
-} from './sql/partitions.js';
-import type { Webhooks } from './webhooks.js';
+} from '../sql/partitions.js';
 
 const DAY = 86_400_000;
 /** Windows one run creates at most (a clock moved years ahead must not run for hours). */
@@ -106,13 +105,13 @@ function checkOptions(options: MaintainOptions): void {
   int('maxClockSkewMs', options.maxClockSkewMs, 0, 36_500 * DAY);
 }
 
-export async function maintainPartitions(w: Webhooks, options: MaintainOptions): Promise<MaintenanceReport> {
+/** Webhooks.maintain (see its comment). */
+export async function maintain(ctx: WebhooksContext, options: MaintainOptions): Promise<MaintenanceReport> {
   checkOptions(options);
-  const i = internalsOf(w);
-  const t = i.st.tables;
+  const t = ctx.st.tables;
   // Decided by the database's clock; a caller's clock far from it is refused (issue 30, N2).
-  const nowMs = await i.dbNow(i.sql);
-  const clockSkewMs = i.now() - nowMs;
+  const nowMs = await ctx.dbNow(ctx.sql);
+  const clockSkewMs = ctx.now() - nowMs;
   const maxSkew = options.maxClockSkewMs ?? 300_000;
   if (Math.abs(clockSkewMs) > maxSkew) throw new ClockSkewError(clockSkewMs, maxSkew);
   const width = (options.partitionDays ?? 1) * DAY;
@@ -128,10 +127,10 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
     gaps: [],
     clockSkewMs,
   };
-  const step = <T>(fn: (tx: StepTx) => Promise<T>) => tries(i.sql, budgetMs, waitMs, report, fn);
+  const step = <T>(fn: (tx: StepTx) => Promise<T>) => tries(ctx.sql, budgetMs, waitMs, report, fn);
   const target = nowMs + (options.ahead ?? 7) * width;
   for (let n = 0; n < MAX_CREATED; n++) {
-    const last = await lastWindow(i.sql, t);
+    const last = await lastWindow(ctx.sql, t);
     if (last.endsMs >= target) break;
     // Windows start at UTC midnight. After a long stop, one window covers the whole gap up to today.
     const today = Math.floor(nowMs / DAY) * DAY;
@@ -149,7 +148,7 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
   const cutoffMs = nowMs - options.retentionDays * DAY;
   // A gap (an older version's retention by a skewed clock dropped windows still in use): filled
   // with one window, the rows DEFAULT caught for it moved in.
-  for (const gap of await windowGaps(i.sql, t, cutoffMs)) {
+  for (const gap of await windowGaps(ctx.sql, t, cutoffMs)) {
     report.gaps.push({ from: new Date(gap.startsMs).toISOString(), to: new Date(gap.endsMs).toISOString() });
     const suffix = suffixOf(gap.startsMs);
     const created = await step((tx) =>
@@ -158,7 +157,7 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
     if (created === 'locked') report.createBlocked = true;
     else if (created) report.created.push(suffix);
   }
-  for (const win of await expiredWindows(i.sql, t, cutoffMs)) {
+  for (const win of await expiredWindows(ctx.sql, t, cutoffMs)) {
     const endsAt = new Date(win.endsMs).toISOString();
     const result = await step((tx) => dropWindow(tx, t, { suffix: win.suffix, lockTimeoutMs: waitMs }));
     if (result === 'locked') report.held.push({ window: win.suffix, endsAt, reason: 'locked', pending: 0 });
@@ -166,7 +165,7 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
       report.held.push({ window: win.suffix, endsAt, reason: 'pending', pending: result.pending });
     } else if (result.kind === 'dropped') {
       report.dropped.push(win.suffix);
-      await forgetEventIds(i.sql, t, {
+      await forgetEventIds(ctx.sql, t, {
         startsMs: win.startsMs,
         endsMs: win.endsMs,
         batch: 5000,
@@ -174,7 +173,7 @@ export async function maintainPartitions(w: Webhooks, options: MaintainOptions):
       });
     }
   }
-  report.readyUntil = new Date((await lastWindow(i.sql, t)).endsMs).toISOString();
+  report.readyUntil = new Date((await lastWindow(ctx.sql, t)).endsMs).toISOString();
   return report;
 }
 
