@@ -307,6 +307,32 @@ describe('broker endpoints in the dashboard and the portal', { skip: chromiumSki
     await page.close();
   });
 
+  test('375 px wide: the broker form and an endpoint page scroll only down', async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 375, height: 812 });
+    const noSideScroll = async (what: string) => {
+      const { scroll, width } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        width: document.documentElement.clientWidth,
+      }));
+      assert.ok(scroll <= width, `${what}: ${scroll}px of content in ${width}px`);
+    };
+    await signIn(page);
+    const form = await openForm(page);
+    for (const kind of ['amqp', 'nats', 'mqtt']) {
+      await form.getByLabel('Kind').selectOption(kind);
+      await noSideScroll(`the ${kind} form`);
+    }
+    await shot(form, 'narrow-add-mqtt.png');
+    const broker = (await listed()).find((e) => e.kind !== 'webhook' && e.kind !== 'poll');
+    if (broker) {
+      await page.goto(`${base}/dashboard#/endpoints/${broker.id}`);
+      await page.getByRole('region', { name: 'Broker credentials' }).waitFor();
+      await noSideScroll('a broker endpoint');
+    }
+    await page.close();
+  });
+
   test('no page errors, no CSP violations, nothing sent beyond 127.0.0.1', () => {
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(offsite, []);

@@ -124,7 +124,7 @@ export function destinationFields(kind) {
   const qos = checkedField(
     'QoS',
     /** @type {HTMLSelectElement} */ (
-      h('select', { name: 'qos' }, h('option', { value: '1' }, '1: at least once (the PUBACK confirms)'))
+      h('select', { name: 'qos' }, h('option', { value: '1' }, '1: at least once'))
     ),
     'QoS 1 only: the broker’s PUBACK is the confirmation.',
   );
