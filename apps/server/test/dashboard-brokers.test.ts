@@ -129,6 +129,25 @@ describe('broker endpoints in the dashboard and the portal', { skip: chromiumSki
     await shot(page, `${shotName}-attempt.png`);
   }
 
+  /** As testAndSeeAttempt, for an attempt the broker refused: its code is shown, not "Confirmed". */
+  async function testAndSeeFailure(page: Page, description: string) {
+    await page.locator('li.endpoint-card', { hasText: description }).getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: description }).waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Test event evt_\S+ queued/ })
+      .waitFor();
+    await worker.drain();
+    const row = page.locator('tr[data-status="failed"]').first();
+    await row.getByText('auth_failed').waitFor();
+    await row.getByRole('link', { name: 'webhook.test' }).click();
+    const attempt = page.locator('li.delivery[aria-current="true"] tr.attempt[data-status="error"]');
+    await attempt.getByText('Not confirmed', { exact: true }).waitFor();
+    await attempt.getByText(/^auth_failed: /).waitFor();
+    await shot(page, 'amqp-refused-attempt.png');
+  }
+
   test('AMQP: created in the form with credentials, listed, "password set", a test event confirmed', {
     skip: needs(rabbit, 'RabbitMQ'),
   }, async () => {
@@ -304,6 +323,23 @@ describe('broker endpoints in the dashboard and the portal', { skip: chromiumSki
       | undefined;
     assert.equal(made?.applicationId, app.id, "the portal's endpoint is the application's");
     await testAndSeeAttempt(page, 'Initech telemetry', 'portal-mqtt');
+    await page.close();
+  });
+
+  test('a refused broker login: the attempt reads "Not confirmed" with the broker\'s error code', {
+    skip: needs(rabbit, 'RabbitMQ'),
+  }, async () => {
+    const made = await call('POST', '/v1/webhook-endpoints', {
+      kind: 'amqp',
+      url: 'amqp://guest:wrong-password@127.0.0.1:5672/',
+      destination: { exchange: '', routingKey: 'nowhere' },
+      eventTypes: ['*'],
+      description: 'Wrong password',
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const page = await context.newPage();
+    await signIn(page);
+    await testAndSeeFailure(page, 'Wrong password');
     await page.close();
   });
 
