@@ -124,6 +124,9 @@ test('an event reaches a JetStream stream with its Nats-Msg-Id and a verifiable 
       attempts.data.map((a: { errorCode: unknown; status: unknown }) => [a.errorCode, a.status]),
       [[null, null]],
     );
+    // The broker's confirmation is a success in the endpoint's health, as a 2xx is for a webhook.
+    const health = (await call('GET', `/v1/webhook-endpoints/${id}`)).json().health;
+    assert.deepEqual([health.attempts24h, health.successRate24h], [1, 1], JSON.stringify(health));
   } finally {
     await worker.stop();
     await jsm.streams.delete(stream);

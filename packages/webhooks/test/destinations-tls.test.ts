@@ -3,8 +3,7 @@
 // injected resolver): the certificate is checked against the endpoint's host name, not the checked
 // address the socket goes to; the operator's CA (`guard.tls.ca`) is trusted, nothing else is; a
 // certificate for another name is refused. A refused handshake is an attempt recorded as tls_error,
-// and nothing is published. (amqps: takes the same path through amqplib's socket options; a private
-// RabbitMQ node is too heavy to start here.)
+// and nothing is published. (amqps: against a private RabbitMQ node: destinations-amqps.test.ts.)
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';

@@ -7,20 +7,32 @@ import { actionButton, deliveryBadge } from './ui.js';
 /** @typedef {import('./types.js').Attempt} Attempt */
 /** @typedef {import('./types.js').Delivery} Delivery */
 
-/** @param {Attempt[]} attempts */
-export function attemptsTable(attempts) {
+/**
+ * @param {Attempt[]} attempts
+ * @param {import('./types.js').DestinationKind} [kind] the endpoint's: a broker's attempt has no HTTP
+ *   status; without an error it is the broker's confirmation
+ */
+export function attemptsTable(attempts, kind = 'webhook') {
+  const broker = kind === 'amqp' || kind === 'nats' || kind === 'mqtt';
+  /** @param {Attempt} a */
+  const confirmed = (a) => broker && a.status === null && !a.errorCode;
   if (attempts.length === 0) return h('p', { class: 'empty' }, 'No attempts yet: the delivery is queued.');
   return table(
     'Attempts',
     ['#', 'Started', 'Answer', 'Latency', 'Response or error'],
     attempts.map((a) => ({
-      attrs: { class: 'attempt', dataset: { status: a.status === null ? 'error' : String(a.status) } },
+      attrs: {
+        class: 'attempt',
+        dataset: { status: confirmed(a) ? 'confirmed' : a.status === null ? 'error' : String(a.status) },
+      },
       cells: [
         String(a.attempt),
         when(a.startedAt),
-        a.status === null
-          ? badge('No answer', 'bad')
-          : badge(`HTTP ${a.status}`, a.status >= 200 && a.status < 300 ? 'ok' : 'bad'),
+        confirmed(a)
+          ? badge('Confirmed', 'ok')
+          : a.status === null
+            ? badge(broker ? 'Not confirmed' : 'No answer', 'bad')
+            : badge(`HTTP ${a.status}`, a.status >= 200 && a.status < 300 ? 'ok' : 'bad'),
         duration(a.durationMs),
         a.errorCode || a.errorMessage
           ? h(
@@ -31,7 +43,7 @@ export function attemptsTable(attempts) {
             )
           : a.responseExcerpt
             ? h('pre', { class: 'excerpt' }, a.responseExcerpt)
-            : h('span', { class: 'muted' }, 'empty body'),
+            : h('span', { class: 'muted' }, confirmed(a) ? 'the broker confirmed the publish' : 'empty body'),
       ],
     })),
     { className: 'table-attempts' },
@@ -81,7 +93,7 @@ export function deliveryCard({ delivery: d, attempts, endpoint, selected, replay
       ],
       'facts facts-inline',
     ),
-    attemptsTable(attempts),
+    attemptsTable(attempts, endpoint?.kind),
     replay
       ? h(
           'div',

@@ -1,10 +1,13 @@
 // @ts-check
-// The "Add an endpoint" form (the dashboard's overview and the portal's); the new endpoint's secret
-// is shown once, above it. A URL the service refuses (the SSRF guard: private addresses, bad schemes)
-// is said next to the field, in the service's own words.
-import { ApiError, api } from './api.js';
+// The "Add an endpoint" form (the dashboard's overview and the portal's), for every kind: webhook,
+// AMQP, NATS, MQTT (the broker URL, the kind's settings, credentials) and poll. The new endpoint's
+// secret is shown once, above it. A field the service refuses (the SSRF guard: private addresses, bad
+// schemes; a bad subject or topic) is said next to it, in the service's own words.
+import { api } from './api.js';
 import { h, nextId, replaceChildren } from './dom.js';
-import { eventTypeList, TYPES_HINT, URL_HINT } from './endpoint-fields.js';
+import { credentialFields } from './endpoint-credentials.js';
+import { destinationFields, isBroker, KIND_OPTIONS, show } from './endpoint-destination.js';
+import { eventTypeList, TYPES_HINT } from './endpoint-fields.js';
 import { actionButton, announce, field, secretPanel } from './ui.js';
 
 /**
@@ -51,82 +54,73 @@ function typeChoices(catalogue) {
  */
 export function addEndpointForm({ added, catalogue }) {
   const created = h('div');
-  const url = h('input', {
-    type: 'url',
-    name: 'url',
-    required: true,
-    placeholder: 'https://example.com/hooks',
-  });
-  const urlError = h('p', { class: 'field-error', id: nextId('url-error') });
   const typed = h('input', { type: 'text', name: 'eventTypes', value: '*', required: true });
   const choices = catalogue?.length ? typeChoices(catalogue) : undefined;
   const description = h('input', { type: 'text', name: 'description', maxlength: '500' });
-  // Webhook (a URL the service POSTs to) or poll (the consumer reads GET …/poll: no URL).
+  // Webhook (a URL the service POSTs to), a broker (a URL it publishes to, with the kind's
+  // settings and credentials), or poll (the consumer reads GET …/poll: no URL).
   const kind = h(
     'select',
     { name: 'kind' },
-    h('option', { value: 'webhook' }, 'Webhook: POST to a URL'),
-    h('option', { value: 'poll' }, 'Poll: read from the API'),
+    KIND_OPTIONS.map(([value, label]) => h('option', { value }, label)),
   );
-  const urlField = field('URL', url, URL_HINT);
-  urlField.append(urlError);
-  /** @param {string} message empty: no error */
-  const showUrlError = (message) => {
-    urlError.textContent = message;
-    if (message) {
-      url.setAttribute('aria-invalid', 'true');
-      url.setAttribute('aria-errormessage', urlError.id);
-    } else {
-      url.removeAttribute('aria-invalid');
-      url.removeAttribute('aria-errormessage');
-    }
+  const where = destinationFields('webhook');
+  const credentials = credentialFields();
+  const setKind = () => {
+    const k = /** @type {import('./types.js').DestinationKind} */ (kind.value);
+    where.setKind(k);
+    show(credentials.node, isBroker(k));
   };
-  kind.addEventListener('change', () => {
-    const poll = kind.value === 'poll';
-    // Not `hidden`: `.field`'s display (grid) overrides it.
-    urlField.style.display = poll ? 'none' : '';
-    url.required = !poll;
-  });
+  kind.addEventListener('change', setKind);
+  setKind();
   const form = h(
     'form',
-    { class: 'form', novalidate: true },
-    field('Kind', kind, 'A poll endpoint has no URL: its consumer reads its events with a cursor.'),
-    urlField,
+    { class: 'form', novalidate: true, autocomplete: 'off' },
+    field(
+      'Kind',
+      kind,
+      'How events leave: POSTed to a URL, published to your broker (confirmed by it), or read with a cursor (poll: no URL).',
+    ),
+    where.nodes,
+    credentials.node,
     choices ? choices.node : field('Event types', typed, TYPES_HINT),
     field('Description (optional)', description),
   );
+
+  /** The request body the form describes. */
+  const body = () => {
+    const k = kind.value;
+    const eventTypes = choices ? choices.value() : eventTypeList(typed.value);
+    const given = credentials.value();
+    return {
+      ...(k === 'webhook' ? {} : { kind: k }),
+      ...(k === 'poll' ? {} : { url: where.url.value.trim() }),
+      ...(isBroker(k) ? { destination: where.destination() } : {}),
+      ...(isBroker(k) && given ? { credentials: given } : {}),
+      eventTypes,
+      ...(description.value.trim() ? { description: description.value.trim() } : {}),
+    };
+  };
+
   form.append(
     h(
       'div',
       { class: 'actions' },
       actionButton('Add endpoint', async (idempotencyKey) => {
-        showUrlError('');
-        const eventTypes = choices ? choices.value() : eventTypeList(typed.value);
+        where.clearErrors();
+        credentials.clearErrors();
         /** @type {import('./types.js').Endpoint} */
         let endpoint;
         try {
-          endpoint = await api('POST', '/v1/webhook-endpoints', {
-            idempotencyKey,
-            body: {
-              ...(kind.value === 'poll' ? { kind: 'poll' } : { url: url.value.trim() }),
-              eventTypes,
-              ...(description.value.trim() ? { description: description.value.trim() } : {}),
-            },
-          });
+          endpoint = await api('POST', '/v1/webhook-endpoints', { idempotencyKey, body: body() });
         } catch (error) {
-          const refused =
-            error instanceof ApiError ? error.errors.find((e) => e.path === '/url' && e.message) : undefined;
-          if (refused) {
-            showUrlError(`The service refused this URL: ${refused.message}`);
-            url.focus();
-          }
+          (where.showErrors(error) ?? credentials.showErrors(error))?.focus();
           throw error;
         }
         form.reset();
-        urlField.style.display = '';
-        url.required = true;
         typed.value = '*';
         choices?.reset();
+        setKind();
         announce(`Endpoint ${endpoint.id} added.`);
         replaceChildren(created, secretPanel(endpoint.secret ?? ''));
         await added();

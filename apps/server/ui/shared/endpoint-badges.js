@@ -21,16 +21,38 @@ export const kindBadge = (e) =>
   e.kind && e.kind !== 'webhook' ? badge(KINDS[e.kind] ?? e.kind, 'neutral') : null;
 
 /**
- * Where a broker endpoint publishes, in words (`exchange events, key {type}`); null for a webhook.
+ * An endpoint's name: its description, else its kind's ("MQTT endpoint").
+ * @param {Endpoint} e
+ */
+export const endpointTitle = (e) =>
+  e.description || `${e.kind && e.kind !== 'webhook' ? (KINDS[e.kind] ?? e.kind) : 'Webhook'} endpoint`;
+
+/**
+ * Where a broker endpoint publishes, in words (`exchange "events", routing key {type}`); null for a
+ * webhook.
  * @param {Endpoint} e
  */
 export function destinationText(e) {
   if (e.kind === 'poll') return `read by its consumer: GET /v1/webhook-endpoints/${e.id}/poll`;
   const d = e.destination;
-  if (!d || !e.kind || e.kind === 'webhook') return null;
-  if (e.kind === 'amqp') return `exchange "${d.exchange}", routing key ${d.routingKey}`;
-  if (e.kind === 'nats') return `subject ${d.subject}`;
-  return `topic ${d.topic}, QoS ${d.qos}`;
+  if (!d || e.kind === 'webhook') return null;
+  if ('exchange' in d)
+    return `exchange ${d.exchange === '' ? '(the default)' : `"${d.exchange}"`}, routing key ${d.routingKey}`;
+  if ('subject' in d) return `subject ${d.subject}`;
+  if ('topic' in d) return `topic ${d.topic}, QoS ${d.qos}`;
+  return null;
+}
+
+/**
+ * A broker endpoint's credentials in words: the username, and the password only as "set" (the
+ * API never returns it); null for a webhook or poll endpoint.
+ * @param {Endpoint} e
+ */
+export function credentialsText(e) {
+  if (e.kind === 'webhook' || e.kind === 'poll') return null;
+  return e.credentials
+    ? `user ${e.credentials.username}, password set`
+    : 'none (the service connects without credentials)';
 }
 
 /**

@@ -7,8 +7,11 @@ import { deliveryBadge, field, moreButton } from './ui.js';
 
 /** @typedef {import('./types.js').Delivery} Delivery */
 
-/** @param {Delivery[]} deliveries */
-function deliveryRows(deliveries) {
+/**
+ * @param {Delivery[]} deliveries
+ * @param {boolean} broker a broker's delivery has no HTTP answer: its success is the confirmation
+ */
+function deliveryRows(deliveries, broker) {
   return deliveries.map((d) => ({
     attrs: { dataset: { status: d.status } },
     cells: [
@@ -19,7 +22,13 @@ function deliveryRows(deliveries) {
       ),
       deliveryBadge(d),
       String(d.attempts),
-      d.lastStatus ? `HTTP ${d.lastStatus}` : d.lastError ? 'error' : '—',
+      d.lastStatus
+        ? `HTTP ${d.lastStatus}`
+        : d.lastError
+          ? 'error'
+          : broker && d.status === 'delivered'
+            ? 'confirmed'
+            : '—',
       d.lastError ? h('span', { class: 'error-text' }, d.lastError) : '—',
       when(d.createdAt),
     ],
@@ -29,9 +38,9 @@ function deliveryRows(deliveries) {
 /**
  * The deliveries of endpoint `id`: `toolbar` (the status filter) and `node` (the table). The rows
  * shown and the cursor belong to this instance.
- * @param {{ id: string, ctx: import('./types.js').ViewContext }} options
+ * @param {{ id: string, ctx: import('./types.js').ViewContext, broker?: boolean }} options
  */
-export function endpointDeliveries({ id, ctx }) {
+export function endpointDeliveries({ id, ctx, broker = false }) {
   const node = h('div');
   const filter = h(
     'select',
@@ -63,7 +72,7 @@ export function endpointDeliveries({ id, ctx }) {
         : table(
             'Deliveries, newest first',
             ['Event', 'Status', 'Attempts', 'Last answer', 'Last error', 'Created'],
-            deliveryRows(rows),
+            deliveryRows(rows, broker),
           ),
       page.hasMore ? moreButton('Show more deliveries', () => load(false).catch(ctx.fail)) : null,
     );

@@ -2,7 +2,15 @@
 // The overview's endpoint cards, each with its health, paged with "Show more".
 import { api, path } from './api.js';
 import { facts, h, replaceChildren } from './dom.js';
-import { circuitBadge, kindBadge, rateBadge, statusBadge, throttleBadge } from './endpoint-badges.js';
+import {
+  circuitBadge,
+  destinationText,
+  endpointTitle,
+  kindBadge,
+  rateBadge,
+  statusBadge,
+  throttleBadge,
+} from './endpoint-badges.js';
 import { when } from './format.js';
 import { moreButton } from './ui.js';
 
@@ -19,14 +27,15 @@ function endpointCard(e) {
       h(
         'a',
         { class: 'card-title', href: `#/endpoints/${e.id}`, dataset: { key: `ep-${e.id}` } },
-        e.description || e.url,
+        e.description || e.url || endpointTitle(e),
       ),
       kindBadge(e),
       statusBadge(e),
       circuitBadge(e),
       throttleBadge(e),
     ),
-    e.description ? h('p', { class: 'muted url' }, e.url) : null,
+    e.description && e.url ? h('p', { class: 'muted url' }, e.url) : null,
+    e.kind === 'webhook' || e.kind === 'poll' ? null : h('p', { class: 'muted' }, destinationText(e)),
     e.status === 'disabled'
       ? h(
           'p',

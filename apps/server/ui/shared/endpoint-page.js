@@ -5,8 +5,11 @@ import { apiWithETag, path } from './api.js';
 import { h } from './dom.js';
 import { endpointActions } from './endpoint-actions.js';
 import { authForm } from './endpoint-auth-form.js';
+import { endpointTitle } from './endpoint-badges.js';
+import { credentialsForm } from './endpoint-credentials.js';
 import { endpointDelete } from './endpoint-delete.js';
 import { endpointDeliveries } from './endpoint-deliveries.js';
+import { isBroker } from './endpoint-destination.js';
 import { settingsForm } from './endpoint-settings.js';
 import { endpointSummary } from './endpoint-summary.js';
 import { section } from './ui.js';
@@ -25,7 +28,7 @@ export async function endpointView({ id }, ctx) {
   // that changed since it was last shown.
   const { data: endpoint, etag } = await read(id);
   const summary = endpointSummary();
-  const deliveries = endpointDeliveries({ id, ctx });
+  const deliveries = endpointDeliveries({ id, ctx, broker: isBroker(endpoint.kind) });
 
   /** @type {import('./types.js').EndpointPage} */
   const page = {
@@ -53,7 +56,7 @@ export async function endpointView({ id }, ctx) {
         etag,
         saved: async (saved) => {
           const title = document.getElementById('page-title');
-          if (title) title.textContent = saved.description || 'Webhook endpoint';
+          if (title) title.textContent = endpointTitle(saved);
           await page.refresh();
         },
       })
@@ -63,12 +66,15 @@ export async function endpointView({ id }, ctx) {
     ctx.canWrite && (endpoint.kind ?? 'webhook') === 'webhook'
       ? authForm({ page, saved: page.refresh })
       : null;
+  // A broker endpoint's credentials instead: write-only, replaced or removed on their own.
+  const brokerCredentials =
+    ctx.canWrite && isBroker(endpoint.kind) ? credentialsForm({ page, saved: page.refresh }) : null;
   const danger = ctx.canWrite ? endpointDelete(page) : null;
   await deliveries.load(true);
   ctx.poll(page.refresh, (endpoint.health?.pendingDeliveries ?? 0) > 0);
 
   return {
-    title: endpoint.description || 'Webhook endpoint',
+    title: endpointTitle(endpoint),
     crumbs: [['Endpoints', '#/']],
     node: h(
       'div',
@@ -78,6 +84,7 @@ export async function endpointView({ id }, ctx) {
       section('Deliveries', deliveries.toolbar, deliveries.node),
       settings ? section('Settings', settings) : null,
       receiverAuth ? section('Receiver authentication', receiverAuth) : null,
+      brokerCredentials ? section('Broker credentials', brokerCredentials) : null,
       danger ? section('Delete this endpoint', danger) : null,
     ),
   };

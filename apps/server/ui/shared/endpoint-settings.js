@@ -4,14 +4,27 @@
 // since then is not overwritten; the form is refilled with it and says so.
 import { apiWithETag, newIdempotencyKey, path, statusOf } from './api.js';
 import { h } from './dom.js';
-import { eventTypeList, TYPES_HINT, URL_HINT } from './endpoint-fields.js';
+import { destinationFields, isBroker } from './endpoint-destination.js';
+import { eventTypeList, TYPES_HINT } from './endpoint-fields.js';
 import { actionButton, announce, field } from './ui.js';
 
 /** @typedef {import('./types.js').Endpoint} Endpoint */
-/** @typedef {Pick<Endpoint, 'url' | 'eventTypes' | 'description' | 'rateLimit' | 'filter'>} Settings */
+/** @typedef {Pick<Endpoint, 'url' | 'eventTypes' | 'description' | 'rateLimit' | 'filter' | 'destination'>} Settings */
 
 /** A filter as the form shows it: indented JSON, empty for none. */
 const filterText = (/** @type {Settings['filter']} */ f) => (f ? JSON.stringify(f, null, 2) : '');
+
+/**
+ * A broker's settings compared key by key (the stored JSON may order its keys otherwise).
+ * @param {Settings['destination'] | undefined} a
+ * @param {Settings['destination'] | undefined} b
+ */
+const sameDestination = (a, b) => {
+  const x = /** @type {Record<string, unknown>} */ (a ?? {});
+  const y = /** @type {Record<string, unknown>} */ (b ?? {});
+  const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+  return [...keys].every((k) => x[k] === y[k]);
+};
 
 /**
  * @param {Settings} a
@@ -19,6 +32,7 @@ const filterText = (/** @type {Settings['filter']} */ f) => (f ? JSON.stringify(
  */
 const sameSettings = (a, b) =>
   a.url === b.url &&
+  sameDestination(a.destination, b.destination) &&
   a.eventTypes.join(',') === b.eventTypes.join(',') &&
   (a.description ?? '') === (b.description ?? '') &&
   (a.rateLimit ?? null) === (b.rateLimit ?? null) &&
@@ -30,7 +44,9 @@ const sameSettings = (a, b) =>
  * @param {{ id: string, endpoint: Endpoint, etag: string | null, saved: (e: Endpoint) => Promise<unknown> }} options
  */
 export function settingsForm({ id, endpoint, etag, saved }) {
-  const url = h('input', { type: 'url', name: 'url', required: true });
+  // The URL (a broker's, for a broker endpoint) and the kind's settings; a poll endpoint has none.
+  const where = destinationFields(endpoint.kind);
+  const url = where.url;
   const types = h('input', { type: 'text', name: 'eventTypes', required: true });
   const description = h('input', { type: 'text', name: 'description', maxlength: '500' });
   const rateLimit = h('input', {
@@ -51,7 +67,7 @@ export function settingsForm({ id, endpoint, etag, saved }) {
   const fill = (e, tag) => {
     shown = e;
     shownETag = tag;
-    url.value = e.url;
+    where.fill(e);
     types.value = e.eventTypes.join(', ');
     description.value = e.description ?? '';
     rateLimit.value = e.rateLimit === null || e.rateLimit === undefined ? '' : String(e.rateLimit);
@@ -63,7 +79,10 @@ export function settingsForm({ id, endpoint, etag, saved }) {
   const changes = () => {
     /** @type {Partial<Settings>} */
     const patch = {};
-    if (url.value.trim() !== shown.url) patch.url = url.value.trim();
+    if (shown.kind !== 'poll' && url.value.trim() !== shown.url) patch.url = url.value.trim();
+    const destination = where.destination();
+    if (isBroker(shown.kind) && !sameDestination(destination, shown.destination))
+      patch.destination = /** @type {Settings['destination']} */ (destination);
     const eventTypes = eventTypeList(types.value);
     if (eventTypes.length === 0) throw new Error('Name at least one event type, or * for all.');
     if (eventTypes.join(',') !== shown.eventTypes.join(',')) patch.eventTypes = eventTypes;
@@ -109,9 +128,11 @@ export function settingsForm({ id, endpoint, etag, saved }) {
         body,
       });
     let answer;
+    where.clearErrors();
     try {
       answer = await patch(shownETag, idempotencyKey);
     } catch (error) {
+      where.showErrors(error)?.focus();
       if (statusOf(error) !== 412) throw error;
       /** @type {{ data: Endpoint, etag: string | null }} */
       const current = await apiWithETag('GET', path`/v1/webhook-endpoints/${id}`);
@@ -136,7 +157,7 @@ export function settingsForm({ id, endpoint, etag, saved }) {
   const form = h(
     'form',
     { class: 'form', novalidate: true },
-    field('URL', url, URL_HINT),
+    where.nodes,
     field('Event types', types, TYPES_HINT),
     field('Description', description),
     field('Rate limit (deliveries per second)', rateLimit, 'Empty: no limit.'),

@@ -3,6 +3,7 @@
 import { facts, h, replaceChildren } from './dom.js';
 import {
   circuitCallout,
+  credentialsText,
   destinationText,
   kindBadge,
   rateBadge,
@@ -61,6 +62,7 @@ export function endpointSummary() {
           ['Status', statusBadge(e)],
           ['Event types', e.eventTypes.join(', ')],
           ['Filter', e.filter ? h('code', {}, JSON.stringify(e.filter)) : 'none: every event of its types'],
+          ['Broker credentials', credentialsText(e)],
           ['Signature format', e.format === 'standard' ? 'Standard Webhooks' : 'Surety'],
           ['Endpoint id', h('code', {}, e.id)],
           ['Application', e.applicationId ? h('code', {}, e.applicationId) : null],

@@ -1,5 +1,9 @@
-// The /v1 shapes the dashboard reads (apps/server/src/routes/schemas.ts and routes/webhooks.ts), and
-// the contract between the router and its views. Types only: nothing here is served or run.
+// The /v1 shapes the dashboard reads, and the contract between the router and its views. Types
+// only: nothing here is served or run. The resources are @surety/webhooks' own types (imported from
+// its public entry, type-only: the browser never loads it), plus what the routes add to an answer
+// (apps/server/src/routes: `object`, an endpoint's health and once-shown secret): a field the package
+// renames or retypes fails the UI's typecheck (`npm run typecheck`) instead of drifting (issue 34).
+import type * as W from '@surety/webhooks';
 
 /** RFC 9457 problem+json, as the service sends it. */
 export interface Problem {
@@ -13,130 +17,48 @@ export interface Problem {
 }
 
 /** A cursor-paged list. */
-export interface Page<T> {
+export interface Page<T> extends W.Page<T> {
   object: 'list';
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
 }
 
 /** The endpoint's circuit breaker: open waits for one probe attempt, half_open is probing. */
-export interface Circuit {
-  state: 'closed' | 'open' | 'half_open';
-  consecutiveFailures: number;
-  openedAt: string | null;
-  nextProbeAt: string | null;
-}
+export type Circuit = W.CircuitState;
 
 /** Adaptive throttling: after 429/503 or slow answers, a lowered in-flight cap and rate that grow back. */
-export interface Throttle {
-  state: 'none' | 'throttled' | 'paused';
-  inFlightCap: number | null;
-  rate: number | null;
-  since: string | null;
-  until: string | null;
-  pausedUntil: string | null;
-  decreases: number;
-}
+export type Throttle = W.ThrottleState;
 
-export interface EndpointHealth {
-  attempts24h: number;
-  successRate24h: number | null;
-  pendingDeliveries: number;
-}
+/** How events leave: `webhook` (HTTP POST), a broker's publish (`amqp`, `nats`, `mqtt`), or `poll`. */
+export type DestinationKind = W.DestinationKind;
 
-export interface Endpoint {
-  id: string;
+/** The health the answer for one endpoint carries (the timestamps are the endpoint's own fields). */
+export type EndpointHealth = Pick<W.EndpointHealth, 'attempts24h' | 'successRate24h' | 'pendingDeliveries'>;
+
+/** An endpoint as /v1 answers it: the package's, named, with the answer-only parts. */
+export interface Endpoint extends W.Endpoint {
   object: 'webhook_endpoint';
-  url: string;
-  /** How events leave (issue 36): HTTP POST, or a broker's publish; absent from an older server. */
-  kind?: 'webhook' | 'amqp' | 'nats' | 'mqtt' | 'poll';
-  /** A broker endpoint's settings (exchange and routing key, subject, topic). */
-  destination?: Record<string, string | number> | null;
-  /** The application (the tenant's customer) it belongs to; null: the tenant's own. */
-  applicationId?: string | null;
-  description?: string;
-  eventTypes: string[];
-  format: 'surety' | 'standard';
-  status: 'enabled' | 'disabled';
-  disabledReason: string | null;
-  disabledAt: string | null;
-  retrySchedule: number[] | null;
-  rateLimit: number | null;
-  ordered: boolean;
-  traceContext: boolean;
-  /** The payload filter (docs/webhooks.md "Payload filters"); null: every event of its types. */
-  filter?: Record<string, unknown> | null;
-  /** Receiver authentication (docs/receiver-auth.md), redacted; absent from an older server. */
-  auth?:
-    | { type: 'basic'; username: string }
-    | { type: 'oauth2'; tokenUrl: string; clientId: string; scope: string | null; audience: string | null }
-    | { type: 'mtls'; certificateFingerprint: string; notAfter: string; subject: string }
-    | null;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  failingSince: string | null;
-  /** Absent from a server that predates the breaker. */
-  circuit?: Circuit;
-  /** Absent from a server that predates adaptive throttling. */
-  throttle?: Throttle;
   /** Only in the answer for one endpoint (not in the list). */
   health?: EndpointHealth;
   /** Only in the answer to creation and rotation. */
   secret?: string;
 }
 
-export interface SuretyEvent {
-  id: string;
+export interface SuretyEvent extends W.EventRecord {
   object: 'event';
-  type: string;
-  apiVersion: string;
-  createdAt: string;
-  sequence: number;
-  resource: string | null;
-  data: unknown;
 }
 
-export interface Delivery {
-  id: string;
+export interface Delivery extends W.DeliveryRecord {
   object: 'delivery';
-  eventId: string;
-  eventType: string | null;
-  endpointId: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
 }
 
-export interface Attempt {
-  id: string;
+/** `status` null: no HTTP answer (a webhook's transport error, or any broker attempt: `errorCode` null is the broker's confirmation). */
+export interface Attempt extends W.AttemptRecord {
   object: 'attempt';
-  deliveryId: string;
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  /** null: no HTTP answer (connection refused, timeout, refused by the SSRF guard). */
-  status: number | null;
-  responseExcerpt: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
 }
 
 /** An application: one of the tenant's customers, with its own endpoints (docs/applications.md). */
-export interface Application {
-  id: string;
+export interface Application extends Omit<W.Application, 'version' | 'updatedAt'> {
   object: 'application';
-  uid: string | null;
-  name: string;
-  metadata?: Record<string, unknown>;
-  createdAt: string;
+  updatedAt?: string;
 }
 
 /** A portal session: `url` opens the portal, with `token` in its fragment. */
