@@ -49,6 +49,7 @@ const VERSIONS = {
   '@nestjs/platform-fastify': '^11.2.8',
   'reflect-metadata': '^0.2.2',
   rxjs: '^7.8.2',
+  hono: '^4.13.19',
 };
 
 const EXPRESS = ['express', '@types/express'];
@@ -57,42 +58,52 @@ const NEST = ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', 'pg'
 export const APPS = [
   {
     name: 'kysely',
-    entries: ['kysely.ts'],
-    docs: ['orm/kysely-surety-owns.ts', 'orm/kysely-kysely-owns.ts'],
+    entries: ['kysely.ts', 'kysely-owns.ts'],
+    docs: ['orm/kysely-surety-owns.ts', 'orm/kysely-kysely-owns.ts', 'idempotency/fastify.ts'],
     deps: ['kysely', 'pg', 'fastify'],
   },
   {
     name: 'drizzle',
-    entries: ['drizzle.ts'],
+    entries: ['drizzle.ts', 'drizzle-owns.ts'],
     docs: ['orm/drizzle-surety-owns.ts', 'orm/drizzle-drizzle-owns.ts'],
     deps: ['drizzle-orm', 'pg', ...EXPRESS, 'fastify'],
   },
   {
     name: 'knex',
-    entries: ['knex.ts'],
-    docs: ['orm/knex-surety-owns.ts', 'orm/knex-knex-owns.ts'],
-    deps: ['knex', 'pg', 'fastify'],
+    entries: ['knex.ts', 'knex-owns.ts'],
+    docs: ['orm/knex-surety-owns.ts', 'orm/knex-knex-owns.ts', 'idempotency/hono.ts'],
+    deps: ['knex', 'pg', 'fastify', 'hono'],
   },
   {
     name: 'postgres-js',
-    entries: ['postgres-js.ts'],
-    docs: ['idempotency/lease-express.ts'],
+    entries: ['postgres-js.ts', 'postgres-js-begin.ts'],
+    sources: ['joined.ts'],
+    docs: ['orm/postgres-js.ts', 'idempotency/lease-express.ts', 'idempotency/express.ts'],
     deps: ['postgres', ...EXPRESS],
   },
   {
     name: 'prisma',
-    entries: ['prisma-surety.ts', 'prisma-owns.ts'],
+    entries: ['prisma-surety.ts', 'prisma-owns.ts', 'prisma-joined.ts'],
+    sources: ['joined.ts'],
+    docs: ['prisma/prisma.ts'],
     deps: ['@prisma/client', '@prisma/adapter-pg', ...EXPRESS],
     // The `prisma` CLI that generates the client brings PGlite and postgres.js (for `prisma dev`), and
     // npm keeps them after `npm prune --omit=dev` (they satisfy @surety/db's optional peers): it is
     // installed in a folder of its own, as a deploy that generates at build time leaves it behind.
     prisma: true,
   },
-  { name: 'typeorm', entries: ['typeorm.ts'], deps: ['typeorm', 'pg', 'fastify'] },
+  {
+    name: 'typeorm',
+    entries: ['typeorm.ts', 'typeorm-owns.ts', 'typeorm-joined.ts'],
+    sources: ['joined.ts', 'typeorm-entity.ts'],
+    docs: ['orm/typeorm.ts'],
+    deps: ['typeorm', 'pg', 'fastify'],
+  },
   {
     name: 'nestjs-express',
     entries: ['nestjs-express.ts'],
     sources: ['nest-module.ts'],
+    docs: ['nestjs/app.ts'],
     deps: [...NEST, '@nestjs/platform-express'],
   },
   {
@@ -113,6 +124,9 @@ const SURETY = [
   '@surety/webhook-verify',
   '@surety/webhooks',
 ];
+
+/** Where a docs example goes in an app's src/: docs/examples/orm/x.ts -> docs-orm-x.ts. */
+const docsFile = (f) => `docs-${f.replace('/', '-')}`;
 
 const COMPILER = {
   strict: true,
@@ -178,10 +192,10 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
     for (const f of ['check.ts', 'surety.ts', ...a.entries, ...(a.sources ?? [])])
       copyFileSync(join(sources, f), join(dir, 'src', f));
     // The docs' examples of this ORM (docs/orm.md, docs/idempotency.md show them verbatim), compiled
-    // and run here as a reader's app would: each prints what its `// prints:` line says.
-    mkdirSync(join(dir, 'src', 'docs'));
+    // and run here as a reader's app would: each prints what its `// prints:` line says. They sit in
+    // src/ beside the generated Prisma client, which the Prisma example imports as an app does.
     for (const f of a.docs ?? [])
-      copyFileSync(join(root, 'docs', 'examples', f), join(dir, 'src', 'docs', f.replace('/', '-')));
+      copyFileSync(join(root, 'docs', 'examples', f), join(dir, 'src', docsFile(f)));
     const label = `ORM app ${a.name}`;
     try {
       const cli = join(work, 'orm', `${a.name}-cli`);
@@ -215,7 +229,10 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
         // `prisma generate` needs no database, but fetches a schema-engine binary from outside the
         // npm registry first; generating does not use it, so a stub that refuses to run stands in.
         mkdirSync(join(dir, 'prisma'));
-        copyFileSync(join(sources, 'prisma', 'schema.prisma'), join(dir, 'prisma', 'schema.prisma'));
+        copyFileSync(
+          join(root, 'docs', 'examples', 'prisma', 'schema.prisma'),
+          join(dir, 'prisma', 'schema.prisma'),
+        );
         const stub = join(dir, 'schema-engine-stub');
         writeFileSync(
           stub,
@@ -259,7 +276,7 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
         const expected = /^\s*\/\/ prints: (.*)$/m.exec(
           readFileSync(join(root, 'docs', 'examples', f), 'utf8'),
         )?.[1];
-        await sh(process.execPath, [join('dist', 'docs', f.replace('/', '-').replace(/\.ts$/, '.js'))], {
+        await sh(process.execPath, [join('dist', docsFile(f).replace(/\.ts$/, '.js'))], {
           cwd: dir,
           env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' },
           timeout: 90_000,
