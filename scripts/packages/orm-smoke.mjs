@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The ORM smoke matrix (issue 31): per ORM and direction, a fresh app outside the workspace installs
 // the packed tarballs plus exactly one ORM and its real driver (and its framework), compiles with tsc
-// to JavaScript and runs under plain node against PostgreSQL. Each app (scripts/smoke/<name>.ts)
-// checks itself (scripts/smoke/check.ts): a keyed POST, its replay, 20 concurrent duplicates -> one
-// row, a throw after the write -> no row; the examples of docs/orm.md and docs/idempotency.md for that
-// ORM run there too, compiled from the same tarballs, and print what they say. No other ORM, driver or PGlite is installed, so an adapter
-// that imported a peer it does not need fails at start, as it would in a user's app.
+// to JavaScript and runs under plain node against PostgreSQL. The apps are listed in orm-apps.mjs:
+// one install per ORM, and in it one entry per direction (scripts/smoke/<entry>.ts), each checking
+// itself (scripts/smoke/check.ts): a keyed POST, its replay, 20 concurrent duplicates -> one row, a
+// throw after the write -> no row; the examples of docs/orm.md and docs/idempotency.md for that ORM
+// run there too, compiled from the same tarballs, and print what they say. No other ORM, driver or
+// PGlite is installed, so an adapter that imported a peer it does not need fails at start, as it
+// would in a user's app.
 //
 // Part of scripts/check-packages.mjs (with DATABASE_URL). On its own, it packs what it needs:
 //   DATABASE_URL=… node scripts/packages/orm-smoke.mjs [app…] [--tarballs <dir>] [--keep]
@@ -25,105 +27,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { APPS, SURETY, VERSIONS } from './orm-apps.mjs';
 
 const run = promisify(execFile);
 
-/** The versions the apps install: those the workspace tests against. */
-const VERSIONS = {
-  pg: '^8.23.1',
-  express: '^5.3.0',
-  '@types/express': '^5.0.6',
-  fastify: '^5.12.8',
-  '@types/node': '^20.19.43',
-  kysely: '^0.28.19',
-  'drizzle-orm': '^0.45.4',
-  knex: '^3.3.0',
-  postgres: '^3.4.9',
-  typeorm: '^0.3.31',
-  '@prisma/client': '^7.10.0',
-  '@prisma/adapter-pg': '^7.10.0',
-  prisma: '^7.10.0',
-  '@nestjs/common': '^11.2.10',
-  '@nestjs/core': '^11.2.10',
-  '@nestjs/platform-express': '^11.2.10',
-  '@nestjs/platform-fastify': '^11.2.8',
-  'reflect-metadata': '^0.2.2',
-  rxjs: '^7.8.2',
-  hono: '^4.13.19',
-};
-
-const EXPRESS = ['express', '@types/express'];
-const NEST = ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', 'pg'];
-/** The apps: their sources (the first files are the entry points run), and what they install. */
-export const APPS = [
-  {
-    name: 'kysely',
-    entries: ['kysely.ts', 'kysely-owns.ts'],
-    docs: ['orm/kysely-surety-owns.ts', 'orm/kysely-kysely-owns.ts', 'idempotency/fastify.ts'],
-    deps: ['kysely', 'pg', 'fastify'],
-  },
-  {
-    name: 'drizzle',
-    entries: ['drizzle.ts', 'drizzle-owns.ts'],
-    docs: ['orm/drizzle-surety-owns.ts', 'orm/drizzle-drizzle-owns.ts'],
-    deps: ['drizzle-orm', 'pg', ...EXPRESS, 'fastify'],
-  },
-  {
-    name: 'knex',
-    entries: ['knex.ts', 'knex-owns.ts'],
-    docs: ['orm/knex-surety-owns.ts', 'orm/knex-knex-owns.ts', 'idempotency/hono.ts'],
-    deps: ['knex', 'pg', 'fastify', 'hono'],
-  },
-  {
-    name: 'postgres-js',
-    entries: ['postgres-js.ts', 'postgres-js-begin.ts'],
-    sources: ['joined.ts'],
-    docs: ['orm/postgres-js.ts', 'idempotency/lease-express.ts', 'idempotency/express.ts'],
-    deps: ['postgres', ...EXPRESS],
-  },
-  {
-    name: 'prisma',
-    entries: ['prisma-surety.ts', 'prisma-owns.ts', 'prisma-joined.ts'],
-    sources: ['joined.ts'],
-    docs: ['prisma/prisma.ts'],
-    deps: ['@prisma/client', '@prisma/adapter-pg', ...EXPRESS],
-    // The `prisma` CLI that generates the client brings PGlite and postgres.js (for `prisma dev`), and
-    // npm keeps them after `npm prune --omit=dev` (they satisfy @surety/db's optional peers): it is
-    // installed in a folder of its own, as a deploy that generates at build time leaves it behind.
-    prisma: true,
-  },
-  {
-    name: 'typeorm',
-    entries: ['typeorm.ts', 'typeorm-owns.ts', 'typeorm-joined.ts'],
-    sources: ['joined.ts', 'typeorm-entity.ts'],
-    docs: ['orm/typeorm.ts'],
-    deps: ['typeorm', 'pg', 'fastify'],
-  },
-  {
-    name: 'nestjs-express',
-    entries: ['nestjs-express.ts'],
-    sources: ['nest-module.ts'],
-    docs: ['nestjs/app.ts'],
-    deps: [...NEST, '@nestjs/platform-express'],
-  },
-  {
-    name: 'nestjs-fastify',
-    entries: ['nestjs-fastify.ts'],
-    sources: ['nest-module.ts'],
-    deps: [...NEST, '@nestjs/platform-fastify'],
-  },
-];
-
-// The packages an app installs from the tarballs, with every @surety dependency of theirs
-// (@surety/idempotency depends on @surety/fetch since the effects outbox).
-const SURETY = [
-  '@surety/core',
-  '@surety/db',
-  '@surety/fetch',
-  '@surety/idempotency',
-  '@surety/webhook-verify',
-  '@surety/webhooks',
-];
+export { APPS };
 
 /** Where a docs example goes in an app's src/: docs/examples/orm/x.ts -> docs-orm-x.ts. */
 const docsFile = (f) => `docs-${f.replace('/', '-')}`;
