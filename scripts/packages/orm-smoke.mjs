@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The ORM smoke matrix (issue 31): per ORM and direction, a fresh app outside the workspace installs
 // the packed tarballs plus exactly one ORM and its real driver (and its framework), compiles with tsc
-// to JavaScript and runs under plain node against PostgreSQL. Each app (scripts/smoke/<name>.ts)
-// checks itself (scripts/smoke/check.ts): a keyed POST, its replay, 20 concurrent duplicates -> one
-// row, a throw after the write -> no row; the examples of docs/orm.md and docs/idempotency.md for that
-// ORM run there too, compiled from the same tarballs, and print what they say. No other ORM, driver or PGlite is installed, so an adapter
-// that imported a peer it does not need fails at start, as it would in a user's app.
+// to JavaScript and runs under plain node against PostgreSQL. The apps are listed in orm-apps.mjs:
+// one install per ORM, and in it one entry per direction (scripts/smoke/<entry>.ts), each checking
+// itself (scripts/smoke/check.ts): a keyed POST, its replay, 20 concurrent duplicates -> one row, a
+// throw after the write -> no row; the examples of docs/orm.md and docs/idempotency.md for that ORM
+// run there too, compiled from the same tarballs, and print what they say. No other ORM, driver or
+// PGlite is installed, so an adapter that imported a peer it does not need fails at start, as it
+// would in a user's app.
 //
 // Part of scripts/check-packages.mjs (with DATABASE_URL). On its own, it packs what it needs:
 //   DATABASE_URL=… node scripts/packages/orm-smoke.mjs [app…] [--tarballs <dir>] [--keep]
@@ -25,94 +27,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { APPS, SURETY, VERSIONS } from './orm-apps.mjs';
 
 const run = promisify(execFile);
 
-/** The versions the apps install: those the workspace tests against. */
-const VERSIONS = {
-  pg: '^8.23.1',
-  express: '^5.3.0',
-  '@types/express': '^5.0.6',
-  fastify: '^5.12.8',
-  '@types/node': '^20.19.43',
-  kysely: '^0.28.19',
-  'drizzle-orm': '^0.45.4',
-  knex: '^3.3.0',
-  postgres: '^3.4.9',
-  typeorm: '^0.3.31',
-  '@prisma/client': '^7.10.0',
-  '@prisma/adapter-pg': '^7.10.0',
-  prisma: '^7.10.0',
-  '@nestjs/common': '^11.2.10',
-  '@nestjs/core': '^11.2.10',
-  '@nestjs/platform-express': '^11.2.10',
-  '@nestjs/platform-fastify': '^11.2.8',
-  'reflect-metadata': '^0.2.2',
-  rxjs: '^7.8.2',
-};
+export { APPS };
 
-const EXPRESS = ['express', '@types/express'];
-const NEST = ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', 'pg'];
-/** The apps: their sources (the first files are the entry points run), and what they install. */
-export const APPS = [
-  {
-    name: 'kysely',
-    entries: ['kysely.ts'],
-    docs: ['orm/kysely-surety-owns.ts', 'orm/kysely-kysely-owns.ts'],
-    deps: ['kysely', 'pg', 'fastify'],
-  },
-  {
-    name: 'drizzle',
-    entries: ['drizzle.ts'],
-    docs: ['orm/drizzle-surety-owns.ts', 'orm/drizzle-drizzle-owns.ts'],
-    deps: ['drizzle-orm', 'pg', ...EXPRESS, 'fastify'],
-  },
-  {
-    name: 'knex',
-    entries: ['knex.ts'],
-    docs: ['orm/knex-surety-owns.ts', 'orm/knex-knex-owns.ts'],
-    deps: ['knex', 'pg', 'fastify'],
-  },
-  {
-    name: 'postgres-js',
-    entries: ['postgres-js.ts'],
-    docs: ['idempotency/lease-express.ts'],
-    deps: ['postgres', ...EXPRESS],
-  },
-  {
-    name: 'prisma',
-    entries: ['prisma-surety.ts', 'prisma-owns.ts'],
-    deps: ['@prisma/client', '@prisma/adapter-pg', ...EXPRESS],
-    // The `prisma` CLI that generates the client brings PGlite and postgres.js (for `prisma dev`), and
-    // npm keeps them after `npm prune --omit=dev` (they satisfy @surety/db's optional peers): it is
-    // installed in a folder of its own, as a deploy that generates at build time leaves it behind.
-    prisma: true,
-  },
-  { name: 'typeorm', entries: ['typeorm.ts'], deps: ['typeorm', 'pg', 'fastify'] },
-  {
-    name: 'nestjs-express',
-    entries: ['nestjs-express.ts'],
-    sources: ['nest-module.ts'],
-    deps: [...NEST, '@nestjs/platform-express'],
-  },
-  {
-    name: 'nestjs-fastify',
-    entries: ['nestjs-fastify.ts'],
-    sources: ['nest-module.ts'],
-    deps: [...NEST, '@nestjs/platform-fastify'],
-  },
-];
-
-// The packages an app installs from the tarballs, with every @surety dependency of theirs
-// (@surety/idempotency depends on @surety/fetch since the effects outbox).
-const SURETY = [
-  '@surety/core',
-  '@surety/db',
-  '@surety/fetch',
-  '@surety/idempotency',
-  '@surety/webhook-verify',
-  '@surety/webhooks',
-];
+/** Where a docs example goes in an app's src/: docs/examples/orm/x.ts -> docs-orm-x.ts. */
+const docsFile = (f) => `docs-${f.replace('/', '-')}`;
 
 const COMPILER = {
   strict: true,
@@ -178,10 +100,10 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
     for (const f of ['check.ts', 'surety.ts', ...a.entries, ...(a.sources ?? [])])
       copyFileSync(join(sources, f), join(dir, 'src', f));
     // The docs' examples of this ORM (docs/orm.md, docs/idempotency.md show them verbatim), compiled
-    // and run here as a reader's app would: each prints what its `// prints:` line says.
-    mkdirSync(join(dir, 'src', 'docs'));
+    // and run here as a reader's app would: each prints what its `// prints:` line says. They sit in
+    // src/ beside the generated Prisma client, which the Prisma example imports as an app does.
     for (const f of a.docs ?? [])
-      copyFileSync(join(root, 'docs', 'examples', f), join(dir, 'src', 'docs', f.replace('/', '-')));
+      copyFileSync(join(root, 'docs', 'examples', f), join(dir, 'src', docsFile(f)));
     const label = `ORM app ${a.name}`;
     try {
       const cli = join(work, 'orm', `${a.name}-cli`);
@@ -215,7 +137,10 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
         // `prisma generate` needs no database, but fetches a schema-engine binary from outside the
         // npm registry first; generating does not use it, so a stub that refuses to run stands in.
         mkdirSync(join(dir, 'prisma'));
-        copyFileSync(join(sources, 'prisma', 'schema.prisma'), join(dir, 'prisma', 'schema.prisma'));
+        copyFileSync(
+          join(root, 'docs', 'examples', 'prisma', 'schema.prisma'),
+          join(dir, 'prisma', 'schema.prisma'),
+        );
         const stub = join(dir, 'schema-engine-stub');
         writeFileSync(
           stub,
@@ -259,7 +184,7 @@ export async function ormSmoke({ root, work, tarballs, databaseUrl, report, only
         const expected = /^\s*\/\/ prints: (.*)$/m.exec(
           readFileSync(join(root, 'docs', 'examples', f), 'utf8'),
         )?.[1];
-        await sh(process.execPath, [join('dist', 'docs', f.replace('/', '-').replace(/\.ts$/, '.js'))], {
+        await sh(process.execPath, [join('dist', docsFile(f).replace(/\.ts$/, '.js'))], {
           cwd: dir,
           env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' },
           timeout: 90_000,

@@ -1,5 +1,7 @@
-// Runs every example of docs/orm.md (packages/db/examples/orm/*.ts) as a user would, and checks
-// what each prints. PostgreSQL only: the ORMs here have no PGlite driver.
+// Runs the workspace's ORM examples (packages/db/examples/orm/*.ts: Prisma all three ways, with a
+// client this test generates) as a user would, and checks what each prints. docs/orm.md shows
+// docs/examples/ instead (packages/db/test/orm/examples.test.ts and the smoke matrix run those).
+// PostgreSQL only: the ORMs here have no PGlite driver.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { generatePrismaClient } from './prisma-client.js';
 const dir = fileURLToPath(new URL('../examples/orm/', import.meta.url));
 const examples = readdirSync(dir).filter((f) => f.endsWith('.ts'));
 
-describe('docs/orm.md examples', { skip: needsPostgres }, () => {
+describe('packages/db/examples/orm', { skip: needsPostgres }, () => {
   let prismaClient = '';
   let remove = async () => {};
   before(async () => {

@@ -1,11 +1,15 @@
 // @surety/db/prisma where a user meets Prisma's edges (issue 31): a PrismaPromise handed back
 // unawaited from onSurety (Prisma's promises start on `.then()`), Surety's own statements that return
-// `void` (migrations, NOTIFY) through Prisma's raw queries, and Prisma's transaction-start timeout.
+// `void` (migrations, NOTIFY) through Prisma's raw queries, and Prisma's transaction-start timeout
+// (DatabaseUnavailableError, and through an idempotency adapter a 503 with Retry-After).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { isDatabaseUnavailableError, migrate } from '@surety/db';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
+import { createIdempotency } from '@surety/idempotency';
+import { idempotency, txOf } from '@surety/idempotency/fastify';
+import Fastify from 'fastify';
 import { onSurety, prismaAdapterOnSurety, prismaOnSurety, prismaSql } from '../src/prisma.js';
 import { generatePrismaClient, type PrismaClientClass } from './prisma-client.js';
 
@@ -93,6 +97,69 @@ test('prismaSql: "Unable to start a transaction in the given time" (maxWait) is 
     assert.ok(isDatabaseUnavailableError(error), `not unavailable: ${String(error)}`);
     assert.equal((error as { code?: string }).code, 'SURETY_DB_UNAVAILABLE');
   } finally {
+    await prisma.$disconnect();
+    await db.close();
+  }
+});
+
+test('prismaSql: the transaction-start timeout (P2028) reaches HTTP as 503 idempotency_store_unavailable with Retry-After', {
+  skip: needsPostgres,
+}, async () => {
+  // The issue's symptom: a slow handler holds the pool's connections, Prisma cannot start the next
+  // request's transaction within maxWait, and the client got a 500. Through the Fastify adapter it is
+  // a 503 with Retry-After (nothing was done: the client retries with the same key), and the slow
+  // request still commits.
+  const db = await createTestDatabase();
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: postgresUrl!, max: 1 }, { schema: db.schema }),
+  });
+  const engine = createIdempotency({
+    sql: prismaSql(prisma, { maxWait: 200, timeout: 10_000 }),
+    schema: db.schema,
+    warnOnEmptyTransaction: false, // the handlers only read
+  });
+  const app = Fastify();
+  try {
+    await engine.migrate();
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let started!: () => void;
+    const holding = new Promise<void>((r) => {
+      started = r;
+    });
+    const outcomes: string[] = [];
+    await app.register(idempotency, { engine, onOutcome: (outcome) => outcomes.push(outcome) });
+    app.post<{ Body: { slow?: boolean } }>(
+      '/orders',
+      { config: { idempotency: true } },
+      async (req, reply) => {
+        await txOf(req).query('select 1 as one');
+        if (req.body.slow) {
+          started();
+          await held;
+        }
+        reply.code(201);
+        return { ok: true };
+      },
+    );
+    const post = (key: string, body: object) =>
+      app.inject({ method: 'POST', url: '/orders', headers: { 'idempotency-key': key }, payload: body });
+    const slow = post('slow', { slow: true });
+    await holding;
+    const refused = await post('next', {});
+    release();
+    assert.equal(refused.statusCode, 503, refused.body);
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(refused.json().code, 'idempotency_store_unavailable');
+    assert.equal((await slow).statusCode, 201);
+    assert.deepEqual(outcomes.sort(), ['executed', 'unavailable']);
+    // The refused key was never claimed: its retry runs.
+    assert.equal((await post('next', {})).statusCode, 201);
+  } finally {
+    await app.close();
     await prisma.$disconnect();
     await db.close();
   }

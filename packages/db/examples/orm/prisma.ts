@@ -1,4 +1,5 @@
-// Prisma 7 (@prisma/adapter-pg) and Surety, both ways (docs/orm.md). Needs DATABASE_URL, and a
+// Prisma 7 (@prisma/adapter-pg) and Surety, both ways, in the workspace (docs/orm.md shows
+// docs/examples/prisma/prisma.ts, which the smoke matrix runs). Needs DATABASE_URL, and a
 // client generated from a schema with `model Order { id Int @id @default(autoincrement()) note String @unique }`
 // mapped to "orders": in your app `import { PrismaClient } from './generated/prisma/client'`; here the
 // test that runs the examples generates one and passes its path in PRISMA_CLIENT.

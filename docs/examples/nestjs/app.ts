@@ -1,5 +1,5 @@
-// NestJS with @surety/idempotency/nestjs (docs/orm.md), as an application writes it: decorators,
-// compiled by tsc with experimentalDecorators. On PostgreSQL with DATABASE_URL, else the embedded PGlite.
+// NestJS with @surety/idempotency/nestjs, as an application writes it: decorators, compiled by tsc
+// with experimentalDecorators. On PostgreSQL with DATABASE_URL, else the embedded PGlite.
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { Body, Controller, Inject, Injectable, Module, Post, Res } from '@nestjs/common';
@@ -75,12 +75,13 @@ const post = (path: string, key: string, body: unknown) =>
 try {
   const first = await post('/orders', 'key-1', { note: 'one' });
   const retry = await post('/orders', 'key-1', { note: 'one' });
-  console.log(first.status, retry.status, retry.headers.get('idempotent-replayed')); // 201 201 true
   const reused = await post('/orders', 'key-1', { note: 'other' });
-  console.log(reused.status, ((await reused.json()) as { code: string }).code); // 422 idempotency_key_reused
-  console.log((await post('/orders/declined', 'key-2', { note: 'x' })).status); // 402
+  const { code } = (await reused.json()) as { code: string };
+  const declined = await post('/orders/declined', 'key-2', { note: 'x' });
   const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from ${schema}.orders`);
-  console.log('orders:', rows[0]!.n); // orders: 2
+  const replayed = retry.headers.get('idempotent-replayed');
+  console.log(first.status, retry.status, replayed, reused.status, code, declined.status, rows[0]!.n);
+  // prints: 201 201 true 422 idempotency_key_reused 402 2
 } finally {
   await app.close();
   await sql.query(`drop schema ${schema} cascade`);
