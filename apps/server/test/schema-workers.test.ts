@@ -45,13 +45,15 @@ const pool = (options: Partial<ConstructorParameters<typeof SchemaWorkers>[0]>) 
 };
 
 test('a task that spends its limit in CPU is too costly (422), and its worker is replaced', async () => {
-  const p = pool({});
+  // Starvation far off: on a loaded machine (two suites on two cores) the worker got 183 ms of CPU
+  // in 2 s and was answered busy, the right answer there but not what this test is about.
+  const p = pool({ starvedAfterMs: 60_000 });
   const started = Date.now();
   await assert.rejects(
     p.run('acme', costly),
     (e) => e instanceof SchemaTooCostlyError && e.reason === 'time',
   );
-  assert.ok(Date.now() - started < 5000);
+  assert.ok(Date.now() - started < 60_000);
   assert.equal(p.terminated, 1);
 });
 
