@@ -340,8 +340,19 @@ describe('notify', () => {
     try {
       if (db.backend === 'pg') {
         // The pool (max 1 here) is held by an open transaction: the NOTIFY must not wait for it.
+        // Wait until the transaction holds it: the NOTIFY raced the BEGIN (seen through PgBouncer),
+        // and a release() not yet assigned left the transaction open for every later test.
         let release!: () => void;
-        const held = db.sql.transaction(() => new Promise<void>((r) => (release = r)));
+        let began!: () => void;
+        const holding = new Promise<void>((r) => (began = r));
+        const held = db.sql.transaction(
+          () =>
+            new Promise<void>((r) => {
+              release = r;
+              began();
+            }),
+        );
+        await holding;
         await db.sql.notify(channel, 'while busy');
         release();
         await held;
