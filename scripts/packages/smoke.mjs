@@ -11,6 +11,7 @@
 //   installs them: no @electric-sql/pglite and no fastify-plugin may be installed, the types hold
 //   without them, the embedded database fails with an error naming the package, and (with
 //   DATABASE_URL) the db and idempotency examples run on PostgreSQL.
+// The apps' sources, compiler options and third-party versions are in smoke-sources.mjs.
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
