@@ -59,7 +59,7 @@ export async function main(): Promise<string> {
   const tag: string = versionETag(3);
   const result = evaluatePreconditions({ method: 'PUT', headers: { 'if-match': tag }, current: { exists: true, etag: tag } });
   const doc = buildAsyncApi(createRegistry());
-  const fetch = createFetch({ idempotencyKey: 'auto', deadline: 1000 });
+  const fetch = createFetch({ idempotencyKey: 'auto', deadlineMs: 1000 });
   const headers = await sign({ id: 'evt_1', body: '{"id":"evt_1"}', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] });
   const verified: VerifiedWebhook = await createVerifier({ secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }).verify('{"id":"evt_1"}', headers);
   await worker.stop();
