@@ -800,6 +800,7 @@ export interface WorkerEventMap {
 }
 export declare function allowListFromEnv(env?: NodeJS.ProcessEnv): AllowList;
 export declare const createDeliveryWorker: (options: DeliveryWorkerOptions) => DeliveryWorker;
+export declare const createWebhooks: (options: WebhooksOptions) => Webhooks;
 export declare function envelopeJson(e: {
     id: string;
     type: string;

@@ -4,7 +4,7 @@
 import { drizzleOf, drizzleSql, drizzleTx } from '@surety/db/drizzle';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { integer, pgSchema, text } from 'drizzle-orm/pg-core';
 import Fastify from 'fastify';
@@ -22,7 +22,7 @@ const sql = drizzleSql(db); // every Surety transaction is a Drizzle transaction
 await sql.query(`create schema if not exists ${schema}`);
 await sql.query(`create table if not exists ${schema}.payments (id text primary key, cents int not null)`);
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 

@@ -5,7 +5,7 @@ import { createPgSql } from '@surety/db';
 import { drizzleOf } from '@surety/db/drizzle';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import { eq } from 'drizzle-orm';
 import { alias, integer, pgSchema, text } from 'drizzle-orm/pg-core';
 import Fastify from 'fastify';
@@ -23,7 +23,7 @@ await sql.query(
   `create table if not exists ${schema}.payments (id text primary key, cents int not null, refund_of text)`,
 );
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 

@@ -3,7 +3,7 @@
 import { knexOf, knexSql, knexTx } from '@surety/db/knex';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import Fastify from 'fastify';
 import knexFactory from 'knex';
 
@@ -13,7 +13,7 @@ const sql = knexSql(knex); // every Surety transaction is a knex transaction
 await sql.query(`create schema if not exists ${schema}`);
 await sql.query(`create table if not exists ${schema}.payments (id text primary key, cents int not null)`);
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 

@@ -4,7 +4,7 @@ import { openSql } from '@surety/db';
 import { knexOf } from '@surety/db/knex';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import Fastify from 'fastify';
 
 const schema = 'example_knex_surety';
@@ -12,7 +12,7 @@ const sql = await openSql({ databaseUrl: process.env.DATABASE_URL });
 await sql.query(`create schema if not exists ${schema}`);
 await sql.query(`create table if not exists ${schema}.payments (id text primary key, cents int not null)`);
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 

@@ -3,7 +3,7 @@
 import { kyselyOf, kyselySql, kyselyTx } from '@surety/db/kysely';
 import { createIdempotency } from '@surety/idempotency';
 import { idempotency, txOf } from '@surety/idempotency/fastify';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import Fastify from 'fastify';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -20,7 +20,7 @@ const sql = kyselySql(db); // every Surety transaction is a Kysely transaction
 await sql.query(`create schema if not exists ${schema}`);
 await sql.query(`create table if not exists ${schema}.payments (id text primary key, cents int not null)`);
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 

@@ -3,14 +3,14 @@
 // Needs PostgreSQL (DATABASE_URL): postgres.js speaks the wire protocol itself.
 import { postgresBegin, postgresOf, postgresSql } from '@surety/db/postgres-js';
 import { createIdempotency, fingerprint } from '@surety/idempotency';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import postgres from 'postgres';
 
 const pgjs = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
 const schema = `example_pgjs_${process.pid}`;
 const sql = postgresSql(pgjs); // Surety's Sql: give it to the engine, Webhooks, the inbox
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 await pgjs.unsafe(`create table ${schema}.orders (id serial primary key, note text not null)`);

@@ -4,7 +4,7 @@
 import { createPgSql } from '@surety/db';
 import { typeormOf, typeormSql, typeormTransaction } from '@surety/db/typeorm';
 import { createIdempotency, fingerprint } from '@surety/idempotency';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import { DataSource, EntitySchema } from 'typeorm';
 
 const schema = `example_typeorm_${process.pid}`;
@@ -22,7 +22,7 @@ const dataSource = await new DataSource({
 }).initialize();
 const sql = createPgSql({ connectionString: process.env.DATABASE_URL! });
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 await sql.query(`create table ${schema}.orders (id serial primary key, note text not null)`);

@@ -6,13 +6,13 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { createPgSql } from '@surety/db';
 import { onSurety, prismaAdapterOnSurety, prismaOf, prismaSql, prismaTransaction } from '@surety/db/prisma';
 import { createIdempotency, fingerprint } from '@surety/idempotency';
-import { Webhooks } from '@surety/webhooks';
+import { createWebhooks } from '@surety/webhooks';
 import { type Prisma, PrismaClient } from './generated/prisma/client.js';
 
 const schema = `example_prisma_${process.pid}`;
 const sql = createPgSql({ connectionString: process.env.DATABASE_URL });
 const engine = createIdempotency({ sql, schema });
-const webhooks = new Webhooks({ sql, schema });
+const webhooks = createWebhooks({ sql, schema });
 await engine.migrate();
 await webhooks.migrate();
 await sql.query(`create table ${schema}.payments (id text primary key, cents int not null)`);

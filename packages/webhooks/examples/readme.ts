@@ -2,12 +2,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openSql } from '@surety/db';
 import { createVerifier } from '@surety/webhook-verify';
-import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
+import { createWebhooks, DeliveryWorker, parseAllowList } from '@surety/webhooks';
 
 const sql = await openSql({ databaseUrl: process.env.DATABASE_URL }); // PGlite when unset
 // The SSRF guard refuses private addresses; this example's receiver is on 127.0.0.1, so it is allowed.
 const allowList = parseAllowList('127.0.0.1/32');
-const webhooks = new Webhooks({ sql, allowHttp: true, allowList });
+const webhooks = createWebhooks({ sql, allowHttp: true, allowList });
 await webhooks.migrate(); // outbox, deliveries, attempts, endpoints in schema "surety"
 
 // A receiver on 127.0.0.1 that verifies what it gets.

@@ -144,4 +144,17 @@ export type {
   UpdateEndpointInput,
   WebhooksOptions,
 } from './types.js';
-export { Webhooks } from './webhooks.js';
+
+import type { WebhooksOptions } from './types.js';
+import { Webhooks } from './webhooks.js';
+
+export { Webhooks };
+
+/**
+ * Creates the webhooks engine (the house's construction convention: `createX(options)`, the class
+ * exported as its type). Call `migrate()` before the first use.
+ * @example
+ * const webhooks = createWebhooks({ sql, validate: registry.assertValid });
+ * await webhooks.migrate();
+ */
+export const createWebhooks = (options: WebhooksOptions): Webhooks => new Webhooks(options);
