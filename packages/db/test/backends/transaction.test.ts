@@ -10,6 +10,7 @@ import {
   createTestDatabase,
   directOnly,
   needsPostgres,
+  poolerOptions,
   postgresUrl,
   type TestDatabase,
 } from '../../src/testing.js';
@@ -374,8 +375,11 @@ describe('notify after close', () => {
       t.skip('the dedicated NOTIFY connection exists on PostgreSQL only: set DATABASE_URL');
       return;
     }
+    // Straight to the server even in the pass through PgBouncer: the pooler keeps its server
+    // connection (and the application_name it last carried) after the client closes, so there
+    // pg_stat_activity cannot tell whether close() closed anything (CI saw 1 !== 0).
     const own = createPgSql({
-      connectionString: postgresUrl,
+      connectionString: poolerOptions.listenUrl ?? postgresUrl,
       max: 1,
       applicationName: `notify-close-${db.schema}`,
     });
