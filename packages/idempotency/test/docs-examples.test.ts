@@ -1,5 +1,5 @@
-// docs/idempotency.md's code blocks are files (docs/examples/idempotency/*.ts) or say they are
-// fragments (scripts/docs-examples.mjs checks the page): each file shown runs here (PGlite, or
+// docs/idempotency.md's and docs/side-effects.md's code blocks are files (docs/examples/idempotency/
+// *.ts) or say they are fragments (scripts/docs-examples.mjs checks the page): each file shown runs here (PGlite, or
 // PostgreSQL with DATABASE_URL) and prints what its `// prints:` line says. The ORM smoke matrix
 // (scripts/packages/orm-smoke.mjs) compiles and runs them again from the packed tarballs.
 import assert from 'node:assert/strict';
@@ -13,11 +13,19 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const { checkDocBlocks } = (await import(`${root}scripts/docs-examples.mjs`)) as {
   checkDocBlocks: (root: string, page: string) => { problems: string[]; examples: string[] };
 };
-const { problems, examples } = checkDocBlocks(root, 'docs/idempotency.md');
+const pages = ['docs/idempotency.md', 'docs/side-effects.md'].map((page) => ({
+  page,
+  ...checkDocBlocks(root, page),
+}));
+const examples = [...new Set(pages.flatMap((p) => p.examples))];
 
-test('docs/idempotency.md: every code block is a file shown verbatim, or a fragment said to be one', () => {
-  assert.deepEqual(problems, []);
-  for (const name of ['lease-express', 'fastify', 'express', 'hono'])
+for (const { page, problems } of pages)
+  test(`${page}: every code block is a file shown verbatim, or a fragment said to be one`, () => {
+    assert.deepEqual(problems, []);
+  });
+
+test('the pages show the adapters, the phases and the effects outbox as files that run', () => {
+  for (const name of ['lease-express', 'fastify', 'express', 'hono', 'phases-payment', 'effects-receipt'])
     assert.ok(examples.includes(`docs/examples/idempotency/${name}.ts`), `${name}.ts is not shown`);
 });
 
