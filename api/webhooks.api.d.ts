@@ -1013,6 +1013,7 @@ export declare const claimOnce: (tx: Queryable, webhooks: Webhooks, params: Clai
 export { idTimePrefix }; // as in @surety/webhooks/ids
 export declare const notifyChannel: (schema: string) => string;
 export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly string[] | readonly number[])[];
+export declare const publishUnwoken: (tx: Queryable, webhooks: Webhooks, input: PublishInput) => Promise<PublishedEvent>;
 export declare function spawnWorkerProcess(options: {
     databaseUrl: string;
     schema: string;
@@ -1133,6 +1134,7 @@ export declare function statements(schema: string): {
     health: import("@surety/db").Statement;
     disable: import("@surety/db").Statement;
     complete: import("@surety/db").Statement;
+    giveBack: import("@surety/db").Statement;
     takeTokens: import("@surety/db").Statement;
     claim: import("@surety/db").Statement;
     claimTake: import("@surety/db").Statement;

@@ -8,7 +8,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/publish.ts [--quick]
 import { createPgSql, type Tx } from '@surety/db';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
-import { idTimePrefix, webhooksInternals } from '@surety/webhooks/testing';
+import { publishUnwoken, webhooksInternals } from '@surety/webhooks/testing';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
 
@@ -35,25 +35,14 @@ const variants: Record<string, (tx: Tx, i: number) => Promise<unknown>> = {
   surety: (tx, i) => webhooks.publish(tx, { tenant: 'bench', type: 'order.created', data: { i } }),
   // the baseline: the same rows, and the NOTIFY inside the transaction
   'notify-in-transaction': async (tx, i) => {
-    const { rows } = await tx.query<{ sequence: string; deliveries: number }>(
-      webhooksInternals(webhooks).st.publish.tenant,
-      [
-        'bench',
-        `evt_in_tx_${process.pid}_${i}`,
-        'order.created',
-        webhooks.apiVersion,
-        null,
-        JSON.stringify({ i }),
-        new Date().toISOString(),
-        null,
-        null,
-        null,
-        false, // a generated id: no row in the chosen-id table
-        idTimePrefix('dlv', Date.now()),
-      ],
-    );
+    // publish()'s own outbox write, with no after-commit wake-up, and the NOTIFY in the transaction
+    const event = await publishUnwoken(tx, webhooks, {
+      tenant: 'bench',
+      type: 'order.created',
+      data: { i },
+    });
     await tx.query(`select pg_notify($1, '')`, [webhooksInternals(webhooks).channel]);
-    return rows[0];
+    return event;
   },
 };
 

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Queryable } from '@surety/db';
 import type { WebhooksContext } from './context.js';
+import { publish } from './publishing/publish.js';
 import { type ClaimParams, claimIn } from './sql/claim.js';
+import type { PublishedEvent, PublishInput } from './types.js';
 import { contextOf, type Webhooks } from './webhooks.js';
 
 export interface Received {
@@ -132,6 +134,15 @@ export const webhooksInternals = (webhooks: Webhooks): WebhooksContext => contex
 /** The first part of an id made at a time (`dlv_` and 8 characters): the publish statement's $12. */
 export { idTimePrefix } from './ids.js';
 
+/**
+ * `publish` with no after-commit wake-up (the same outbox write): for benchmarks that compare how the
+ * workers are woken. Not part of the API, like `webhooksInternals`.
+ */
+export const publishUnwoken = (
+  tx: Queryable,
+  webhooks: Webhooks,
+  input: PublishInput,
+): Promise<PublishedEvent> => publish({ ...contextOf(webhooks), wake: () => {} }, tx, input);
 /** The pick's parameters from a claim's (`claimOnce`'s) values: for plans of the pick alone. */
 export { pickParams } from './sql/claim.js';
 /** The LISTEN/NOTIFY channel an engine on `schema` wakes its workers on (benchmarks that notify by hand). */

@@ -1,8 +1,8 @@
 // The delivery loop: start / stop / drain, wake-ups (NOTIFY, polls, freed slots), the local queue
 // between claims and attempts. The claim is sql/claim.ts, the attempt attempt.ts and its run
 // attempt-run.ts, its meaning classify.ts, the records outcome-writer.ts, endpoint health health.ts;
-// the slot counts worker-slots.ts; the wiring of the outcome writer, the health recorder, the POST
-// and the brokers to the engine's context and this worker's events wiring.ts.
+// the slot counts worker-slots.ts, claims whose answer was lost lost-claims.ts; the wiring of the
+// outcome writer, the health recorder, the POST and the brokers wiring.ts.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
@@ -13,6 +13,7 @@ import { contextOf } from '../webhooks.js';
 import { deferral } from './attempt.js';
 import { type AttemptParts, runAttempt } from './attempt-run.js';
 import type { EndpointHealthRecorder } from './health.js';
+import { LostClaims } from './lost-claims.js';
 import { type MonitorReport, monitor } from './operational.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { Wakeup } from './wake.js';
@@ -58,6 +59,8 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #starved = false;
   /** This worker's slot counts and held-back tenants (worker-slots.ts). */
   readonly #slots = new WorkerSlots(() => this.#wakeup.wake());
+  /** Claims that failed and may have committed: given back before the next (lost-claims.ts). */
+  readonly #lostClaims: LostClaims;
   #unlisten: (() => Promise<void>) | undefined;
   /** The operational monitor's runs (operationalEvents). */
   #monitorRuns: Repeating | undefined;
@@ -68,6 +71,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     this.#ctx = contextOf(options.webhooks);
     this.#options = resolveWorkerOptions(options);
+    this.#lostClaims = new LostClaims(this.#ctx.sql, this.#ctx.st, this.id);
     this.#capacity = this.#options.concurrency + this.#options.batchSize;
     this.#refill = Math.max(1, Math.floor(Math.min(this.#options.batchSize, this.#options.concurrency) / 2));
     this.#outcomes = outcomeWriterFor({
@@ -143,6 +147,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     for (const q of this.#queue.splice(0)) this.#handBack(q.row, now, 0);
     while (this.#inflight > 0) await new Promise<void>((r) => this.#idle.push(r));
     await this.#outcomes.flush();
+    await this.#lostClaims.giveBack().catch((error: unknown) => this.emit('worker:error', error as Error));
     await releaseSlots(this.#ctx.sql, this.#ctx.st, { workerId: this.id }).catch((error: unknown) => {
       this.emit('worker:error', error as Error); // the row stops counting when its lease passes
     });
@@ -180,11 +185,9 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     return Math.min(this.#options.batchSize, room);
   }
 
-  // Claiming runs ahead of sending: the next batch is claimed while the last one is on the wire, so a
-  // claim's round trip (a few milliseconds) never leaves the connections idle. At most `batchSize`
-  // claimed rows wait beyond those in flight, and claims come in batches: waiting until half a batch
-  // of room is free costs nothing, claiming one row each time one attempt finishes would cost a
-  // statement per delivery.
+  // Claiming runs ahead of sending (the next batch claimed while the last is on the wire), at most
+  // `batchSize` rows beyond those in flight, in batches of at least half a batch: never a statement
+  // per delivery.
   async #run(): Promise<void> {
     let backoff = 0;
     while (this.#running) {
@@ -212,22 +215,21 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async #claim(limit: number): Promise<number> {
     const now = this.#ctx.now();
     const mine = this.#slots.mine();
-    // The planner's guess of how many rows are pending comes from the last ANALYZE; after a sudden
-    // backlog (a receiver down for an hour) it is far too low, and it reads and sorts EVERY pending
-    // row to return the first hundred. Walking the due index in order is right at any backlog size:
-    // the claim runs under `claimSettings` (bitmap scans and sorts off, and the lock that serialises
-    // claims), set in the round trip of BEGIN. Tokens are taken in the same transaction, under that
-    // lock, so the bucket the claim read is the one the tokens come from.
-    const { rows, allowed, held } = await claimDeliveries(this.#ctx.sql, this.#ctx.st, {
-      nowMs: now,
-      limit,
-      leaseMs: this.#options.leaseMs,
-      workerId: this.id,
-      claimWindow: this.#options.claimWindow,
-      maxInFlightPerEndpoint: this.#options.maxInFlightPerEndpoint,
-      maxInFlightPerTenant: this.#options.maxInFlightPerTenant,
-      mine,
-    });
+    // The claim walks the due index in order under `claimSettings` whatever the planner's row counts,
+    // and takes rate-limit tokens under the same lock (sql/claim.ts). A claim that fails may have
+    // committed: its rows are given back before the next one (lost-claims.ts).
+    const { rows, allowed, held } = await this.#lostClaims.claim(now, this.#options.leaseMs, (leaseUntilMs) =>
+      claimDeliveries(this.#ctx.sql, this.#ctx.st, {
+        nowMs: now,
+        limit,
+        leaseUntilMs,
+        workerId: this.id,
+        claimWindow: this.#options.claimWindow,
+        maxInFlightPerEndpoint: this.#options.maxInFlightPerEndpoint,
+        maxInFlightPerTenant: this.#options.maxInFlightPerTenant,
+        mine,
+      }),
+    );
     this.#slots.held(held);
     if (rows.length === 0) return 0;
     for (const row of rows) {

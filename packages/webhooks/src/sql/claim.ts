@@ -211,7 +211,7 @@ export async function claimDeliveries(
   input: {
     nowMs: number;
     limit: number;
-    leaseMs: number;
+    leaseUntilMs: number;
     workerId: string;
     claimWindow: number;
     maxInFlightPerEndpoint: number;
@@ -225,7 +225,7 @@ export async function claimDeliveries(
       const { rows, held } = await claimIn(tx, st, [
         new Date(nowMs).toISOString(),
         input.limit,
-        new Date(nowMs + input.leaseMs).toISOString(),
+        new Date(input.leaseUntilMs).toISOString(),
         input.workerId,
         input.claimWindow,
         input.maxInFlightPerEndpoint,

@@ -37,7 +37,32 @@ export function completeStatements({ D, A, st }: Names) {
               -- the deliveries this batch failed for good (operational events: delivery.failed)
               array(select u.id from upd u where u.status = 'failed') as failed`,
     ),
+    // A claim whose answer was lost (its COMMIT succeeded, the connection dropped before the reply;
+    // a primary crashing after its synchronous standby flushed): its rows are leased to this worker
+    // ($1), which holds none of them. Each claim of a worker has a lease end of its own ($2; the
+    // worker makes them strictly increasing), so that pair names exactly the lost claim's rows; they
+    // were due by the claim's time ($3), so the due index finds them. Given back as a deferral is:
+    // due now, the attempt the claim counted not counted. Rows completed since are not pending.
+    giveBack: st(
+      'give_back',
+      `update ${D} d set locked_by = null, lease_until = null, attempts = d.attempts - 1
+        where d.status = 'pending' and d.next_attempt_at <= $3 and d.locked_by = $1 and d.lease_until = $2
+        returning d.id`,
+    ),
   };
+}
+
+/**
+ * Gives back the rows of this worker's claim that ended (leased) at `leaseUntil` and that it never
+ * heard of: its answer was lost. Returns how many.
+ */
+export async function giveBackClaim(
+  q: Queryable,
+  st: ReturnType<typeof completeStatements>,
+  input: { workerId: string; leaseUntil: string; claimedAt: string },
+): Promise<number> {
+  const { rows } = await q.query(st.giveBack, [input.workerId, input.leaseUntil, input.claimedAt]);
+  return rows.length;
 }
 
 /**

@@ -1,0 +1,132 @@
+// A claim whose answer is lost: the claim's transaction commits (its rows leased to this worker,
+// their attempts counted), then the connection drops before the worker hears of it, as when the
+// primary crashes between its synchronous standby's flush and the reply (the failover test saw 5
+// events wait out the 60 s lease). The worker holds none of those rows, so nobody sends them until
+// the lease passes. It gives them back as soon as the database answers again: sent within seconds,
+// their attempts not counted twice, and nothing another claim holds is touched. The fault is injected
+// at the client boundary: a real COMMIT, then the error a dropped connection raises.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { Sql } from '@surety/db';
+import { createWebhooks, DeliveryWorker } from '../src/index.js';
+import { startReceiver } from '../src/testing.js';
+import { LOOPBACK, useEngine } from './fixture.js';
+
+const fx = useEngine({ tenantPrefix: 'lost' });
+
+/** fx's database, where the next `lose` claims commit and then fail as a dropped connection does. */
+function lossy(sql: Sql, lose: { claims: number; seen: number }): Sql {
+  return new Proxy(sql, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return async (fn: Parameters<Sql['transaction']>[0], options?: { first?: string }) => {
+        const result = await target.transaction(fn, options);
+        if (options?.first?.includes('pg_advisory_xact_lock') && lose.claims > 0) {
+          lose.claims--;
+          lose.seen++;
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        }
+        return result;
+      };
+    },
+  }) as Sql;
+}
+
+describe('a claim whose answer is lost', () => {
+  beforeEach(fx.fresh);
+  afterEach(fx.cleanup);
+
+  test('its rows are given back and sent within seconds, not after the lease; attempts counted once', async () => {
+    const rx = fx.closeLater(await startReceiver());
+    const tenant = fx.tenant;
+    await fx.webhooks.createEndpoint(fx.db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    const ids: string[] = [];
+    await fx.db.sql.transaction(async (tx) => {
+      for (let i = 0; i < 5; i++)
+        ids.push((await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { i } })).id);
+    });
+    const lose = { claims: 1, seen: 0 };
+    const webhooks = createWebhooks({
+      sql: lossy(fx.db.sql, lose),
+      schema: fx.db.schema,
+      allowHttp: true,
+      allowList: LOOPBACK,
+    });
+    const errors: string[] = [];
+    const worker = new DeliveryWorker({
+      webhooks,
+      listen: false,
+      pollIntervalMs: 50,
+      leaseMs: 60_000,
+      timeoutMs: 2000,
+      guard: { allowList: LOOPBACK, allowHttp: true },
+    });
+    worker.on('worker:error', (e) => errors.push(e.message));
+    await worker.start();
+    try {
+      await rx.waitFor(5, 10_000);
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(lose.seen, 1, 'the first claim committed and its answer was lost');
+    assert.ok(errors.includes('Connection terminated unexpectedly'), 'the lost answer was reported');
+    assert.deepEqual([...new Set(rx.received.map((r) => r.headers['webhook-id']))].sort(), [...ids].sort());
+    const { rows } = await fx.db.sql.query<{ status: string; attempts: number; locked_by: string | null }>(
+      `select status, attempts, locked_by from ${fx.table('webhook_deliveries')} where tenant = $1`,
+      [tenant],
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.attempts, r.locked_by]),
+      ids.map(() => ['delivered', 1, null]),
+      'each delivered on one counted attempt',
+    );
+  });
+
+  test("giving back touches only the lost claim's rows: another worker's leased rows stay leased", async () => {
+    const rx = fx.closeLater(await startReceiver());
+    const tenant = fx.tenant;
+    await fx.webhooks.createEndpoint(fx.db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await fx.db.sql.transaction(async (tx) => {
+      for (let i = 0; i < 4; i++)
+        await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { i } });
+    });
+    const D = fx.table('webhook_deliveries');
+    // Two rows leased by another worker: neither may come back before its lease ends.
+    const until = new Date(Date.now() + 60_000).toISOString();
+    await fx.db.sql.query(
+      `update ${D} set lease_until = $2, locked_by = 'another-worker', attempts = attempts + 1
+        where id in (select id from ${D} where tenant = $1 order by id limit 2)`,
+      [tenant, until],
+    );
+    const lose = { claims: 1, seen: 0 };
+    const webhooks = createWebhooks({
+      sql: lossy(fx.db.sql, lose),
+      schema: fx.db.schema,
+      allowHttp: true,
+      allowList: LOOPBACK,
+    });
+    const worker = new DeliveryWorker({
+      webhooks,
+      listen: false,
+      pollIntervalMs: 50,
+      leaseMs: 60_000,
+      timeoutMs: 2000,
+      guard: { allowList: LOOPBACK, allowHttp: true },
+    });
+    worker.on('worker:error', () => {});
+    await worker.start();
+    try {
+      await rx.waitFor(2, 10_000);
+      await new Promise((r) => setTimeout(r, 300)); // room for a wrong give-back to show
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(lose.seen, 1);
+    assert.equal(rx.received.length, 2, 'only the rows nobody else holds were sent');
+    const { rows } = await fx.db.sql.query<{ status: string; n: number }>(
+      `select status, count(*)::int as n from ${D} where tenant = $1 and locked_by = 'another-worker' group by status`,
+      [tenant],
+    );
+    assert.deepEqual(rows, [{ status: 'pending', n: 2 }], "the other worker's rows are still its own");
+  });
+});
