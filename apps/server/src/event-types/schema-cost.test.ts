@@ -1,5 +1,6 @@
 // The static cost bound of tenant schemas (issue 30, N1), and a bounded fuzzer of schema shapes:
-// random nestings of oneOf/anyOf/allOf/not/const/enum/items/properties within the untrusted-schema
+// random nestings of oneOf/anyOf/allOf/not/if/const/enum, lists, tuples (additionalItems), `contains`,
+// `uniqueItems`, properties and patternProperties (with and without maxItems/maxProperties) within the untrusted-schema
 // rules (250 shapes, seeded: SURETY_FUZZ_SEED repeats one). For every shape, the decision (rules,
 // then the bound) is made in a single linear pass; for every accepted one, a worst-case payload of a full request body is validated in this thread and
 // its CPU time stays under what the bound allows (the model's units at a generous 250 ns each, plus
@@ -86,14 +87,37 @@ function shape(r: () => number, depth: number, budget: { nodes: number }): Schem
     return { [kw]: Array.from({ length: int(300) }, sub) };
   }
   if (k < 0.5) {
-    return { type: 'array', items: sub(), ...(r() < 0.7 ? { maxItems: int(2000) } : {}) };
+    const bound = r() < 0.7 ? { maxItems: int(2000) } : {};
+    const k2 = r();
+    // a list, a tuple (items as an array, the rest by additionalItems), or a list with `contains`;
+    // any of them with uniqueItems (pairwise deep comparisons)
+    const unique = r() < 0.25 ? { uniqueItems: true } : {};
+    if (k2 < 0.6) return { type: 'array', items: sub(), ...bound, ...unique };
+    if (k2 < 0.8)
+      return {
+        type: 'array',
+        items: Array.from({ length: int(20) }, sub),
+        ...(r() < 0.7 ? { additionalItems: sub() } : {}),
+        ...bound,
+        ...unique,
+      };
+    return { type: 'array', items: sub(), contains: sub(), ...bound, ...unique };
   }
   if (k < 0.7) {
     const n = int(30);
+    const bound = r() < 0.5 ? { maxProperties: int(2000) } : {};
+    // named properties, or a map keyed by patterns (a pattern each key is tested against)
+    if (r() < 0.25)
+      return {
+        type: 'object',
+        patternProperties: Object.fromEntries(Array.from({ length: int(10) }, (_, i) => [`^k${i}_`, sub()])),
+        ...bound,
+      };
     return {
       type: 'object',
       properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, sub()])),
       ...(r() < 0.3 ? { additionalProperties: sub() } : {}),
+      ...bound,
     };
   }
   if (k < 0.75) return { not: sub() };
@@ -112,10 +136,36 @@ function worst(s: Schema, bytes: number): unknown {
   if (Array.isArray(s.enum)) return 'no such value'; // compared with every value
   if ('const' in s) return s.const;
   if (s.type === 'array' && s.items) {
-    const one = worst(s.items as Schema, 64);
+    // A tuple's positions first, then the rest (additionalItems, or the last position's shape).
+    const rest = Array.isArray(s.items)
+      ? ((s.additionalItems ?? s.items.at(-1) ?? {}) as Schema)
+      : (s.items as Schema);
+    const head = Array.isArray(s.items) ? (s.items as Schema[]).map((x) => worst(x, 64)) : [];
+    const one = worst(rest, 64);
     const each = JSON.stringify(one ?? null).length + 1;
-    const n = Math.min(typeof s.maxItems === 'number' ? s.maxItems : Infinity, Math.floor(bytes / each));
-    return Array.from({ length: Math.max(0, n) }, () => one);
+    const max = typeof s.maxItems === 'number' ? s.maxItems : Infinity;
+    const n = Math.max(0, Math.min(max - head.length, Math.floor(bytes / each) - head.length));
+    // uniqueItems: distinct elements where they can be made distinct (every pair compared), else
+    // equal ones; `contains`: no element matches it, so every element is tried.
+    const element = (i: number) =>
+      s.uniqueItems !== true
+        ? one
+        : typeof one === 'number'
+          ? i
+          : typeof one === 'string'
+            ? `${one}${i}`
+            : one;
+    return [...head, ...Array.from({ length: n }, (_, i) => element(i))];
+  }
+  if (s.type === 'object' && s.patternProperties) {
+    // As many keys as fit, each tested against every pattern; the last pattern's shape.
+    const pats = Object.keys(s.patternProperties as Record<string, Schema>);
+    const value = worst((s.patternProperties as Record<string, Schema>)[pats.at(-1)!]!, 64);
+    const each = JSON.stringify(value ?? null).length + 12;
+    const max = typeof s.maxProperties === 'number' ? s.maxProperties : Infinity;
+    const n = Math.max(0, Math.min(max, Math.floor(bytes / each)));
+    const prefix = pats.at(-1)!.slice(1);
+    return Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, value]));
   }
   if (s.type === 'object' && s.properties) {
     const props = Object.entries(s.properties as Record<string, Schema>);
@@ -134,6 +184,7 @@ test('fuzzer: 250 random schema shapes, each decided in one pass; every accepted
   let refused = 0;
   let slowestDecisionMs = 0;
   let worstNsPerUnit = 0;
+  let worstCase = '';
   for (let i = 0; i < 250; i++) {
     const schema = { type: 'object', properties: { a: shape(r, 1 + Math.floor(r() * 5), { nodes: 1500 }) } };
     // CPU time, not wall time: a loaded machine (two suites at once) must not fail a fast decision.
@@ -166,14 +217,17 @@ test('fuzzer: 250 random schema shapes, each decided in one pass; every accepted
     compiled.registry.validate('fuzz.t', payload);
     const used = process.cpuUsage(cpu0);
     const ms = (used.user + used.system) / 1000;
-    worstNsPerUnit = Math.max(worstNsPerUnit, (ms * 1e6) / units);
+    if ((ms * 1e6) / units > worstNsPerUnit) {
+      worstNsPerUnit = (ms * 1e6) / units;
+      worstCase = `${ms.toFixed(1)} ms for ${units} units`;
+    }
     assert.ok(
       ms <= 50 + (units * 250) / 1e6,
       `seed ${seed} #${i}: ${ms.toFixed(1)} ms of CPU for ${units} units: ${JSON.stringify(schema).slice(0, 300)}`,
     );
   }
   process.stderr.write(
-    `[fuzz] seed ${seed}: ${accepted} accepted, ${refused} refused; slowest decision ${slowestDecisionMs.toFixed(1)} ms; worst ${worstNsPerUnit.toFixed(1)} ns per unit\n`,
+    `[fuzz] seed ${seed}: ${accepted} accepted, ${refused} refused; slowest decision ${slowestDecisionMs.toFixed(1)} ms; worst ${worstNsPerUnit.toFixed(1)} ns per unit (${worstCase})\n`,
   );
   assert.ok(
     accepted >= 50 && refused >= 50,
