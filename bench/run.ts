@@ -88,7 +88,12 @@ if (profile) {
     {
       bench: 'delivery',
       args: ['--quick', '--events', '3000', '--latency-seconds', '1'],
-      roles: [['worker', 'The delivery worker (`surety worker`), delivery benchmark, quick run']],
+      roles: [
+        [
+          'worker',
+          "The delivery worker (`surety worker`) in the delivery benchmark's latency phases (quick run: one event per transaction, small claims; the throughput phase's worker runs in the benchmark's own process, not profiled here)",
+        ],
+      ],
     },
     {
       bench: 'idempotency',
