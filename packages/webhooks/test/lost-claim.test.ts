@@ -32,6 +32,31 @@ function lossy(sql: Sql, lose: { claims: number; seen: number }): Sql {
   }) as Sql;
 }
 
+/**
+ * A worker (60 s leases, polling every 50 ms) on an engine over fx's database whose first claim
+ * commits and then fails as a dropped connection does; its errors' messages kept.
+ */
+function lossyWorker() {
+  const lose = { claims: 1, seen: 0 };
+  const webhooks = createWebhooks({
+    sql: lossy(fx.db.sql, lose),
+    schema: fx.db.schema,
+    allowHttp: true,
+    allowList: LOOPBACK,
+  });
+  const worker = new DeliveryWorker({
+    webhooks,
+    listen: false,
+    pollIntervalMs: 50,
+    leaseMs: 60_000,
+    timeoutMs: 2000,
+    guard: { allowList: LOOPBACK, allowHttp: true },
+  });
+  const errors: string[] = [];
+  worker.on('worker:error', (e) => errors.push(e.message));
+  return { worker, lose, errors };
+}
+
 describe('a claim whose answer is lost', () => {
   beforeEach(fx.fresh);
   afterEach(fx.cleanup);
@@ -45,23 +70,7 @@ describe('a claim whose answer is lost', () => {
       for (let i = 0; i < 5; i++)
         ids.push((await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { i } })).id);
     });
-    const lose = { claims: 1, seen: 0 };
-    const webhooks = createWebhooks({
-      sql: lossy(fx.db.sql, lose),
-      schema: fx.db.schema,
-      allowHttp: true,
-      allowList: LOOPBACK,
-    });
-    const errors: string[] = [];
-    const worker = new DeliveryWorker({
-      webhooks,
-      listen: false,
-      pollIntervalMs: 50,
-      leaseMs: 60_000,
-      timeoutMs: 2000,
-      guard: { allowList: LOOPBACK, allowHttp: true },
-    });
-    worker.on('worker:error', (e) => errors.push(e.message));
+    const { worker, lose, errors } = lossyWorker();
     await worker.start();
     try {
       await rx.waitFor(5, 10_000);
@@ -98,22 +107,7 @@ describe('a claim whose answer is lost', () => {
         where id in (select id from ${D} where tenant = $1 order by id limit 2)`,
       [tenant, until],
     );
-    const lose = { claims: 1, seen: 0 };
-    const webhooks = createWebhooks({
-      sql: lossy(fx.db.sql, lose),
-      schema: fx.db.schema,
-      allowHttp: true,
-      allowList: LOOPBACK,
-    });
-    const worker = new DeliveryWorker({
-      webhooks,
-      listen: false,
-      pollIntervalMs: 50,
-      leaseMs: 60_000,
-      timeoutMs: 2000,
-      guard: { allowList: LOOPBACK, allowHttp: true },
-    });
-    worker.on('worker:error', () => {});
+    const { worker, lose } = lossyWorker();
     await worker.start();
     try {
       await rx.waitFor(2, 10_000);
