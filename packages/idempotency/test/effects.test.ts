@@ -324,6 +324,49 @@ describe('the effects outbox', () => {
     assert.deepEqual(record?.result, { id: 'ch_\ufffdx' });
   });
 
+  test('a claim whose answer is lost (committed, then the connection dropped) is given back before the next claim, not left to its lease', async () => {
+    // A failover's lost reply: the claim's UPDATE commits, the worker sees only an error.
+    let lose = 1;
+    const lossy = new Proxy(db.sql, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof db.sql.query>) => {
+          const result = await target.query(...args);
+          const s = args[0];
+          if (
+            typeof s === 'object' &&
+            s !== null &&
+            'name' in s &&
+            /effects_claim/.test(String(s.name)) &&
+            lose-- > 0
+          )
+            throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+          return result;
+        };
+      },
+    });
+    const provider = new Provider();
+    const effects = createEffects({
+      sql: lossy,
+      schema: db.schema,
+      effects: [capture(provider)],
+      now,
+      random: () => 0.5,
+      budget: false,
+    });
+    const k = key();
+    await enqueue(effects, k);
+    const worker = effects.worker({ leaseMs: LEASE, attemptTimeoutMs: 5_000 });
+    await assert.rejects(worker.runOnce(), /Connection terminated unexpectedly/);
+    assert.equal((await find(effects, k))?.state, 'running', 'the lost claim committed: leased, unseen');
+    // The same instant: without the give-back the effect would wait LEASE ms for its lease to lapse.
+    assert.equal(await worker.runOnce(), 1);
+    const record = await find(effects, k);
+    assert.equal(record?.state, 'succeeded');
+    assert.equal(record?.attempts, 1, 'the lost claim did not count an attempt');
+    assert.deepEqual(provider.calls.length, 1);
+  });
+
   test('start / stop: the loop runs what is enqueued and stop waits for the effect under way', async () => {
     const provider = new Provider();
     const effects = outbox(capture(provider));

@@ -5,6 +5,7 @@ import { statementName } from '../statements.js';
 export interface EffectStatements {
   enqueue: Statement;
   claim: Statement;
+  giveBack: Statement;
   succeed: Statement;
   retry: Statement;
   fail: Statement;
@@ -54,6 +55,15 @@ export function effectStatements(schema: string): EffectStatements {
                from due where e.id = due.id
              returning e.id::text as id, e.tenant, e.name, e.key, e.payload::text as payload, e.attempts,
                        e.deadline_at, e.created_at`,
+    },
+    // A claim whose answer was lost (its UPDATE committed, the connection dropped before the reply, as
+    // in a failover): its effects are `running` under an owner no worker holds, until their lease.
+    // Each claim has an owner of its own and set run_at to its lease end ($2), so both name exactly its
+    // rows, through the due index; given back due at the claim's time ($3), the attempt uncounted.
+    giveBack: {
+      name: n('give_back'),
+      text: `update ${t} set state = 'pending', owner = null, attempts = attempts - 1, run_at = $3::timestamptz
+              where state = 'running' and run_at = $2::timestamptz and owner = $1::uuid`,
     },
     // The result, fenced by the owner: in the transaction of the follow-up write, so both commit or
     // neither (0 rows: the lease lapsed and another worker took the effect; the caller rolls back).

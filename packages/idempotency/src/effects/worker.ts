@@ -88,17 +88,20 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
     if (effectChannel.hasSubscribers) effectChannel.publish(outcome);
   };
 
+  // Claims that failed and may have committed (a lost reply): given back before the next claim.
+  const lost: [owner: string, leaseUntil: string, claimedAt: string][] = [];
   async function claim(limit: number): Promise<{ owner: string; rows: ClaimedRow[] }> {
+    for (; lost.length > 0; lost.shift()) await sql.query(st.giveBack, lost[0]!);
     const owner = randomUUID();
     const now = ctx.now();
-    const { rows } = await sql.query<ClaimedRow>(st.claim, [
-      iso(now),
-      limit,
-      owner,
-      names,
-      iso(now + leaseMs),
-    ]);
-    return { owner, rows };
+    const leaseUntil = iso(now + leaseMs);
+    try {
+      const { rows } = await sql.query<ClaimedRow>(st.claim, [iso(now), limit, owner, names, leaseUntil]);
+      return { owner, rows };
+    } catch (error) {
+      lost.push([owner, leaseUntil, iso(now)]);
+      throw error;
+    }
   }
 
   async function giveUp(
