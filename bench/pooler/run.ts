@@ -1,7 +1,8 @@
 // What transaction-pooler mode costs: the service answering keyed POST /v1/payments, and delivering
 // the payments' webhooks, through PgBouncer (transaction mode, unnamed statements, LISTEN on the
 // direct URL) ÷ the same service on the direct URL (named statements), in the same run, rounds
-// alternated. Loopback only; bounded in count and time.
+// alternated; and between them the pooler mode on the direct URL (unnamed statements, no PgBouncer),
+// which separates the statements' cost from the hop's. Loopback only; bounded in count and time.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench /work/bin/testslot --exclusive \
 //     node --conditions=@surety/source --import tsx bench/pooler/run.ts [--quick]
 import { randomUUID } from 'node:crypto';
@@ -48,6 +49,11 @@ const admin = createPgSql({ connectionString: direct, max: 2 });
 await runMigrations(admin, schema);
 const modes = {
   direct: { DATABASE_URL: direct },
+  unnamed: {
+    DATABASE_URL: direct,
+    SURETY_DATABASE_POOLER: 'transaction',
+    SURETY_DATABASE_DIRECT_URL: direct,
+  },
   pooler: {
     DATABASE_URL: bouncer.url,
     SURETY_DATABASE_POOLER: 'transaction',
@@ -56,6 +62,7 @@ const modes = {
 } as const;
 const results: Record<keyof typeof modes, { posts: number[]; deliveries: number[] }> = {
   direct: { posts: [], deliveries: [] },
+  unnamed: { posts: [], deliveries: [] },
   pooler: { posts: [], deliveries: [] },
 };
 const rx = await startReceiver();
@@ -64,7 +71,8 @@ let endpoint = false;
 const drained = () => rx.waitFor(created, 300_000);
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of round % 2 === 0 ? (['direct', 'pooler'] as const) : (['pooler', 'direct'] as const)) {
+    const order = ['direct', 'unnamed', 'pooler'] as const;
+    for (const mode of round % 2 === 0 ? order : [...order].reverse()) {
       const server = await spawnServer({
         schema,
         apiKeys: `bench:${KEY}`,
@@ -114,17 +122,15 @@ try {
   await bouncer.stop();
 }
 
-const row = (label: string, d: number[], p: number[]) =>
-  `| ${label} | ${median(d).toFixed(0)} | ${median(p).toFixed(0)} | ${(median(p) / median(d)).toFixed(2)} | ${d.map((x) => x.toFixed(0)).join(', ')} / ${p.map((x) => x.toFixed(0)).join(', ')} |`;
+const med = (xs: number[]) => median(xs).toFixed(0);
+const row = (label: string, pick: (r: { posts: number[]; deliveries: number[] }) => number[]) => {
+  const [d, u, p] = [pick(results.direct), pick(results.unnamed), pick(results.pooler)];
+  const runs = [d, u, p].map((xs) => xs.map((x) => x.toFixed(0)).join(', ')).join(' / ');
+  return `| ${label} | ${med(d)} | ${med(u)} | ${med(p)} | ${(median(u) / median(d)).toFixed(2)} | ${(median(p) / median(u)).toFixed(2)} | ${(median(p) / median(d)).toFixed(2)} | ${runs} |`;
+};
 console.log(
-  `| measure (per second, ${CONCURRENCY} clients) | direct | through PgBouncer | pooler ÷ direct | runs (direct / pooler) |`,
+  `| measure (per second, ${CONCURRENCY} clients) | direct, named | direct, unnamed | through PgBouncer | unnamed ÷ named | PgBouncer ÷ unnamed | PgBouncer ÷ direct | runs (named / unnamed / PgBouncer) |`,
 );
-console.log('| --- | ---: | ---: | ---: | --- |');
-console.log(row(`keyed POST /v1/payments (${POSTS} a run)`, results.direct.posts, results.pooler.posts));
-console.log(
-  row(
-    `payment + its webhook delivered (${EVENTS} a run)`,
-    results.direct.deliveries,
-    results.pooler.deliveries,
-  ),
-);
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+console.log(row(`keyed POST /v1/payments (${POSTS} a run)`, (r) => r.posts));
+console.log(row(`payment + its webhook delivered (${EVENTS} a run)`, (r) => r.deliveries));
