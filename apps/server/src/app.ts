@@ -28,6 +28,8 @@ import { makeValidatorCompiler } from './validation.js';
 declare module 'fastify' {
   interface FastifyInstance {
     sql: Sql;
+    /** The list routes' database: the read replica (SURETY_DATABASE_REPLICA_URL), or `sql`. */
+    reads: Sql;
     idempotency: Idempotency;
     webhooks: Webhooks;
     metrics: Metrics;
@@ -46,6 +48,8 @@ declare module 'fastify' {
 
 export interface AppOptions {
   sql: Sql;
+  /** A read replica for the list routes (docs/operations.md, "Read replicas"). @default sql */
+  reads?: Sql;
   config: Pick<Config, 'apiKeys' | 'bodyLimit' | 'idempotencyTtlMs' | 'schema'> &
     Partial<
       Pick<
@@ -179,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         : {}),
     });
   app.decorate('sql', sql);
+  app.decorate('reads', options.reads ?? sql);
   app.decorate('idempotency', engine);
   app.decorate('webhooks', webhooks);
   app.decorate('events', events);

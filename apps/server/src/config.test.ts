@@ -162,3 +162,25 @@ describe('the naive-ORM guard', () => {
     assert.equal(load({ ...keys, SURETY_IDEMPOTENCY_GUARD: 'off' }).idempotencyGuard, false);
   });
 });
+
+describe('the read replica (SURETY_DATABASE_REPLICA_URL)', () => {
+  test('a postgres:// URL beside DATABASE_URL is taken; unset, there is none', () => {
+    const keys = { SURETY_API_KEYS: `acme:${KEY_A}` };
+    const url = 'postgres://u@127.0.0.1:5433/db';
+    assert.equal(load({ ...keys, DATABASE_URL: url }).databaseReplicaUrl, undefined);
+    assert.equal(
+      load({ ...keys, DATABASE_URL: url, SURETY_DATABASE_REPLICA_URL: 'postgres://u@127.0.0.1:5434/db' })
+        .databaseReplicaUrl,
+      'postgres://u@127.0.0.1:5434/db',
+    );
+  });
+
+  test('refused without DATABASE_URL, or when it is not a postgres:// URL', () => {
+    const keys = { SURETY_API_KEYS: `acme:${KEY_A}` };
+    refuses({ ...keys, SURETY_DATABASE_REPLICA_URL: 'postgres://u@127.0.0.1:5434/db' }, /need DATABASE_URL/);
+    refuses(
+      { ...keys, DATABASE_URL: 'postgres://u@127.0.0.1:5433/db', SURETY_DATABASE_REPLICA_URL: 'http://x/db' },
+      /SURETY_DATABASE_REPLICA_URL must be a postgres:\/\/ URL/,
+    );
+  });
+});

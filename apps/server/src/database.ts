@@ -1,7 +1,8 @@
-// The service's database settings (DATABASE_URL, SURETY_DATABASE_POOLER, SURETY_DATABASE_DIRECT_URL)
-// and how each process opens it: requests and claims on DATABASE_URL (a pooler's, often), migrations
-// and LISTEN on the direct URL when one is given (docs/operations.md, "Behind a pooler").
-import { migrate, openSql, type PoolerMode, type Sql } from '@surety/db';
+// The service's database settings (DATABASE_URL, SURETY_DATABASE_POOLER, SURETY_DATABASE_DIRECT_URL,
+// SURETY_DATABASE_REPLICA_URL) and how each process opens it: requests and claims on DATABASE_URL (a
+// pooler's, often), migrations and LISTEN on the direct URL when one is given (docs/operations.md,
+// "Behind a pooler"), list routes on the replica when one is given ("Read replicas").
+import { createPgSql, migrate, openSql, type PoolerMode, type Sql } from '@surety/db';
 import { migrations as idempotencyMigrations } from '@surety/idempotency';
 import { migrations as webhookMigrations } from '@surety/webhooks';
 import { migrations } from './migrations.js';
@@ -18,6 +19,8 @@ export interface DatabaseConfig {
   databasePooler: PoolerMode;
   /** SURETY_DATABASE_DIRECT_URL: a direct or session-mode URL for migrations and LISTEN. */
   databaseDirectUrl: string | undefined;
+  /** SURETY_DATABASE_REPLICA_URL: a read replica the list routes read from (same pooler mode). */
+  databaseReplicaUrl: string | undefined;
 }
 
 /** Reads and checks the database settings; `fail` raises the service's ConfigError. */
@@ -33,21 +36,29 @@ export function parseDatabaseConfig(
     );
   }
   const direct = env.SURETY_DATABASE_DIRECT_URL || undefined;
-  if ((pooler !== 'none' || direct) && !databaseUrl) {
+  const replica = env.SURETY_DATABASE_REPLICA_URL || undefined;
+  if ((pooler !== 'none' || direct || replica) && !databaseUrl) {
     fail(
-      'SURETY_DATABASE_POOLER and SURETY_DATABASE_DIRECT_URL need DATABASE_URL (the embedded database has no pooler)',
+      'SURETY_DATABASE_POOLER, SURETY_DATABASE_DIRECT_URL and SURETY_DATABASE_REPLICA_URL need DATABASE_URL (the embedded database has neither pooler nor replica)',
     );
   }
-  if (direct !== undefined) {
+  for (const [name, url] of [
+    ['SURETY_DATABASE_DIRECT_URL', direct],
+    ['SURETY_DATABASE_REPLICA_URL', replica],
+  ] as const) {
+    if (url === undefined) continue;
     let scheme = '';
     try {
-      scheme = new URL(direct).protocol;
+      scheme = new URL(url).protocol;
     } catch {}
-    if (scheme !== 'postgres:' && scheme !== 'postgresql:') {
-      fail('SURETY_DATABASE_DIRECT_URL must be a postgres:// URL');
-    }
+    if (scheme !== 'postgres:' && scheme !== 'postgresql:') fail(`${name} must be a postgres:// URL`);
   }
-  return { databaseUrl, databasePooler: pooler as PoolerMode, databaseDirectUrl: direct };
+  return {
+    databaseUrl,
+    databasePooler: pooler as PoolerMode,
+    databaseDirectUrl: direct,
+    databaseReplicaUrl: replica,
+  };
 }
 
 /** The service's `Sql` for one process: pooled queries on DATABASE_URL, LISTEN on the direct URL. */
@@ -61,6 +72,22 @@ export function openServiceSql(
     applicationName,
     pooler: config.databasePooler,
     listenUrl: config.databaseDirectUrl,
+  });
+}
+
+/**
+ * The list routes' `Sql` (docs/operations.md, "Read replicas"): the replica's pool, named
+ * `surety-reads`, in DATABASE_URL's pooler mode; undefined without SURETY_DATABASE_REPLICA_URL.
+ * Connected on first use, so a replica that is down does not stop the service from starting: its
+ * lists answer 503 until it is back.
+ */
+export function openReplicaSql(config: DatabaseConfig): Sql | undefined {
+  if (!config.databaseReplicaUrl) return undefined;
+  return createPgSql({
+    connectionString: config.databaseReplicaUrl,
+    max: 10,
+    applicationName: 'surety-reads',
+    pooler: config.databasePooler,
   });
 }
 

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, LOG_REDACT } from './app.js';
 import type { Config } from './config.js';
 import { portalData } from './data/portal.js';
-import { canListen, migrateService, openServiceSql, POLL_INTERVAL_MS } from './database.js';
+import { canListen, migrateService, openReplicaSql, openServiceSql, POLL_INTERVAL_MS } from './database.js';
 import { traceFields } from './log-trace.js';
 import { Metrics } from './metrics.js';
 
@@ -34,7 +34,8 @@ export async function startServer(config: Config): Promise<Running> {
     throw error;
   }
   const metrics = new Metrics();
-  const app = await buildApp({ sql, config, logger, metrics });
+  const reads = openReplicaSql(config);
+  const app = await buildApp({ sql, reads, config, logger, metrics });
   const portal = portalData(config.schema);
   const purges = startPurges(
     app.idempotency,
@@ -59,6 +60,7 @@ export async function startServer(config: Config): Promise<Running> {
   app.addHook('preClose', async () => completer?.stop());
   app.addHook('onClose', async () => {
     await delivery?.stop();
+    await reads?.close();
     await sql.close();
   });
   const url = await app.listen({ port: config.port, host: config.host });

@@ -116,7 +116,7 @@ export const applicationRoutes: FastifyPluginAsync<{ portal: PortalData; now: ()
       },
     },
     async (request) => {
-      const page = await w.listApplications(app.sql, { ...request.query, tenant: request.tenant });
+      const page = await w.listApplications(app.reads, { ...request.query, tenant: request.tenant });
       return { object: 'list', ...page, data: page.data.map(present) };
     },
   );

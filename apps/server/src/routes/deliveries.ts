@@ -23,7 +23,7 @@ export const deliveryRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request) => {
       // Under a portal session: a delivery to one of its application's endpoints, else a 404.
-      const attempts = await w.listAttempts(app.sql, {
+      const attempts = await w.listAttempts(app.reads, {
         tenant: request.tenant,
         deliveryId: request.params.id,
         ...(request.portal ? { applicationId: request.portal.applicationId } : {}),

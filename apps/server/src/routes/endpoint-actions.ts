@@ -208,7 +208,7 @@ export const endpointActionRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request) => {
       await visibleEndpoint(w, app.sql, request, request.params.id);
-      const page = await w.listDeliveries(app.sql, {
+      const page = await w.listDeliveries(app.reads, {
         ...request.query,
         tenant: request.tenant,
         endpointId: request.params.id,

@@ -146,7 +146,7 @@ export const eventTypeRoutes: FastifyPluginAsync<EventTypeRoutesOptions> = async
           'The cursor is not one this API returned.',
         );
       }
-      const own = await data.list(app.sql, { tenant: request.tenant, after, limit: limit + 1 });
+      const own = await data.list(app.reads, { tenant: request.tenant, after, limit: limit + 1 });
       const merged = [
         ...serviceTypes
           .list()

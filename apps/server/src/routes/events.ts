@@ -137,7 +137,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       // `since` passed the schema's date-time check, which also refuses what PostgreSQL cannot be
       // sent (400 date_out_of_range; see the validator compiler in app.ts).
       const { since, ...rest } = request.query;
-      const page = await w.listEvents(app.sql, {
+      const page = await w.listEvents(app.reads, {
         ...rest,
         ...scope(request),
         tenant: request.tenant,
@@ -182,7 +182,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request) => {
       await visibleEvent(app.sql, request, request.params.id);
-      const page = await w.listDeliveries(app.sql, {
+      const page = await w.listDeliveries(app.reads, {
         ...request.query,
         ...scope(request),
         tenant: request.tenant,

@@ -227,7 +227,7 @@ export const paymentRoutes: FastifyPluginAsync<PaymentRoutesOptions> = async (ap
     async (request) => {
       const { customerId, cursor } = request.query;
       const limit = request.query.limit ?? 20;
-      const rows = await payments.list(app.sql, {
+      const rows = await payments.list(app.reads, {
         tenant: request.tenant,
         ...(customerId === undefined ? {} : { customerId }),
         ...(cursor === undefined ? {} : { after: PAYMENTS_BY_TIME.decode(cursor) }),

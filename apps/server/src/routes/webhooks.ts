@@ -127,7 +127,7 @@ export const endpointRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const page = await w.listEndpoints(app.sql, {
+      const page = await w.listEndpoints(app.reads, {
         ...request.query,
         tenant: request.tenant,
         // A portal session lists its application's endpoints, whatever the query asks.
