@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import {
@@ -87,6 +88,38 @@ function outbox(definition: EffectDefinition<{ amount: number }, { id: string }>
     random: () => 0.5,
     budget: false,
   });
+}
+
+/**
+ * An outbox over the test database whose first claim commits and then fails as a dropped connection
+ * does (a failover's lost reply): the claim's UPDATE is done, the worker sees only an error.
+ */
+function lossyOutbox(provider: Provider) {
+  const lose = { left: 1 };
+  const sql = new Proxy(db.sql, {
+    get(target, prop, receiver) {
+      if (prop !== 'query') return Reflect.get(target, prop, receiver);
+      return async (...args: Parameters<typeof db.sql.query>) => {
+        const result = await target.query(...args);
+        const s = args[0];
+        const claim = typeof s === 'object' && s !== null && /effects_claim/.test(String(s.name));
+        if (claim && lose.left > 0) {
+          lose.left--;
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        }
+        return result;
+      };
+    },
+  });
+  const effects = createEffects({
+    sql,
+    schema: db.schema,
+    effects: [capture(provider)],
+    now,
+    random: () => 0.5,
+    budget: false,
+  });
+  return { effects, lose };
 }
 
 const enqueue = (effects: Effects, k: string) =>
@@ -325,35 +358,8 @@ describe('the effects outbox', () => {
   });
 
   test('a claim whose answer is lost (committed, then the connection dropped) is given back before the next claim, not left to its lease', async () => {
-    // A failover's lost reply: the claim's UPDATE commits, the worker sees only an error.
-    let lose = 1;
-    const lossy = new Proxy(db.sql, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver);
-        return async (...args: Parameters<typeof db.sql.query>) => {
-          const result = await target.query(...args);
-          const s = args[0];
-          if (
-            typeof s === 'object' &&
-            s !== null &&
-            'name' in s &&
-            /effects_claim/.test(String(s.name)) &&
-            lose-- > 0
-          )
-            throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
-          return result;
-        };
-      },
-    });
     const provider = new Provider();
-    const effects = createEffects({
-      sql: lossy,
-      schema: db.schema,
-      effects: [capture(provider)],
-      now,
-      random: () => 0.5,
-      budget: false,
-    });
+    const { effects } = lossyOutbox(provider);
     const k = key();
     await enqueue(effects, k);
     const worker = effects.worker({ leaseMs: LEASE, attemptTimeoutMs: 5_000 });
@@ -365,6 +371,49 @@ describe('the effects outbox', () => {
     assert.equal(record?.state, 'succeeded');
     assert.equal(record?.attempts, 1, 'the lost claim did not count an attempt');
     assert.deepEqual(provider.calls.length, 1);
+  });
+
+  test("giving back touches only the lost claim's effects: another worker's claim at the same instant stays its own", async () => {
+    const { effects } = lossyOutbox(new Provider());
+    const mine = key();
+    const theirs = key();
+    await enqueue(effects, mine);
+    const worker = effects.worker({ leaseMs: LEASE, attemptTimeoutMs: 5_000 });
+    await assert.rejects(worker.runOnce(), /Connection terminated unexpectedly/);
+    // Another worker claimed `theirs` at the same instant: the same lease end, its own owner.
+    await enqueue(effects, theirs);
+    const owner = randomUUID();
+    await db.sql.query(
+      `update "${db.schema}".idempotency_effects set state = 'running', owner = $2::uuid, attempts = attempts + 1,
+              run_at = $3::timestamptz where tenant = 't' and key = $1`,
+      [theirs, owner, new Date(clock + LEASE).toISOString()],
+    );
+    assert.equal(await worker.runOnce(), 1, 'only the lost claim came back, and ran');
+    assert.equal((await find(effects, mine))?.state, 'succeeded');
+    const other = await find(effects, theirs);
+    assert.equal(other?.state, 'running', "the other worker's effect is still its own");
+    assert.equal(other?.attempts, 1);
+  });
+
+  test('stop() gives back a lost claim it has not given back yet', async () => {
+    const { effects, lose } = lossyOutbox(new Provider());
+    const k = key();
+    await enqueue(effects, k);
+    const errors: unknown[] = [];
+    const worker = effects.worker({
+      leaseMs: LEASE,
+      attemptTimeoutMs: 5_000,
+      intervalMs: 60_000,
+      onError: (e) => errors.push(e),
+    });
+    worker.start();
+    const until = Date.now() + 5000;
+    while (lose.left > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
+    await worker.stop();
+    assert.equal(errors.length, 1, 'the lost claim was reported');
+    const record = await find(effects, k);
+    assert.equal(record?.state, 'pending');
+    assert.equal(record?.attempts, 0);
   });
 
   test('start / stop: the loop runs what is enqueued and stop waits for the effect under way', async () => {

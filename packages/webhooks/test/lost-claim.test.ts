@@ -8,20 +8,25 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Sql } from '@surety/db';
-import { createWebhooks, DeliveryWorker } from '../src/index.js';
+import { createWebhooks, DeliveryWorker, type DeliveryWorkerOptions } from '../src/index.js';
 import { startReceiver } from '../src/testing.js';
 import { LOOPBACK, useEngine } from './fixture.js';
 
 const fx = useEngine({ tenantPrefix: 'lost' });
 
-/** fx's database, where the next `lose` claims commit and then fail as a dropped connection does. */
-function lossy(sql: Sql, lose: { claims: number; seen: number }): Sql {
+/**
+ * fx's database, where the claims after the first `skip` commit and then fail as a dropped connection
+ * does, `claims` of them.
+ */
+function lossy(sql: Sql, lose: { skip: number; claims: number; seen: number }): Sql {
   return new Proxy(sql, {
     get(target, prop, receiver) {
       if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
       return async (fn: Parameters<Sql['transaction']>[0], options?: { first?: string }) => {
         const result = await target.transaction(fn, options);
-        if (options?.first?.includes('pg_advisory_xact_lock') && lose.claims > 0) {
+        if (!options?.first?.includes('pg_advisory_xact_lock')) return result;
+        if (lose.skip > 0) lose.skip--;
+        else if (lose.claims > 0) {
           lose.claims--;
           lose.seen++;
           throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
@@ -33,11 +38,12 @@ function lossy(sql: Sql, lose: { claims: number; seen: number }): Sql {
 }
 
 /**
- * A worker (60 s leases, polling every 50 ms) on an engine over fx's database whose first claim
- * commits and then fails as a dropped connection does; its errors' messages kept.
+ * A worker (60 s leases, polling every 50 ms; `options` over them) on an engine over fx's database
+ * whose claim after the first `skip` commits and then fails as a dropped connection does; its errors'
+ * messages kept.
  */
-function lossyWorker() {
-  const lose = { claims: 1, seen: 0 };
+function lossyWorker(skip = 0, options: Partial<DeliveryWorkerOptions> = {}) {
+  const lose = { skip, claims: 1, seen: 0 };
   const webhooks = createWebhooks({
     sql: lossy(fx.db.sql, lose),
     schema: fx.db.schema,
@@ -51,6 +57,7 @@ function lossyWorker() {
     leaseMs: 60_000,
     timeoutMs: 2000,
     guard: { allowList: LOOPBACK, allowHttp: true },
+    ...options,
   });
   const errors: string[] = [];
   worker.on('worker:error', (e) => errors.push(e.message));
@@ -122,5 +129,74 @@ describe('a claim whose answer is lost', () => {
       [tenant],
     );
     assert.deepEqual(rows, [{ status: 'pending', n: 2 }], "the other worker's rows are still its own");
+  });
+
+  test("while this worker's earlier claim is still being sent, only the lost claim's rows are given back", async () => {
+    // The receiver holds the first two requests: the first claim's rows stay leased to this worker,
+    // in flight, while its second claim is lost and given back. A give-back fenced by the worker alone
+    // would hand the in-flight rows back too, and they would be sent twice.
+    let held = 0;
+    const rx = fx.closeLater(
+      await startReceiver(async (_r, _n, res) => {
+        if (held++ < 2) await new Promise((r) => setTimeout(r, 1500));
+        res.writeHead(204).end();
+      }),
+    );
+    const tenant = fx.tenant;
+    await fx.webhooks.createEndpoint(fx.db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await fx.db.sql.transaction(async (tx) => {
+      for (let i = 0; i < 4; i++)
+        await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { i } });
+    });
+    const { worker, lose } = lossyWorker(1, { concurrency: 4, batchSize: 2 });
+    await worker.start();
+    try {
+      await rx.waitFor(4, 10_000);
+      await new Promise((r) => setTimeout(r, 300)); // room for a wrong give-back to show
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(lose.seen, 1, 'the second claim was lost');
+    assert.equal(rx.received.length, 4, 'each delivery sent once');
+    const { rows } = await fx.db.sql.query<{ attempts: number }>(
+      `select attempts from ${fx.table('webhook_deliveries')} where tenant = $1 and status = 'delivered'`,
+      [tenant],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.attempts),
+      [1, 1, 1, 1],
+    );
+  });
+
+  test('stop() gives back a lost claim it has not given back yet', async () => {
+    const tenant = fx.tenant;
+    // An endpoint nobody listens on: nothing is sent before the stop (the lost claim is the only one).
+    await fx.webhooks.createEndpoint(fx.db.sql, {
+      tenant,
+      url: 'http://127.0.0.1:9/none',
+      eventTypes: ['*'],
+    });
+    await fx.db.sql.transaction(async (tx) => {
+      for (let i = 0; i < 3; i++)
+        await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { i } });
+    });
+    const { worker, lose } = lossyWorker(0, { pollIntervalMs: 60_000 });
+    await worker.start();
+    const until = Date.now() + 5000;
+    while (lose.seen === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
+    await worker.stop(); // within the claim loop's 100 ms back-off: no claim ran since
+    assert.equal(lose.seen, 1);
+    const { rows } = await fx.db.sql.query<{ attempts: number; locked_by: string | null }>(
+      `select attempts, locked_by from ${fx.table('webhook_deliveries')} where tenant = $1`,
+      [tenant],
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.attempts, r.locked_by]),
+      [
+        [0, null],
+        [0, null],
+        [0, null],
+      ],
+    );
   });
 });

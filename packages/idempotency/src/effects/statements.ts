@@ -62,7 +62,7 @@ export function effectStatements(schema: string): EffectStatements {
     // rows, through the due index; given back due at the claim's time ($3), the attempt uncounted.
     giveBack: {
       name: n('give_back'),
-      text: `update ${t} set state = 'pending', owner = null, attempts = attempts - 1, run_at = $3::timestamptz
+      text: `update ${t} set state = 'pending', owner = null, attempts = greatest(attempts - 1, 0), run_at = $3::timestamptz
               where state = 'running' and run_at = $2::timestamptz and owner = $1::uuid`,
     },
     // The result, fenced by the owner: in the transaction of the follow-up write, so both commit or

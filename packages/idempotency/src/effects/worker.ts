@@ -88,10 +88,28 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
     if (effectChannel.hasSubscribers) effectChannel.publish(outcome);
   };
 
-  // Claims that failed and may have committed (a lost reply): given back before the next claim.
+  /** Tells onError; an observer must not break the worker. */
+  const tell = (error: unknown, at = { id: '', name: '' }) => {
+    try {
+      options.onError?.(error, at);
+    } catch {}
+  };
+  // Claims that failed and may have committed (a lost reply): given back before the next claim and
+  // at stop. Each is taken off the list first (two claims at once never repeat or drop one), and put
+  // back if its give-back fails.
   const lost: [owner: string, leaseUntil: string, claimedAt: string][] = [];
+  async function giveBack(): Promise<void> {
+    for (let next = lost.shift(); next !== undefined; next = lost.shift()) {
+      try {
+        await sql.query(st.giveBack, next);
+      } catch (error) {
+        lost.unshift(next);
+        throw error;
+      }
+    }
+  }
   async function claim(limit: number): Promise<{ owner: string; rows: ClaimedRow[] }> {
-    for (; lost.length > 0; lost.shift()) await sql.query(st.giveBack, lost[0]!);
+    await giveBack();
     const owner = randomUUID();
     const now = ctx.now();
     const leaseUntil = iso(now + leaseMs);
@@ -211,11 +229,7 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
     runOne(row, owner, stopper.signal).catch((error) => {
       if (error instanceof LeaseLostError)
         report({ id: row.id, name: row.name, attempt: row.attempts, kind: 'lost' });
-      try {
-        options.onError?.(error, { id: row.id, name: row.name });
-      } catch {
-        // an observer must not break the worker
-      }
+      tell(error, { id: row.id, name: row.name });
     });
 
   async function runOnce(): Promise<number> {
@@ -254,11 +268,7 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
       })
       .catch((error) => {
         claiming = false;
-        try {
-          options.onError?.(error, { id: '', name: '' });
-        } catch {
-          // an observer must not break the worker
-        }
+        tell(error);
         later();
       });
   }
@@ -278,6 +288,7 @@ export function createEffectWorker(ctx: EffectsContext, options: EffectWorkerOpt
         await Promise.all([...active]);
         if (claiming) await new Promise((r) => setTimeout(r, 5));
       }
+      await giveBack().catch((error) => tell(error));
     },
   };
 }

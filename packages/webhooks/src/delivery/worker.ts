@@ -59,8 +59,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   #starved = false;
   /** This worker's slot counts and held-back tenants (worker-slots.ts). */
   readonly #slots = new WorkerSlots(() => this.#wakeup.wake());
-  /** Claims that failed and may have committed: given back before the next (lost-claims.ts). */
-  readonly #lostClaims: LostClaims;
+  readonly #lostClaims: LostClaims; // claims that failed and may have committed (lost-claims.ts)
   #unlisten: (() => Promise<void>) | undefined;
   /** The operational monitor's runs (operationalEvents). */
   #monitorRuns: Repeating | undefined;
@@ -215,20 +214,22 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
   async #claim(limit: number): Promise<number> {
     const now = this.#ctx.now();
     const mine = this.#slots.mine();
-    // The claim walks the due index in order under `claimSettings` whatever the planner's row counts,
-    // and takes rate-limit tokens under the same lock (sql/claim.ts). A claim that fails may have
-    // committed: its rows are given back before the next one (lost-claims.ts).
-    const { rows, allowed, held } = await this.#lostClaims.claim(now, this.#options.leaseMs, (leaseUntilMs) =>
-      claimDeliveries(this.#ctx.sql, this.#ctx.st, {
-        nowMs: now,
-        limit,
-        leaseUntilMs,
-        workerId: this.id,
-        claimWindow: this.#options.claimWindow,
-        maxInFlightPerEndpoint: this.#options.maxInFlightPerEndpoint,
-        maxInFlightPerTenant: this.#options.maxInFlightPerTenant,
-        mine,
-      }),
+    // sql/claim.ts; a claim that fails after its take may have committed: lost-claims.ts.
+    const { rows, allowed, held } = await this.#lostClaims.claim(
+      now,
+      this.#options.leaseMs,
+      (leaseUntilMs, taken) =>
+        claimDeliveries(this.#ctx.sql, this.#ctx.st, {
+          nowMs: now,
+          limit,
+          leaseUntilMs,
+          workerId: this.id,
+          claimWindow: this.#options.claimWindow,
+          maxInFlightPerEndpoint: this.#options.maxInFlightPerEndpoint,
+          maxInFlightPerTenant: this.#options.maxInFlightPerTenant,
+          mine,
+          taken,
+        }),
     );
     this.#slots.held(held);
     if (rows.length === 0) return 0;

@@ -179,16 +179,14 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
         order by array_position($1::text[], c.id)`,
     ),
     // Session settings the claim runs under (SET LOCAL, in the claim's transaction), and the lock
-    // that serialises claims of this schema: each claim's snapshot then holds every earlier claim
-    // and its counts, so two workers cannot both fill the same endpoint's or tenant's last slots.
+    // that serialises claims of this schema (each claim's snapshot holds every earlier claim's counts).
     // A claim holds it for its own few milliseconds; completions and publishes never take it. JIT off:
     // the window's sorts carry enable_sort's penalty cost (1e10), far past jit_above_cost, and
     // compiling the claim took ~5 s (measured on PostgreSQL 15) for a statement that runs in ~2 ms.
     // The pick runs on a generic plan; the pick itself then switches the transaction to plans for
     // their values, for the take (set_config in its result: no round trip of its own under the lock).
     claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_generic_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
-    // A stopped worker's counts (its claims are all handed back or recorded).
-    releaseSlots: st('release_slots', `delete from ${WS} where worker = $1`),
+    releaseSlots: st('release_slots', `delete from ${WS} where worker = $1`), // a stopped worker's counts
   };
 }
 
@@ -217,6 +215,7 @@ export async function claimDeliveries(
     maxInFlightPerEndpoint: number;
     maxInFlightPerTenant: number;
     mine: readonly SlotCount[];
+    taken?: (ids: string[]) => void; // the take's ids, before COMMIT is sent (lost-claims.ts)
   },
 ): Promise<{ rows: Claimed[]; allowed: Set<string>; held: string[] }> {
   const { nowMs, mine } = input;
@@ -234,6 +233,7 @@ export async function claimDeliveries(
         mine.map((m) => m.endpointId),
         mine.map((m) => m.n),
       ]);
+      input.taken?.(rows.map((r) => r.id));
       return { rows, allowed: await grantRateLimited(tx, st, { rows, nowMs }), held };
     },
     { first: st.claimSettings },

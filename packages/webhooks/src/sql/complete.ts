@@ -38,15 +38,17 @@ export function completeStatements({ D, A, st }: Names) {
               array(select u.id from upd u where u.status = 'failed') as failed`,
     ),
     // A claim whose answer was lost (its COMMIT succeeded, the connection dropped before the reply;
-    // a primary crashing after its synchronous standby flushed): its rows are leased to this worker
-    // ($1), which holds none of them. Each claim of a worker has a lease end of its own ($2; the
-    // worker makes them strictly increasing), so that pair names exactly the lost claim's rows; they
-    // were due by the claim's time ($3), so the due index finds them. Given back as a deferral is:
-    // due now, the attempt the claim counted not counted. Rows completed since are not pending.
+    // a primary crashing after its synchronous standby flushed): its rows ($3, the take returned them
+    // before COMMIT was sent) are leased to this worker ($1), which holds none of them. Each claim of
+    // a worker has a lease end of its own ($2; strictly increasing), so the pair fences exactly the
+    // lost claim's rows: not this worker's other claims', not another worker's, not a row completed
+    // or re-claimed since. Given back as a deferral is: due now, the claim's attempt uncounted.
+    // Looked up by id (status under collation "C", as in the take: the primary key, not a pending index).
     giveBack: st(
       'give_back',
-      `update ${D} d set locked_by = null, lease_until = null, attempts = d.attempts - 1
-        where d.status = 'pending' and d.next_attempt_at <= $3 and d.locked_by = $1 and d.lease_until = $2
+      `update ${D} d set locked_by = null, lease_until = null, attempts = greatest(d.attempts - 1, 0)
+        where d.id = any ($3::text[]) and d.status collate "C" = 'pending' and d.locked_by = $1
+          and d.lease_until = $2
         returning d.id`,
     ),
   };
@@ -59,9 +61,9 @@ export function completeStatements({ D, A, st }: Names) {
 export async function giveBackClaim(
   q: Queryable,
   st: ReturnType<typeof completeStatements>,
-  input: { workerId: string; leaseUntil: string; claimedAt: string },
+  input: { workerId: string; leaseUntil: string; ids: readonly string[] },
 ): Promise<number> {
-  const { rows } = await q.query(st.giveBack, [input.workerId, input.leaseUntil, input.claimedAt]);
+  const { rows } = await q.query(st.giveBack, [input.workerId, input.leaseUntil, input.ids]);
   return rows.length;
 }
 
