@@ -62,10 +62,11 @@ export function phaseStatements(schema: string): PhaseStatements {
       text: `update ${t} set lease_expires_at = $5::timestamptz
               where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
     },
-    // An acquire whose answer was lost (the store went away after it may have committed): released
-    // when it holds no phase (a fresh key, or one that recorded nothing), else its lease lapses at
-    // $5 with its phases kept, as `pause`. Fenced by the token the acquire tried: if it did not
-    // commit, nothing matches.
+    // A run's key given back (it failed, answered non-final, or its acquire's answer was lost):
+    // released when it holds no phase (a fresh key, or one that recorded nothing), else its lease
+    // lapses at $5 with its phases kept, as `pause`. The store decides, not the run: a phase whose
+    // COMMIT answer was lost is recorded though the run never learnt it. Fenced by the token: an
+    // acquire that did not commit matches nothing.
     abandon: {
       name: n('phase_abandon'),
       text: `with gone as (

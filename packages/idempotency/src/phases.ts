@@ -199,7 +199,7 @@ export async function runPhased<I>(
     const response = await operation.run(flow, input);
     clearInterval(renewer);
     if (!ctx.final(response)) {
-      await giveBack(ctx, pst, owner, started);
+      await giveBack(ctx, pst, owner);
       return { kind: 'executed', response, stored: false };
     }
     const encoded = encodeBody(response.body, ctx.bodyLimits);
@@ -220,16 +220,20 @@ export async function runPhased<I>(
   } catch (error) {
     clearInterval(renewer);
     if (!(error instanceof LeaseLostError))
-      await giveBackOrRetry(ctx, () => giveBack(ctx, pst, owner, started), ctx.now() + ctx.leaseMs);
+      await giveBackOrRetry(ctx, () => giveBack(ctx, pst, owner), ctx.now() + ctx.leaseMs);
     if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
     throw error;
   }
 }
 
-/** Releases a key nothing was started for; otherwise lets its lease lapse now, keeping its phases. */
-async function giveBack(ctx: EngineContext, pst: PhaseStatements, o: Owner, started: boolean): Promise<void> {
-  if (!started) await ctx.sql.query(ctx.st.release, [o.tenant, o.key, o.token, o.lock]);
-  else await ctx.sql.query(pst.pause, [o.tenant, o.key, o.token, o.lock, new Date(ctx.now()).toISOString()]);
+/**
+ * Gives the key back: released when the store holds no phase for it, else its lease lapses now with
+ * its phases kept (a retry resumes at once). Decided by the store, not by what this run saw: a phase
+ * whose COMMIT landed with its answer lost (a failover) is there though the run never learnt it, and
+ * releasing the key would run that phase again on the retry (a second payment).
+ */
+async function giveBack(ctx: EngineContext, pst: PhaseStatements, o: Owner): Promise<void> {
+  await ctx.sql.query(pst.abandon, [o.tenant, o.key, o.token, o.lock, new Date(ctx.now()).toISOString()]);
 }
 
 async function acquire(

@@ -319,9 +319,9 @@ describe('phased operations', () => {
  * The store as a failover leaves it for a moment: every statement fails as unreachable while `down`
  * (node-postgres' ECONNREFUSED, classified by @surety/db), then the real database answers again.
  */
-function outage(sql: Sql): Sql & { down: boolean; loseAnswerOf?: string } {
+function outage(sql: Sql): Sql & { down: boolean; loseAnswerOf?: string; loseNextCommit?: boolean } {
   const gone = () => new DatabaseUnavailableError('connect ECONNREFUSED (the primary is gone)');
-  const flaky: Sql & { down: boolean; loseAnswerOf?: string } = {
+  const flaky: Sql & { down: boolean; loseAnswerOf?: string; loseNextCommit?: boolean } = {
     down: false,
     kind: sql.kind,
     query: (async (text: unknown, params?: unknown[]) => {
@@ -340,7 +340,14 @@ function outage(sql: Sql): Sql & { down: boolean; loseAnswerOf?: string } {
       options?: Parameters<Sql['transaction']>[1],
     ) => {
       if (flaky.down) throw gone();
-      return sql.transaction(fn, options);
+      const result = await sql.transaction(fn, options);
+      // The transaction committed, then the primary died before the COMMIT's answer arrived.
+      if (flaky.loseNextCommit) {
+        flaky.loseNextCommit = false;
+        flaky.down = true;
+        throw new DatabaseUnavailableError('read ECONNRESET (the primary died after the commit)');
+      }
+      return result;
     }) as Sql['transaction'],
     listen: (channel, onNotify) => sql.listen(channel, onNotify),
     notify: (channel, payload) => sql.notify(channel, payload),
@@ -391,6 +398,43 @@ describe('phased operations through a store outage (a failover)', () => {
     const retried = await flaky.phased(req(k), op, { cents: 7 });
     assert.equal(retried.kind, 'executed', 'the retry resumed at once');
     assert.equal(provider.charges.get(deriveKey(k, 'charge')), 1, 'charged once');
+    assert.equal(await rowsOf(k, 'recorded'), 1);
+  });
+
+  test("the first local phase committed but its answer was lost: the owner's give-back keeps the phase, and the retry does not run it again", async () => {
+    // A failover between the 'created' phase's COMMIT (on the synchronous standby) and its answer:
+    // the run never learns the phase committed. Giving the key back as if nothing had started
+    // deleted it with its phase, and the retry created the payment a second time (CI's failover run:
+    // one payment doubled).
+    const store = outage(db.sql);
+    const flaky = new Idempotency({
+      sql: store,
+      schema: db.schema,
+      ttlMs: 600_000,
+      leaseMs: 60_000,
+      now: () => clock,
+    });
+    const op = paymentOp(new Provider());
+    const k = key();
+    store.loseNextCommit = true; // the run's first transaction: the 'created' phase
+    await assert.rejects(flaky.phased(req(k), op, { cents: 7 }), StoreUnavailableError);
+    assert.equal(await rowsOf(k, 'created'), 1, "the phase's writes committed");
+    store.down = false; // the standby is promoted
+    // The owner gives the key back once the store answers (release-later: from 100 ms).
+    let settled = false;
+    for (let i = 0; i < 60 && !settled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const row = await db.sql.query<{ lapsed: boolean }>(
+        `select lease_expires_at <= $2::timestamptz as lapsed from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`,
+        [k, new Date(clock).toISOString()],
+      );
+      settled = row.rows.length === 0 || row.rows[0]!.lapsed;
+    }
+    assert.ok(settled, 'the owner gave the key back once the store answered (within 3 s)');
+    assert.ok((await keyRow(k))?.phase_state, 'the key kept its committed phase');
+    const retried = await flaky.phased(req(k), op, { cents: 7 });
+    assert.equal(retried.kind, 'executed');
+    assert.equal(await rowsOf(k, 'created'), 1, 'the payment was created once');
     assert.equal(await rowsOf(k, 'recorded'), 1);
   });
 
