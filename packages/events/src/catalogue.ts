@@ -76,7 +76,12 @@ export function renderCatalogue(registry: EventRegistry): string {
   for (const e of events) {
     out.push(`### \`${e.type}\``, '');
     if (e.deprecated) out.push('**Deprecated.**', '');
-    out.push(e.description, '', '| field of `data` | type | required | notes |', '|---|---|---|---|');
+    out.push(
+      e.description,
+      '',
+      `| field of \`${e.type}\`'s \`data\` | type | required | notes |`,
+      '|---|---|---|---|',
+    );
     for (const r of rows(e.schema as JsonSchema, '', [])) {
       out.push(`| \`${r.path}\` | ${r.type} | ${r.required ? 'yes' : 'no'} | ${r.notes} |`);
     }
