@@ -356,16 +356,40 @@ function outage(sql: Sql): Sql & { down: boolean; loseAnswerOf?: string; loseNex
   return flaky;
 }
 
+/** An engine (60 s leases, the test clock) on an `outage` of the test database. */
+function outageEngine() {
+  const store = outage(db.sql);
+  const flaky = new Idempotency({
+    sql: store,
+    schema: db.schema,
+    ttlMs: 600_000,
+    leaseMs: 60_000,
+    now: () => clock,
+  });
+  return { store, flaky };
+}
+
+/** Whether `check` held within 3 s (tried every 50 ms): the owner's give-back lands in the background. */
+async function within3s(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 60; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (await check()) return true;
+  }
+  return false;
+}
+
+/** Whether the key's lease has lapsed by the test clock; undefined when the key is gone. */
+async function leaseLapsed(k: string): Promise<boolean | undefined> {
+  const row = await db.sql.query<{ lapsed: boolean }>(
+    `select lease_expires_at <= $2::timestamptz as lapsed from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`,
+    [k, new Date(clock).toISOString()],
+  );
+  return row.rows[0]?.lapsed;
+}
+
 describe('phased operations through a store outage (a failover)', () => {
   test('the store gone after the call: the run answers 503, and once the store is back the owner lets its lease lapse, so a retry resumes at once (not after the lease)', async () => {
-    const store = outage(db.sql);
-    const flaky = new Idempotency({
-      sql: store,
-      schema: db.schema,
-      ttlMs: 600_000,
-      leaseMs: 60_000,
-      now: () => clock,
-    });
+    const { store, flaky } = outageEngine();
     const provider = new Provider();
     const original = provider.charge.bind(provider);
     // The primary dies while the provider is charging: the result cannot be recorded.
@@ -385,15 +409,7 @@ describe('phased operations through a store outage (a failover)', () => {
     store.down = false; // the standby is promoted
     provider.charge = original;
     // The clock does not move: only the owner's own release can make the key available again.
-    let lapsed = false;
-    for (let i = 0; i < 60 && !lapsed; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const row = await db.sql.query<{ lapsed: boolean }>(
-        `select lease_expires_at <= $2::timestamptz as lapsed from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`,
-        [k, new Date(clock).toISOString()],
-      );
-      lapsed = row.rows[0]!.lapsed;
-    }
+    const lapsed = await within3s(async () => (await leaseLapsed(k)) === true);
     assert.ok(lapsed, 'the owner let its lease lapse once the store answered again (within 3 s)');
     const retried = await flaky.phased(req(k), op, { cents: 7 });
     assert.equal(retried.kind, 'executed', 'the retry resumed at once');
@@ -406,14 +422,7 @@ describe('phased operations through a store outage (a failover)', () => {
     // the run never learns the phase committed. Giving the key back as if nothing had started
     // deleted it with its phase, and the retry created the payment a second time (CI's failover run:
     // one payment doubled).
-    const store = outage(db.sql);
-    const flaky = new Idempotency({
-      sql: store,
-      schema: db.schema,
-      ttlMs: 600_000,
-      leaseMs: 60_000,
-      now: () => clock,
-    });
+    const { store, flaky } = outageEngine();
     const op = paymentOp(new Provider());
     const k = key();
     store.loseNextCommit = true; // the run's first transaction: the 'created' phase
@@ -421,15 +430,7 @@ describe('phased operations through a store outage (a failover)', () => {
     assert.equal(await rowsOf(k, 'created'), 1, "the phase's writes committed");
     store.down = false; // the standby is promoted
     // The owner gives the key back once the store answers (release-later: from 100 ms).
-    let settled = false;
-    for (let i = 0; i < 60 && !settled; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const row = await db.sql.query<{ lapsed: boolean }>(
-        `select lease_expires_at <= $2::timestamptz as lapsed from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`,
-        [k, new Date(clock).toISOString()],
-      );
-      settled = row.rows.length === 0 || row.rows[0]!.lapsed;
-    }
+    const settled = await within3s(async () => (await leaseLapsed(k)) !== false);
     assert.ok(settled, 'the owner gave the key back once the store answered (within 3 s)');
     assert.ok((await keyRow(k))?.phase_state, 'the key kept its committed phase');
     const retried = await flaky.phased(req(k), op, { cents: 7 });
@@ -439,14 +440,7 @@ describe('phased operations through a store outage (a failover)', () => {
   });
 
   test('lease mode the same: a handler cut by the outage releases its key once the store is back', async () => {
-    const store = outage(db.sql);
-    const flaky = new Idempotency({
-      sql: store,
-      schema: db.schema,
-      ttlMs: 600_000,
-      leaseMs: 60_000,
-      now: () => clock,
-    });
+    const { store, flaky } = outageEngine();
     const k = key();
     await assert.rejects(
       flaky.withLease(req(k), async () => {
@@ -456,11 +450,7 @@ describe('phased operations through a store outage (a failover)', () => {
       DatabaseUnavailableError,
     );
     store.down = false;
-    let released = false;
-    for (let i = 0; i < 60 && !released; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      released = (await keyRow(k)) === undefined;
-    }
+    const released = await within3s(async () => (await keyRow(k)) === undefined);
     assert.ok(released, 'the key was released once the store answered again (within 3 s)');
     const retried = await flaky.withLease(req(k), async () => ({ status: 201, headers: {}, body: '{}' }));
     assert.equal(retried.kind, 'executed');
@@ -468,15 +458,8 @@ describe('phased operations through a store outage (a failover)', () => {
 
   for (const mode of ['phased', 'lease'] as const) {
     test(`${mode}: the key's claim committed but its answer was lost: the key is given back once the store answers, not held for the lease`, async () => {
-      const store = outage(db.sql);
+      const { store, flaky } = outageEngine();
       store.loseAnswerOf = 'acquire';
-      const flaky = new Idempotency({
-        sql: store,
-        schema: db.schema,
-        ttlMs: 600_000,
-        leaseMs: 60_000,
-        now: () => clock,
-      });
       const provider = new Provider();
       const op = paymentOp(provider);
       const k = key();
@@ -488,11 +471,7 @@ describe('phased operations through a store outage (a failover)', () => {
       assert.equal((await keyRow(k))?.state, 'in_progress', 'the claim committed');
       store.loseAnswerOf = undefined;
       store.down = false;
-      let free = false;
-      for (let i = 0; i < 60 && !free; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        free = (await keyRow(k)) === undefined;
-      }
+      const free = await within3s(async () => (await keyRow(k)) === undefined);
       assert.ok(free, 'the claim nothing ran for was released once the store answered again (within 3 s)');
       const retried = await run();
       assert.equal(retried.kind, 'executed');

@@ -68,8 +68,11 @@ export interface Pair {
   destroy(): Promise<void>;
 }
 
-/** initdb, start the primary, pg_basebackup the standby, start it, make it synchronous. */
-export async function startPair(): Promise<Pair> {
+/**
+ * initdb, start the primary, pg_basebackup the standby, start it, make it synchronous; then create
+ * `database` on the primary (replicated).
+ */
+export async function startPair(database: string): Promise<Pair> {
   const root = mkdtempSync(join(tmpdir(), 'surety-failover-'));
   chmodSync(root, 0o777);
   const primary: Node = { port: await freePort(), dir: join(root, 'primary') };
@@ -149,6 +152,7 @@ export async function startPair(): Promise<Pair> {
       if (Date.now() > deadline) throw new Error('the standby did not become synchronous in 30 s');
       await new Promise((r) => setTimeout(r, 100));
     }
+    await run('psql', [...at(primary), '-c', `create database "${database}"`]);
     return pair;
   } catch (error) {
     await pair.destroy();

@@ -26,10 +26,7 @@ describe('primary failover under load', {
   timeout: 180_000,
 }, () => {
   before(async () => {
-    pair = await startPair();
-    const admin = createPgSql({ connectionString: pair.urlOf(pair.primary, 'postgres'), max: 1 });
-    await admin.query('create database surety');
-    await admin.close();
+    pair = await startPair('surety');
   });
   after(async () => {
     await server?.kill();

@@ -21,10 +21,7 @@ describe('list routes on a read replica', {
   timeout: 120_000,
 }, () => {
   before(async () => {
-    pair = await startPair();
-    const admin = createPgSql({ connectionString: pair.urlOf(pair.primary, 'postgres'), max: 1 });
-    await admin.query('create database surety');
-    await admin.close();
+    pair = await startPair('surety');
   });
   after(async () => {
     await server?.kill();
