@@ -692,9 +692,12 @@ describe('claiming', () => {
     assert.deepEqual(lease.rows[0], { status: 'delivered', lease_until: null });
   });
 
-  test('a claim is a HOT update when its page has room: no index entries for the claimed rows', async () => {
-    // A schema of its own: fresh pages, filled to fillfactor 80 (the shared table's pages hold other
-    // tests' row versions, so how many claims fit in place there depends on the test order).
+  /**
+   * Publishes `published` events on a schema of its own (fresh pages: the shared table's pages hold
+   * other tests' row versions, so how many claims fit in place there depends on the test order),
+   * claims `claim` of them in one claim and counts the claimed rows, their updates and the HOT ones.
+   */
+  async function hotClaim(published: number, claim: number) {
     const schema = `${db.schema}_hot`;
     const own = new Webhooks({
       sql: db.sql,
@@ -706,11 +709,13 @@ describe('claiming', () => {
     await own.migrate();
     try {
       await own.createEndpoint(db.sql, { tenant, url: 'http://127.0.0.1:9/never', eventTypes: ['*'] });
-      for (let i = 0; i < 20; i++)
-        await db.sql.transaction((tx) => own.publish(tx, { tenant, type: 'order.created', data: { i } }));
+      await db.sql.transaction(async (tx) => {
+        for (let i = 0; i < published; i++)
+          await own.publish(tx, { tenant, type: 'order.created', data: { i } });
+      });
       // Counted over the partitions of the deliveries (issue 22): the parent holds no rows.
       const table = `"${schema}".webhook_deliveries`;
-      const counts = await db.sql.transaction(
+      return await db.sql.transaction(
         async (tx) => {
           // this backend's own counters (pg_stat_get_xact_*), not the lagging shared statistics; read
           // before and after, as PGlite's single backend keeps counting across transactions
@@ -724,10 +729,9 @@ describe('claiming', () => {
               )
             ).rows[0]!;
           const before = await read();
-          // 5 rows: their new versions (~1 KB) fit in the 20% a page keeps free
           const { rows } = await claimOnce(tx, own, [
             new Date(clock).toISOString(),
-            5,
+            claim,
             new Date(clock + 60_000).toISOString(),
             'hot',
             ...noCaps,
@@ -741,11 +745,34 @@ describe('claiming', () => {
         },
         { first: webhooksInternals(own).st.claimSettings },
       );
-      // Moving next_attempt_at (the due index's key), as the claim did before, makes this 0.
-      assert.deepEqual(counts, { claimed: 5, updated: 5, hot: 5 });
     } finally {
       await db.sql.query(`drop schema "${schema}" cascade`);
     }
+  }
+
+  test("a claim's COMMIT does not wait for its WAL flush; a completion's does (what a crash may lose is a lease)", async () => {
+    const setting = (q: { query: typeof db.sql.query }) =>
+      q.query<{ s: string }>(`select current_setting('synchronous_commit') as s`).then((r) => r.rows[0]!.s);
+    const inClaim = await db.sql.transaction((tx) => setting(tx), {
+      first: webhooksInternals(webhooks).st.claimSettings,
+    });
+    assert.equal(inClaim, 'off');
+    // SET LOCAL: the pool's connection is back to the server's setting for the completion after it
+    assert.notEqual(await setting(db.sql), 'off');
+  });
+
+  test('a claim is a HOT update when its page has room: no index entries for the claimed rows', async () => {
+    // Moving next_attempt_at (the due index's key), as the claim did before, makes this 0.
+    assert.deepEqual(await hotClaim(20, 5), { claimed: 5, updated: 5, hot: 5 });
+  });
+
+  test('a claim of whole pages of fresh rows is HOT for each of them (fillfactor 50: a new version per row fits)', async () => {
+    // 120 rows fill several pages. At fillfactor 80 a page kept room for about a quarter of its rows
+    // new versions: 36 of 120 claimed in place (PGlite), the rest with an entry in every index.
+    const counts = await hotClaim(120, 120);
+    assert.equal(counts.claimed, 120);
+    assert.equal(counts.updated, 120);
+    assert.ok(counts.hot >= 114, `${counts.hot} of 120 claimed rows updated in place (HOT)`);
   });
 });
 

@@ -82,7 +82,7 @@ test('a window made by maintain has the catalog of one made with PARTITION OF', 
   const suffix = w[0]!.suffix;
   const far = new Date(clock + 400 * DAY).toISOString();
   const farEnd = new Date(clock + 401 * DAY).toISOString();
-  const storage: Record<string, string> = { webhook_deliveries: 'with (fillfactor = 80)' };
+  const storage: Record<string, string> = { webhook_deliveries: 'with (fillfactor = 50)' };
   for (const table of ['webhook_events', 'webhook_deliveries', 'webhook_attempts']) {
     const made = await facts(db.sql, db.schema, `${table}_${suffix}`);
     const old = await db.sql

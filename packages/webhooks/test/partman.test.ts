@@ -232,7 +232,7 @@ describe('pg_partman manages the history partitions (docs/operations.md)', { ski
           ],
         );
         assert.equal(w.bound, `FOR VALUES FROM ('${rows[0]!.lo}') TO ('${rows[0]!.hi}')`, w.name);
-        if (table === 'webhook_deliveries') assert.deepEqual(w.options, ['fillfactor=80'], w.name);
+        if (table === 'webhook_deliveries') assert.deepEqual(w.options, ['fillfactor=50'], w.name);
       }
       assert.ok(
         windows.some((w) => w.name === `${table}_${suffixOf(today + 7 * DAY)}`),

@@ -13,11 +13,10 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
   return {
     // Batch claim (graphile-worker's shape): due rows in due order, skipping rows other workers hold;
     // for an ordered endpoint only the head of its queue: its pending row with the lowest sequence
-    // (the event's; webhook_deliveries_endpoint_pending), not the lowest id (random within a ms). The claim sets the lease (lease_until) and
-    // counts the attempt, so a crashed worker's rows come back when the lease passes. No index covers
-    // lease_until, attempts or locked_by, so the claim is a HOT update where the page has room
-    // (fillfactor 80 keeps some): no index entries, where moving next_attempt_at wrote five per row
-    // (migration 000003).
+    // (the event's; webhook_deliveries_endpoint_pending), not the lowest id (random within a ms).
+    // The claim sets the lease (lease_until) and counts the attempt, so a crashed worker's rows come
+    // back when the lease passes. No index covers those columns (nor locked_by): the claim is a HOT
+    // update, no index entry, where the page has room (fillfactor 50: for every row; 000022).
     // Fairness (issue 15; docs/decisions.md): attempts in flight are capped per endpoint ($6) and per
     // tenant ($7) across every worker. Each worker's counts per (tenant, endpoint) live in
     // webhook_worker_slots (its own passed in as $8-$10, rewritten here with what it claims); claims
@@ -183,9 +182,13 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
     // A claim holds it for its own few milliseconds; completions and publishes never take it. JIT off:
     // the window's sorts carry enable_sort's penalty cost (1e10), far past jit_above_cost, and
     // compiling the claim took ~5 s (measured on PostgreSQL 15) for a statement that runs in ~2 ms.
-    // The pick runs on a generic plan; the pick itself then switches the transaction to plans for
-    // their values, for the take (set_config in its result: no round trip of its own under the lock).
-    claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_generic_plan; set local jit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
+    // The pick runs on a generic plan, then switches the transaction to plans for their values for
+    // the take (set_config in its result: no round trip of its own under the lock).
+    // The claim commits without waiting for its WAL flush (synchronous_commit off; the flush was on
+    // every claim's path, under the lock): a crash can lose a lease, never an outcome. The rows are
+    // due again and sent once more (at least once), and a completion, which waits for its flush,
+    // flushes every claim before it (WAL is in order). docs/decisions.md, "Session 16".
+    claimSettings: `set local enable_bitmapscan = off; set local enable_sort = off; set local plan_cache_mode = force_generic_plan; set local jit = off; set local synchronous_commit = off; select pg_advisory_xact_lock(${lockId(`surety.webhooks.claim:${schema}`)})`,
     releaseSlots: st('release_slots', `delete from ${WS} where worker = $1`), // a stopped worker's counts
   };
 }
@@ -240,11 +243,7 @@ export async function claimDeliveries(
   );
 }
 
-/**
- * The claim's values, in the pick's parameter order: now, how many rows at most, the lease's end,
- * the worker's id, the window (rows read at most), the caps per endpoint and per tenant, and this
- * worker's counts (tenants, endpoint ids, counts).
- */
+/** The claim's values: `claimWindow` is how many rows it reads at most; `mine*`, this worker's counts. */
 export type ClaimParams = readonly [
   now: string,
   limit: number,
@@ -261,10 +260,7 @@ export type ClaimParams = readonly [
 /** The pick's parameters: the claim's values but the lease's end, which only the take sets. */
 export const pickParams = ([now, limit, , ...rest]: ClaimParams) => [now, limit, ...rest];
 
-/**
- * One claim in the caller's transaction, which began with `claimSettings`: the pick, then the take
- * (a plan for its values). `held`: the tenants a cap held rows back for.
- */
+/** One claim (pick, then take) in a transaction begun with `claimSettings`; `held`: tenants a cap held back. */
 export async function claimIn(
   tx: Queryable,
   st: ClaimStatements,

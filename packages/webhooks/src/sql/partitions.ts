@@ -17,8 +17,8 @@ export interface HistoryTable {
 /** Events by creation time; deliveries and attempts by their time-ordered ids. */
 export const HISTORY: readonly HistoryTable[] = [
   { table: 'webhook_events', key: 'created_at', prefix: null, storage: '' },
-  // fillfactor 80: room for the claim's in-page (HOT) updates (migration 000003).
-  { table: 'webhook_deliveries', key: 'id', prefix: 'dlv', storage: 'with (fillfactor = 80)' },
+  // fillfactor 50: room for the claim's in-page (HOT) update of every row (migration 000022).
+  { table: 'webhook_deliveries', key: 'id', prefix: 'dlv', storage: 'with (fillfactor = 50)' },
   { table: 'webhook_attempts', key: 'id', prefix: 'att', storage: '' },
 ];
 
