@@ -33,6 +33,15 @@ export function benchesFor(quick: boolean): Bench[] {
       timeoutMs: 600_000,
     },
     {
+      name: 'claim-loop',
+      title:
+        "The drain's database side: claim and completion without HTTP, against the claim before session 16",
+      file: 'delivery/claim-loop.ts',
+      args: q(['--quick'], []),
+      runs: 1,
+      timeoutMs: 300_000,
+    },
+    {
       name: 'publish',
       title: 'Publish: outbox writes per second, NOTIFY after COMMIT against NOTIFY in the transaction',
       file: 'delivery/publish.ts',
