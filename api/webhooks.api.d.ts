@@ -1010,6 +1010,16 @@ export declare const claimOnce: (tx: Queryable, webhooks: Webhooks, params: Clai
     rows: import("./sql/claimed.js").Claimed[];
     held: string[];
 }>;
+export declare const completeOnce: (q: Queryable, webhooks: Webhooks, input: {
+    nowIso: string;
+    workerId: string;
+    outcomes: readonly DeliveryOutcome[];
+    attempts: readonly AttemptRow[];
+}) => Promise<{
+    completed: number;
+    attempts: number;
+    failed: string[];
+}>;
 export { idTimePrefix }; // as in @surety/webhooks/ids
 export declare const notifyChannel: (schema: string) => string;
 export declare const pickParams: ([now, limit, , ...rest]: ClaimParams) => (string | number | readonly string[] | readonly number[])[];
@@ -1031,6 +1041,18 @@ export declare const stopProcess: (child: ChildProcess, signal?: NodeJS.Signals)
 export declare const webhooksInternals: (webhooks: Webhooks) => WebhooksContext;
 
 // ----- reachable, not exported: named by the declarations above, so their shape is part of the API
+export interface AttemptRow {
+    deliveryId: string;
+    tenant: string;
+    attempt: number;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    excerpt: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    endpointId: string;
+}
 export interface BrokerTlsOptions {
     ca?: string | Buffer | Array<string | Buffer>;
     rejectUnauthorized?: boolean;
@@ -1071,6 +1093,13 @@ export interface Claimed {
     destination: Destination;
     credentials: BrokerCredentials | null;
     endpoint_auth: StoredAuth | null;
+}
+export interface DeliveryOutcome {
+    id: string;
+    outcome: 'delivered' | 'retry' | 'failed' | 'throttled' | 'defer';
+    nextAt: string | null;
+    status: number | null;
+    errorCode: string | null;
 }
 export interface PoolOptions {
     maxLifetimeMs?: number;

@@ -12,10 +12,9 @@
 // Prints markdown, then `RESULT {json}` for bench/run.ts.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/claim-loop.ts [--quick]
-import { randomBytes } from 'node:crypto';
 import { createPgSql, type Sql } from '@surety/db';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
-import { claimOnce, idTimePrefix, webhooksInternals } from '@surety/webhooks/testing';
+import { claimOnce, completeOnce, webhooksInternals } from '@surety/webhooks/testing';
 import { cpuDelta, cpuSnapshot, postgresServer } from '../lib/cpu.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
@@ -85,7 +84,6 @@ const walBytes = async (sql: Sql, from: string) =>
 
 /** Claims and completes until nothing is due; per delivery: PostgreSQL's CPU, wall time and WAL. */
 async function drain(v: Variant) {
-  const { st } = webhooksInternals(v.webhooks);
   const lsn = await walLsn(v.sql);
   const before = cpuSnapshot(groups);
   const started = performance.now();
@@ -111,30 +109,29 @@ async function drain(v: Variant) {
     if (rows.length === 0) break;
     n += rows.length;
     const at = new Date().toISOString();
-    const ids = rows.map((r) => r.id);
-    const each = <T>(x: T) => ids.map(() => x);
-    await v.sql.query(st.complete, [
-      at,
-      ids,
-      each('delivered'),
-      each(null),
-      each(204),
-      each(null),
-      'bench',
-      ids,
-      rows.map((r) => r.tenant),
-      rows.map((r) => r.attempts),
-      each(at),
-      each(2),
-      each(204),
-      each(null),
-      each(null),
-      each(null),
-      rows.map((r) => r.endpoint_id),
-      ids.map(
-        () => `${idTimePrefix('att', Date.parse(at))}${randomBytes(12).toString('base64url').slice(0, 14)}`,
-      ),
-    ]);
+    await completeOnce(v.sql, v.webhooks, {
+      nowIso: at,
+      workerId: 'bench',
+      outcomes: rows.map((r) => ({
+        id: r.id,
+        outcome: 'delivered',
+        nextAt: null,
+        status: 204,
+        errorCode: null,
+      })),
+      attempts: rows.map((r) => ({
+        deliveryId: r.id,
+        tenant: r.tenant,
+        attempt: r.attempts,
+        startedAt: at,
+        durationMs: 2,
+        status: 204,
+        excerpt: null,
+        errorCode: null,
+        errorMessage: null,
+        endpointId: r.endpoint_id,
+      })),
+    });
   }
   const wallUs = ((performance.now() - started) * 1000) / n;
   const cpu = cpuDelta(before, cpuSnapshot(groups));

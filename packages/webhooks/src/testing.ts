@@ -8,6 +8,7 @@ import type { Queryable } from '@surety/db';
 import type { WebhooksContext } from './context.js';
 import { publish } from './publishing/publish.js';
 import { type ClaimParams, claimIn } from './sql/claim.js';
+import { type AttemptRow, completeDeliveries, type DeliveryOutcome } from './sql/complete.js';
 import type { PublishedEvent, PublishInput } from './types.js';
 import { contextOf, type Webhooks } from './webhooks.js';
 
@@ -155,3 +156,20 @@ export { notifyChannel } from './sql/schema.js';
  */
 export const claimOnce = (tx: Queryable, webhooks: Webhooks, params: ClaimParams) =>
   claimIn(tx, contextOf(webhooks).st, params);
+
+/**
+ * One batch of outcomes written as the worker writes them (its completion statement, fenced by
+ * `workerId`, with the attempt rows and their ids): for benchmarks of the drain's database side.
+ * Not part of the API, like `webhooksInternals`.
+ */
+export const completeOnce = (
+  q: Queryable,
+  webhooks: Webhooks,
+  input: {
+    nowIso: string;
+    workerId: string;
+    outcomes: readonly DeliveryOutcome[];
+    attempts: readonly AttemptRow[];
+  },
+): Promise<{ completed: number; attempts: number; failed: string[] }> =>
+  completeDeliveries(q, contextOf(webhooks).st, input);

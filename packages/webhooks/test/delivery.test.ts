@@ -750,14 +750,14 @@ describe('claiming', () => {
     }
   }
 
-  test("a claim's COMMIT does not wait for its WAL flush; a completion's does (what a crash may lose is a lease)", async () => {
+  test("a claim's transaction commits without waiting for its WAL flush, and only it (SET LOCAL: the pool's connection keeps the server's setting)", async () => {
     const setting = (q: { query: typeof db.sql.query }) =>
       q.query<{ s: string }>(`select current_setting('synchronous_commit') as s`).then((r) => r.rows[0]!.s);
     const inClaim = await db.sql.transaction((tx) => setting(tx), {
       first: webhooksInternals(webhooks).st.claimSettings,
     });
     assert.equal(inClaim, 'off');
-    // SET LOCAL: the pool's connection is back to the server's setting for the completion after it
+    // the completions, on the same pool, wait for their flush as the server says
     assert.notEqual(await setting(db.sql), 'off');
   });
 
