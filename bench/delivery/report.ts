@@ -12,6 +12,8 @@ export function report(p: {
   concurrency: number;
   /** µs per delivery by group, per contender (run.ts's `cpu`). */
   cpu: Record<string, Record<string, number>>;
+  /** Bytes allocated on this process's heap per delivery: `ceiling` (its client), `surety` (the worker). */
+  alloc: Record<string, number>;
   /** Deliveries/s: the ceiling, Surety (and its curve), pg-boss by mode, pg-boss at 32, graphile-worker. */
   ceil: number;
   s: { rate: number; curve: LatencyPoint[] };
@@ -20,7 +22,7 @@ export function report(p: {
   g: number;
   load: number;
 }) {
-  const { N, cpu, ceil, s, modes, b32, g, load } = p;
+  const { N, cpu, alloc, ceil, s, modes, b32, g, load } = p;
   const CONCURRENCY = p.concurrency;
   const b = modes.signed;
   const bBare = modes.bare;
@@ -83,6 +85,15 @@ export function report(p: {
   console.log(
     `| pg-boss 10, batches of 2,000, signed POST + an attempt row per job (information) | ${cpuLine(cpu['pgboss_recorded'])} | Surety ÷ this ${(suretyUs / recordedUs).toFixed(2)} |`,
   );
+  // Issue 35: allocations per delivery, the worker's beside the bare POST's client (bench/lib/alloc.ts).
+  const kb = (bytes: number | undefined) =>
+    bytes === undefined ? 'not measured' : (bytes / 1024).toFixed(1);
+  console.log('\n| heap allocated per delivery (this process, V8) | KB | ratio |');
+  console.log('|---|---:|---:|');
+  console.log(`| undici POST loop (ceiling), its client, bare POST | ${kb(alloc['ceiling'])} | 1.00 |`);
+  console.log(
+    `| Surety's DeliveryWorker | ${kb(alloc['surety'])} | ${((alloc['surety'] ?? Number.NaN) / (alloc['ceiling'] ?? Number.NaN)).toFixed(2)} |`,
+  );
   console.log('\n| Surety publish→delivery latency | target rate /s | achieved /s | p50 ms | p99 ms |');
   console.log('|---|---:|---:|---:|---:|');
   for (const p of s.curve)
@@ -103,6 +114,11 @@ export function report(p: {
       ...Object.entries(cpu).flatMap(([contender, us]) =>
         Object.entries(us).map(([group, v]) => ({ name: `cpu.${contender}.${group}`, value: v, unit: 'µs' })),
       ),
+      ...Object.entries(alloc).map(([contender, bytes]) => ({
+        name: `alloc.${contender}`,
+        value: bytes,
+        unit: 'bytes',
+      })),
       ...(bestBoss
         ? [
             ...Object.entries(cpu[`pgboss${bestBoss}`]!).map(([group, v]) => ({
@@ -133,6 +149,11 @@ export function report(p: {
         target: 1.5,
         op: '<=',
         what: 'worker CPU per delivery ÷ undici client CPU per bare POST',
+      },
+      {
+        name: 'delivery.worker_alloc_vs_client',
+        value: (alloc['surety'] ?? Number.NaN) / (alloc['ceiling'] ?? Number.NaN),
+        what: "worker's heap bytes allocated per delivery ÷ the undici client's per bare POST",
       },
       {
         name: 'delivery.cpu_vs_pgboss_same_post',

@@ -19,6 +19,7 @@ import { generateSecret } from '@surety/webhook-verify';
 import { Logger, run as runGraphile } from 'graphile-worker';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { measureAllocations } from '../lib/alloc.js';
 import { type CpuSnapshot, cpuDelta, cpuSnapshot, postgresServer, usPerOperation } from '../lib/cpu.js';
 import { startReceiver } from '../lib/receiver.js';
 import { adminQuery, args, requireDatabaseUrl } from '../lib/stats.js';
@@ -65,11 +66,16 @@ const cpuGroups = (self: string) => (cmdline: string, pid: number, ppid: number)
   pid === process.pid ? self : pid === receiver.pid ? 'receiver' : postgres(cmdline, pid, ppid);
 /** µs per delivery by group, per contender: ceiling, surety, pgboss2000, pgboss32, pgboss_bare, pgboss_recorded. */
 const cpu: Record<string, Record<string, number>> = {};
+/** Bytes this process allocated on its heap per delivery, per contender (bench/lib/alloc.ts). */
+const alloc: Record<string, number> = {};
 const measureCpu = (self: string) => {
   const before: CpuSnapshot = cpuSnapshot(cpuGroups(self));
+  const allocated = measureAllocations();
   return (key: string | undefined, n: number) => {
     const us = usPerOperation(cpuDelta(before, cpuSnapshot(cpuGroups(self))), n);
+    const bytes = allocated(n);
     if (us && key) cpu[key] = us;
+    if (key) alloc[key] = bytes;
     return us;
   };
 };
@@ -232,6 +238,7 @@ report({
   N,
   concurrency: CONCURRENCY,
   cpu,
+  alloc,
   ceil: got['ceiling'] as number,
   s: got['surety'] as Awaited<ReturnType<typeof surety>>,
   modes: got['pg-boss'] as Record<BossMode, number>,
