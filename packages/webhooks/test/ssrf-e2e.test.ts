@@ -204,6 +204,24 @@ test('a server that never answers is a timeout', async () => {
   assert.ok(Date.now() - started < 1_500);
 });
 
+test("the caller's signal aborts an attempt waiting for its answer, and one aborted before it starts", async () => {
+  const controller = new AbortController();
+  const started = Date.now();
+  const pending = guardedPost(guard, `http://127.0.0.1:${receiver.port}/hang`, {
+    timeoutMs: 10_000,
+    signal: controller.signal,
+  });
+  setTimeout(() => controller.abort(), 100);
+  await assert.rejects(pending, { code: 'timeout' });
+  assert.ok(Date.now() - started < 1_500, 'aborted long before its own timeout');
+  await assert.rejects(
+    guardedPost(guard, `http://127.0.0.1:${receiver.port}/in`, { signal: AbortSignal.abort() }),
+    { code: 'timeout' },
+  );
+  // the guard still delivers afterwards
+  assert.equal((await guardedPost(guard, `http://127.0.0.1:${receiver.port}/in`)).status, 200);
+});
+
 describe('connect failures', () => {
   let silent: TcpServer;
   const silentSockets = new Set<import('node:net').Socket>();

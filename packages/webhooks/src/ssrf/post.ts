@@ -2,7 +2,7 @@
 // `maxResponseBytes` of the answer, map every failure to a stable code.
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
+import { dispatchCapped } from './capped-dispatch.js';
 import type { GuardedDispatcher } from './dispatcher.js';
 import { DeliveryError, type DeliveryErrorCode, isTlsErrorCode, WebhookUrlError } from './errors.js';
 import { validateWebhookUrl } from './validate-url.js';
@@ -80,22 +80,25 @@ export async function guardedPost(
   const deadline = timeoutSignal(guard, timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   try {
-    const res = await guard.dispatcher.request({
-      origin: target.origin,
-      path: target.path,
-      method: 'POST',
-      headers: options.headers ?? {},
-      body: options.body ?? '',
+    const res = await dispatchCapped(
+      guard.dispatcher,
+      {
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers: options.headers ?? {},
+        body: options.body ?? '',
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
       signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const { excerpt, truncated } = await readCapped(res.body, maxBytes);
+      maxBytes,
+    );
     return {
-      status: res.statusCode,
-      headers: res.headers as IncomingHttpHeaders,
-      bodyExcerpt: excerpt,
-      truncated,
+      status: res.status,
+      headers: res.headers,
+      bodyExcerpt: res.excerpt,
+      truncated: res.truncated,
       durationMs: performance.now() - started,
     };
   } catch (error) {
@@ -168,68 +171,6 @@ function timeoutSignal(guard: GuardedDispatcher, timeoutMs: number): AbortSignal
   timer.unref();
   slots.set(timeoutMs, { signal: controller.signal, until: now + TIMEOUT_SLOT_MS });
   return controller.signal;
-}
-
-// Decoding without `stream` keeps no state between calls: one decoder serves every attempt.
-const decoder = new TextDecoder();
-
-/**
- * Reads up to `max` bytes, then destroys the stream: the rest is never buffered. Events rather than
- * `for await`: an async iterator costs a promise per chunk and its own end-of-stream wiring, per
- * attempt, for a body that is usually empty. Fails as the iterator did: with the stream's error, or
- * ERR_STREAM_PREMATURE_CLOSE when it closes before its end.
- */
-function readCapped(
-  body: Dispatcher.ResponseData['body'],
-  max: number,
-): Promise<{ excerpt: string; truncated: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const settle = (truncated: boolean) => {
-      done = true;
-      off();
-      // A faithful decoding, not a storable one: whoever stores it makes it storable (toPgText).
-      const excerpt =
-        size === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      resolve({ excerpt, truncated });
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > max) {
-        chunks.push(chunk.subarray(0, max - size));
-        size = max;
-        settle(true);
-        // Destroyed unread: undici then closes the connection rather than drain it.
-        body.destroy();
-        return;
-      }
-      chunks.push(chunk);
-      size += chunk.length;
-    };
-    const onEnd = () => settle(false);
-    const onClose = () => {
-      done = true;
-      off();
-      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    };
-    const off = () => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('close', onClose);
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('close', onClose);
-    // Stays for the stream's life: an error after the answer was taken (the destroy above is one:
-    // undici's body reports it as an abort) has nobody left to tell and must not go unhandled.
-    body.on('error', (error: Error) => {
-      if (done) return;
-      done = true;
-      off();
-      reject(error);
-    });
-  });
 }
 
 /**
