@@ -115,7 +115,7 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'h
 
 /** Builds the service without listening: routes, auth, idempotency, problem+json errors. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { sql, config } = options;
+  const { config } = options;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     logger: options.logger ?? false,
@@ -142,6 +142,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Heads Node's parser refuses (oversized: 431; too slow: 408; malformed: 400), as problem+json.
     clientErrorHandler,
   });
+  try {
+    await configure(app, options);
+  } catch (error) {
+    // What the build had started (the simulated provider, pools, timers) closes with the app, so a
+    // build that fails leaves nothing running.
+    await app.close().catch(() => {});
+    throw error;
+  }
+  return app;
+}
+
+async function configure(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const { sql, config } = options;
   // Before any route exists, so every route gets it: strings PostgreSQL cannot store are refused
   // (400 invalid_character) in the body, query, path parameters and headers of every request.
   registerInputCheck(app);
@@ -263,5 +276,4 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerDashboard(app);
   registerPortalPage(app, { data: portal });
-  return app;
 }

@@ -55,6 +55,8 @@ export interface TestAppOptions {
   psp?: PspClient;
   /** How long a payment may stay processing without a definitive answer. @default 600000 */
   pspGiveUpMs?: number;
+  /** The benchmark's baseline: POST /v1/payments without the idempotency layer. @default true */
+  idempotentPayments?: boolean;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -81,7 +83,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       ...(options.pspGiveUpMs ? { pspGiveUpMs: options.pspGiveUpMs } : {}),
     },
     ...(options.psp ? { psp: options.psp } : {}),
+    ...(options.idempotentPayments === false ? { idempotentPayments: false } : {}),
     now: () => clock.now,
+  }).catch(async (error: unknown) => {
+    // A build that fails closes what it started; its database is this helper's to close.
+    await db.close();
+    throw error;
   });
   await options.setup?.(app);
   await app.ready();
