@@ -86,14 +86,13 @@ export function report(p: {
     `| pg-boss 10, batches of 2,000, signed POST + an attempt row per job (information) | ${cpuLine(cpu['pgboss_recorded'])} | Surety ÷ this ${(suretyUs / recordedUs).toFixed(2)} |`,
   );
   // Issue 35: allocations per delivery, the worker's beside the bare POST's client (bench/lib/alloc.ts).
+  const allocRatio = (alloc['surety'] ?? Number.NaN) / (alloc['ceiling'] ?? Number.NaN);
   const kb = (bytes: number | undefined) =>
     bytes === undefined ? 'not measured' : (bytes / 1024).toFixed(1);
   console.log('\n| heap allocated per delivery (this process, V8) | KB | ratio |');
   console.log('|---|---:|---:|');
   console.log(`| undici POST loop (ceiling), its client, bare POST | ${kb(alloc['ceiling'])} | 1.00 |`);
-  console.log(
-    `| Surety's DeliveryWorker | ${kb(alloc['surety'])} | ${((alloc['surety'] ?? Number.NaN) / (alloc['ceiling'] ?? Number.NaN)).toFixed(2)} |`,
-  );
+  console.log(`| Surety's DeliveryWorker | ${kb(alloc['surety'])} | ${allocRatio.toFixed(2)} |`);
   console.log('\n| Surety publish→delivery latency | target rate /s | achieved /s | p50 ms | p99 ms |');
   console.log('|---|---:|---:|---:|---:|');
   for (const p of s.curve)
@@ -152,7 +151,7 @@ export function report(p: {
       },
       {
         name: 'delivery.worker_alloc_vs_client',
-        value: (alloc['surety'] ?? Number.NaN) / (alloc['ceiling'] ?? Number.NaN),
+        value: allocRatio,
         what: "worker's heap bytes allocated per delivery ÷ the undici client's per bare POST",
       },
       {

@@ -457,7 +457,7 @@ describe('deadlines from @surety/fetch', { skip: needsPostgres }, () => {
 
 // bench/idempotency's baseline ("surety-off") builds the app with idempotentPayments: false. The
 // route then has no idempotency config, which the OpenAPI builder refused at start (every unsafe
-// route must say): the benchmark's baseline server exited 1 on every run from 1 Dec to 6 Dec.
+// route must say): the benchmark's baseline server exited 1 on every run from 3 Dec to 6 Dec.
 test('without the idempotency layer (the benchmark baseline) the app starts and a keyless POST creates a payment', async () => {
   const bare = await createTestApp({ idempotentPayments: false });
   try {

@@ -42,9 +42,9 @@ const post = (path: string, signal: AbortSignal, max = 1000) =>
 test('status, headers and body are returned; a body over the cap is cut there', async () => {
   const signal = new AbortController().signal;
   const r = await post('/in', signal);
-  assert.deepEqual([r.status, r.headers['retry-after'], r.excerpt, r.truncated], [202, '7', 'ok', false]);
+  assert.deepEqual([r.status, r.headers['retry-after'], r.bodyExcerpt, r.truncated], [202, '7', 'ok', false]);
   const big = await post('/big', signal, 1000);
-  assert.deepEqual([big.status, big.excerpt.length, big.truncated], [200, 1000, true]);
+  assert.deepEqual([big.status, big.bodyExcerpt.length, big.truncated], [200, 1000, true]);
   // the connection cut at the cap does not break the next attempt
   assert.equal((await post('/in', signal)).status, 202);
 });

@@ -11,7 +11,7 @@ export interface CappedAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   /** The body's first `max` bytes as UTF-8 (invalid bytes and a character cut by the cap: U+FFFD). */
-  excerpt: string;
+  bodyExcerpt: string;
   /** True when the body was longer than `max`: the rest was never read and the connection closed. */
   truncated: boolean;
 }
@@ -46,7 +46,7 @@ export function dispatchCapped(
     const answer = (truncated: boolean): CappedAnswer => ({
       status,
       headers,
-      excerpt:
+      bodyExcerpt:
         size === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)),
       truncated,
     });
@@ -89,7 +89,7 @@ export function dispatchCapped(
     try {
       dispatcher.dispatch(options, handler);
     } catch (error) {
-      // Invalid options throw before any handler call.
+      // undici's dispatchers report even bad options through onResponseError; another may throw.
       settle();
       reject(error);
     }

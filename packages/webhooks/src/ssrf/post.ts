@@ -94,13 +94,7 @@ export async function guardedPost(
       signal,
       maxBytes,
     );
-    return {
-      status: res.status,
-      headers: res.headers,
-      bodyExcerpt: res.excerpt,
-      truncated: res.truncated,
-      durationMs: performance.now() - started,
-    };
+    return { ...res, durationMs: performance.now() - started };
   } catch (error) {
     throw toDeliveryError(error, signal);
   }
