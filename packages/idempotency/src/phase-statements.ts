@@ -5,6 +5,7 @@ import { statementName } from './statements.js';
 export interface PhaseStatements {
   acquire: Statement;
   record: Statement;
+  recordAtCommit: Statement;
   pause: Statement;
   abandon: Statement;
   stuck: Statement;
@@ -15,20 +16,38 @@ export function phaseStatements(schema: string): PhaseStatements {
   const n = (name: string) => statementName(name, schema);
   // A replaced (expired) row starts over: no recovery point, no phase state.
   const fresh = `${t}.expires_at <= excluded.created_at`;
+  const rowJson = `json_build_object('tenant', k.tenant, 'key', k.key, 'fingerprint', k.fingerprint,
+                      'state', k.state, 'status', k.status, 'headers', k.headers, 'body', k.body,
+                      'body_gzip', encode(k.body_gzip, 'base64'), 'body_encoding', k.body_encoding,
+                      'expires_at', k.expires_at, 'lease_expires_at', k.lease_expires_at)`;
+  const recorded = `phase_state = coalesce(phase_state, '{}'::jsonb) || $6::text::jsonb,
+                    recovery_point = case when phase_state -> $5::text is not null then recovery_point else $5 end,
+                    lease_expires_at = greatest(lease_expires_at, $7::timestamptz)`;
   return {
     // Lease mode with an operation and its input: commit an in_progress row with an owner token, or
     // take over one whose lease lapsed (same fingerprint), keeping its recovery point and phase
     // state, so the new owner resumes; an expired row is replaced and starts over. Returns the phase
     // state the new owner resumes from.
+    // What a request that does not acquire needs comes back in the same statement, not in round
+    // trips of their own: `current`, the key's row as this statement's snapshot saw it (a replay,
+    // a mismatch, in flight; a row committed after the snapshot is read again by the engine), and
+    // `former`, the live rows of the key's former forms (`formerKeys`, their lock ids as an int8[]
+    // literal in $11, matched to the key in JS, as the atomic claim's). Both in the claim's JSON row
+    // shape (replay.ts's toRow). While a former row lives nothing is written under the new form:
+    // the engine decides from it.
     acquire: {
       name: n('phase_acquire'),
       text: `with l as (select pg_try_advisory_xact_lock($1::int8) as locked),
+             c as (select ${rowJson} as row from ${t} k where k.lock_id = $1::int8 and k.tenant = $2 and k.key = $3),
+             f as (
+               select ${rowJson} as row from ${t} k
+                where k.lock_id = any($11::int8[]) and k.tenant = $2 and k.expires_at > $7::timestamptz),
              ins as (
                insert into ${t} (tenant, key, fingerprint, state, owner, lease_expires_at, created_at, expires_at,
                                  lock_id, operation, input)
                select $2, $3, $4, 'in_progress', $5::uuid, $6::timestamptz, $7::timestamptz, $8::timestamptz,
                       $1::int8, $9, $10::text::jsonb
-                 from l where l.locked
+                 from l where l.locked and not exists (select 1 from f)
                on conflict (lock_id, tenant, key) do update
                   set fingerprint = excluded.fingerprint, state = 'in_progress', owner = excluded.owner,
                       lease_expires_at = excluded.lease_expires_at, status = null, headers = null, body = null,
@@ -44,16 +63,28 @@ export function phaseStatements(schema: string): PhaseStatements {
                returning phase_state::text as phase_state, recovery_point)
              select (select locked from l) as locked, exists (select 1 from ins) as claimed,
                     (select phase_state from ins) as phase_state,
-                    (select recovery_point from ins) as recovery_point`,
+                    (select recovery_point from ins) as recovery_point,
+                    (select row from c) as current, (select json_agg(f.row) from f) as former`,
     },
-    // A phase's result, with the recovery point, fenced by the owner token; in a local phase it runs
-    // in the phase's own transaction, so the phase's writes and its record commit together. The
-    // lease is renewed with it. $6 is the result's JSON text.
+    // Phases' results, fenced by the owner token, the lease renewed with them. $6 is a JSON object
+    // of results by phase name (an external phase's result travels with the next local phase's),
+    // $5 the recovery point: the last of them, unless it was recorded already (a give-back that
+    // repeats results a commit with a lost answer did record keeps the later recovery point).
     record: {
       name: n('phase_record'),
-      text: `update ${t} set phase_state = coalesce(phase_state, '{}'::jsonb) || jsonb_build_object($5::text, $6::text::jsonb),
-                    recovery_point = $5, lease_expires_at = greatest(lease_expires_at, $7::timestamptz)
+      text: `update ${t} set ${recorded}
               where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
+    },
+    // `record` sent with a local phase's COMMIT (Tx.atCommit), so its record costs no round trip:
+    // when the token no longer owns the key it divides by zero (SQLSTATE 22012), PostgreSQL skips the
+    // COMMIT, and the phase's writes roll back (the engine reports the lease lost).
+    recordAtCommit: {
+      name: n('phase_record_commit'),
+      text: `with r as (
+               update ${t} set ${recorded}
+                where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'
+               returning 1)
+             select 1 / count(*)::int as recorded from r`,
     },
     // A run that failed after a phase committed: keep the row and its phases, and let the lease lapse
     // at $5 so a retry (at once) or the completer (after its grace) resumes it.

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { isDatabaseUnavailableError, type Tx } from '@surety/db';
+import { isDatabaseUnavailableError, pgErrorInfo, type Tx } from '@surety/db';
 import { LeaseLostError, StoreUnavailableError } from './errors.js';
 import { deriveKey } from './key.js';
 import { lockId } from './lock.js';
+import { type Acquired, acquire, asJson } from './phase-acquire.js';
 import type { PhaseStatements } from './phase-statements.js';
-import { afterLostAnswer, giveBackOrRetry } from './release-later.js';
-import { decide, type Row } from './replay.js';
+import { giveBackOrRetry } from './release-later.js';
 import { encodeBody } from './stored-body.js';
 import { endPhaseSpan, phaseSpan } from './tracing.js';
 import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from './types.js';
@@ -36,8 +35,9 @@ export interface Flow {
   local<T>(name: string, run: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * Calls an outside system outside any transaction, with `deriveKey(key, name)` to send as its
-   * idempotency key, and commits the call's result (JSON) with the recovery point. A phase committed
-   * earlier returns its recorded result without calling again; a call interrupted before its result
+   * idempotency key. The call's result (JSON) commits with the next local phase (or, when the run
+   * stops before one, with the key's give-back), as the recovery point. A phase committed earlier
+   * returns its recorded result without calling again; a call interrupted before its result
    * committed is repeated with the same derived key. Throw to leave the phase uncommitted (the
    * outcome is unknown: a retry or the completer repeats the call).
    */
@@ -75,25 +75,6 @@ function checkName(what: string, name: string): void {
     throw new TypeError(`a ${what} name is a string of 1 to 100 characters, got ${JSON.stringify(name)}`);
 }
 
-/** A JSON round trip: what a resumed run reads back, so the first run sees the same. */
-function asJson(value: unknown): string {
-  const text = JSON.stringify(value);
-  return text === undefined ? 'null' : text;
-}
-
-interface Acquired {
-  token: string;
-  state: Record<string, unknown>;
-  recoveryPoint: string | undefined;
-}
-
-interface Owner {
-  tenant: string;
-  key: string;
-  token: string;
-  lock: string;
-}
-
 /**
  * Acquires the key for the operation and runs it, resuming from the recorded phases. A run that
  * throws or answers a non-final status after a phase committed keeps the key in progress with its
@@ -117,7 +98,7 @@ export async function runPhased<I>(
     throw error;
   }
   if ('kind' in acquired) return acquired;
-  const owner: Owner = { tenant, key, token: acquired.token, lock };
+  const { token } = acquired;
   const state = acquired.state;
   const resumedFrom = acquired.recoveryPoint;
   let started = Object.keys(state).length > 0;
@@ -126,13 +107,19 @@ export async function runPhased<I>(
     if (rowCount === 0) throw new LeaseLostError();
   };
   const leaseUntil = () => new Date(ctx.now() + ctx.leaseMs).toISOString();
-  const recordParams = (name: string, json: string) => [
+  // Results of external phases not committed yet: they travel with the next local phase's record
+  // (rocket-rides-atomic's order: the charge's id is saved in the atomic phase after the call), or
+  // with the give-back when the run stops before one. Until then a resume repeats the call, with the
+  // same derived key, as it would after a crash during the call.
+  const pending = new Map<string, string>();
+  /** The record's parameters for `results` (name → JSON text), the last of them the recovery point. */
+  const recordParams = (results: [string, string][]) => [
     tenant,
     key,
-    owner.token,
+    token,
     lock,
-    name,
-    json,
+    results.at(-1)![0],
+    `{${results.map(([name, text]) => `${JSON.stringify(name)}:${text}`).join(',')}}`,
     leaseUntil(),
   ];
   const once = (name: string) => {
@@ -150,19 +137,30 @@ export async function runPhased<I>(
       if (Object.hasOwn(state, name)) return state[name] as T;
       const span = phaseSpan(name, 'local');
       let json: string;
+      let committing = false;
       try {
         json = await ctx.sql.transaction(async (tx) => {
           const text = asJson(await run(tx));
-          fence((await tx.query(pst.record, recordParams(name, text))).rowCount);
+          const params = recordParams([...pending, [name, text]]);
+          try {
+            // With COMMIT, in its round trip (phase-statements.ts: a lost lease divides by zero).
+            tx.atCommit({ statement: pst.recordAtCommit, params });
+            committing = true;
+          } catch {
+            // The phase's code sent its own statement with COMMIT: the record goes before it.
+            fence((await tx.query(pst.record, params)).rowCount);
+          }
           return text;
         });
         endPhaseSpan(span);
       } catch (error) {
         endPhaseSpan(span, error);
+        if (committing && pgErrorInfo(error)?.code === '22012') throw new LeaseLostError();
         throw error;
       }
       // Committed: from here the key is kept for a resume (a rolled-back first phase left nothing).
       started = true;
+      pending.clear();
       state[name] = JSON.parse(json);
       return state[name] as T;
     },
@@ -172,25 +170,39 @@ export async function runPhased<I>(
       // From here a retry must find the key: the call may take effect whatever happens next.
       if (!started) {
         started = true;
-        fence((await ctx.sql.query(pst.record, recordParams(`${name}:started`, 'true'))).rowCount);
+        fence((await ctx.sql.query(pst.record, recordParams([[`${name}:started`, 'true']]))).rowCount);
       }
       const span = phaseSpan(name, 'external');
       let text: string;
       try {
         text = asJson(await call(deriveKey(key, name)));
-        fence((await ctx.sql.query(pst.record, recordParams(name, text))).rowCount);
         endPhaseSpan(span);
       } catch (error) {
         endPhaseSpan(span, error);
         throw error;
       }
+      pending.set(name, text);
       state[name] = JSON.parse(text);
       return state[name] as T;
     },
   };
+  /**
+   * Gives the key back, with the results of external phases no local phase committed: released when
+   * the store holds no phase for it, else its lease lapses now with its phases kept (a retry resumes
+   * at once). Decided by the store, not by what this run saw: a phase whose COMMIT landed with its
+   * answer lost (a failover) is there though the run never learnt it, and releasing the key would
+   * run that phase again on the retry (a second payment).
+   */
+  const giveBack = async () => {
+    if (pending.size > 0) {
+      if ((await ctx.sql.query(pst.record, recordParams([...pending]))).rowCount === 0) return;
+      pending.clear();
+    }
+    await ctx.sql.query(pst.abandon, [tenant, key, token, lock, new Date(ctx.now()).toISOString()]);
+  };
   const renewer = setInterval(
     () => {
-      ctx.sql.query(pst.pause, [tenant, key, owner.token, lock, leaseUntil()]).catch(() => {});
+      ctx.sql.query(pst.pause, [tenant, key, token, lock, leaseUntil()]).catch(() => {});
     },
     Math.max(50, Math.floor(ctx.leaseMs / 3)),
   );
@@ -199,14 +211,14 @@ export async function runPhased<I>(
     const response = await operation.run(flow, input);
     clearInterval(renewer);
     if (!ctx.final(response)) {
-      await giveBack(ctx, pst, owner);
+      await giveBack();
       return { kind: 'executed', response, stored: false };
     }
     const encoded = encodeBody(response.body, ctx.bodyLimits);
     const done = await ctx.sql.query(ctx.st.leaseComplete, [
       tenant,
       key,
-      owner.token,
+      token,
       response.status,
       JSON.stringify(response.headers),
       encoded.text,
@@ -219,74 +231,8 @@ export async function runPhased<I>(
     return { kind: 'executed', response, stored: true };
   } catch (error) {
     clearInterval(renewer);
-    if (!(error instanceof LeaseLostError))
-      await giveBackOrRetry(ctx, () => giveBack(ctx, pst, owner), ctx.now() + ctx.leaseMs);
+    if (!(error instanceof LeaseLostError)) await giveBackOrRetry(ctx, giveBack, ctx.now() + ctx.leaseMs);
     if (isDatabaseUnavailableError(error)) throw new StoreUnavailableError({ cause: error });
     throw error;
   }
-}
-
-/**
- * Gives the key back: released when the store holds no phase for it, else its lease lapses now with
- * its phases kept (a retry resumes at once). Decided by the store, not by what this run saw: a phase
- * whose COMMIT landed with its answer lost (a failover) is there though the run never learnt it, and
- * releasing the key would run that phase again on the retry (a second payment).
- */
-async function giveBack(ctx: EngineContext, pst: PhaseStatements, o: Owner): Promise<void> {
-  await ctx.sql.query(pst.abandon, [o.tenant, o.key, o.token, o.lock, new Date(ctx.now()).toISOString()]);
-}
-
-async function acquire(
-  ctx: EngineContext,
-  pst: PhaseStatements,
-  { tenant, key, fingerprint, formerKeys = [] }: IdempotencyRequest,
-  operation: string,
-  input: unknown,
-  lock: string,
-): Promise<Acquired | Outcome> {
-  const { retryAfterSeconds } = ctx;
-  for (const former of formerKeys) {
-    const nowIso = new Date(ctx.now()).toISOString();
-    const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, former, nowIso, lockId(tenant, former)]);
-    const decided = read.rows[0] ? decide({ row: read.rows[0], fingerprint, retryAfterSeconds }) : undefined;
-    if (decided) return decided;
-  }
-  const inputJson = asJson(input);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const now = ctx.now();
-    const token = randomUUID();
-    const abandon = () =>
-      ctx.sql.query(pst.abandon, [tenant, key, token, lock, new Date(ctx.now()).toISOString()]);
-    const { rows } = await afterLostAnswer(ctx, abandon, now + ctx.leaseMs, () =>
-      ctx.sql.query<{
-        locked: boolean;
-        claimed: boolean;
-        phase_state: string | null;
-        recovery_point: string | null;
-      }>(pst.acquire, [
-        lock,
-        tenant,
-        key,
-        fingerprint,
-        token,
-        new Date(now + ctx.leaseMs).toISOString(),
-        new Date(now).toISOString(),
-        new Date(now + ctx.ttlMs).toISOString(),
-        operation,
-        inputJson,
-      ]),
-    );
-    const { locked, claimed, phase_state, recovery_point } = rows[0]!;
-    if (!locked) return { kind: 'in_flight', retryAfterSeconds };
-    if (claimed) {
-      const state = phase_state ? (JSON.parse(phase_state) as Record<string, unknown>) : {};
-      for (const name of Object.keys(state)) if (name.endsWith(':started')) delete state[name];
-      return { token, state, recoveryPoint: recovery_point ?? undefined };
-    }
-    const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, key, new Date(now).toISOString(), lock]);
-    if (read.rows.length === 0) continue;
-    const decided = decide({ row: read.rows[0]!, fingerprint, retryAfterSeconds });
-    if (decided) return decided;
-  }
-  return { kind: 'in_flight', retryAfterSeconds };
 }

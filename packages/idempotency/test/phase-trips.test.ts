@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Sql, Tx } from '@surety/db';
+import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
+import { deriveKey, Idempotency, phasedOperation } from '../src/index.js';
+import { quotedKey } from '../src/key.js';
+
+// What a phased operation costs in statements of the layer's own (issue 36's idempotency bench
+// regression): one to acquire the key (the key's former, quoted form read in it), one to store the
+// answer. A local phase's record, fenced by the owner's token, travels with COMMIT; an external phase's
+// result is recorded with the next local phase (rocket-rides-atomic's order), or with the give-back
+// when the run stops before one. On PGlite and (with DATABASE_URL) PostgreSQL.
+
+let db: TestDatabase;
+let clock = Date.parse('2026-01-01T00:00:00Z');
+let n = 0;
+const key = () => `trip-${++n}`;
+const LEASE = 5_000;
+
+/** What the engine sent through the Sql it was given. */
+interface Sent {
+  /** Statements outside a transaction. */
+  alone: string[];
+  /** Transactions: whether a statement travelled with COMMIT, and the statements between. */
+  transactions: { atCommit: boolean; inside: string[] }[];
+}
+
+/** `sql`, recording what goes through it (the operation's own statements are tagged `op:`). */
+function counting(sql: Sql, sent: Sent): Sql {
+  const wrapTx = (tx: Tx, record: Sent['transactions'][number]): Tx =>
+    new Proxy(tx, {
+      get(target, prop, receiver) {
+        if (prop === 'query')
+          return (statement: string | { text: string }, params?: unknown[]) => {
+            record.inside.push(typeof statement === 'string' ? statement : statement.text);
+            return target.query(statement as string, params);
+          };
+        if (prop === 'atCommit')
+          return (statement: Parameters<Tx['atCommit']>[0]) => {
+            record.atCommit = true;
+            target.atCommit(statement);
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+  return new Proxy(sql, {
+    get(target, prop, receiver) {
+      if (prop === 'query')
+        return (statement: string | { text: string }, params?: unknown[]) => {
+          sent.alone.push(typeof statement === 'string' ? statement : statement.text);
+          return target.query(statement as string, params);
+        };
+      if (prop === 'transaction')
+        return (fn: (tx: Tx, first: unknown) => Promise<unknown>, options?: { first?: unknown }) => {
+          const record = { atCommit: false, inside: [] as string[] };
+          sent.transactions.push(record);
+          return target.transaction((tx, first) => fn(wrapTx(tx, record), first), options as never);
+        };
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
+
+before(async () => {
+  db = await createTestDatabase();
+  await new Idempotency({ sql: db.sql, schema: db.schema }).migrate();
+  await db.sql.query(`create table "${db.schema}".trips_local (k text not null, step text not null)`);
+});
+after(() => db.close());
+
+function engineOver(sent: Sent) {
+  return new Idempotency({
+    sql: counting(db.sql, sent),
+    schema: db.schema,
+    ttlMs: 600_000,
+    leaseMs: LEASE,
+    now: () => clock,
+  });
+}
+
+const insert = (k: string, step: string) =>
+  `insert into "${db.schema}".trips_local values ('${k}', '${step}')`;
+const steps = async (k: string) =>
+  (
+    await db.sql.query<{ step: string }>(
+      `select step from "${db.schema}".trips_local where k = $1 order by step`,
+      [k],
+    )
+  ).rows.map((r) => r.step);
+const keyRow = async (k: string) =>
+  (
+    await db.sql.query<{
+      state: string;
+      recovery_point: string | null;
+      phase_state: Record<string, unknown>;
+    }>(
+      `select state, recovery_point, phase_state from "${db.schema}".idempotency_keys where tenant = 't' and key = $1`,
+      [k],
+    )
+  ).rows[0];
+const req = (k: string, fingerprint = 'fp') => ({
+  tenant: 't',
+  key: k,
+  fingerprint,
+  formerKeys: [quotedKey(k)],
+});
+
+/** created (local) → charge (external) → recorded (local), as POST /v1/payments. */
+function payment(calls: string[], fail: { recorded?: boolean } = {}) {
+  return phasedOperation('trips.pay', async (flow) => {
+    await flow.local('created', async (tx) => {
+      await tx.query(insert(flow.key, 'created'));
+      return 1;
+    });
+    const charge = await flow.external('charge', async (k) => {
+      calls.push(k);
+      return { id: `ch_${calls.length}` };
+    });
+    const recorded = await flow.local('recorded', async (tx) => {
+      await tx.query(insert(flow.key, 'recorded'));
+      if (fail.recorded) throw new Error('the second local phase failed');
+      return charge.id;
+    });
+    return { status: 201, headers: {}, body: recorded };
+  });
+}
+
+describe('a phased operation costs two statements of the layer', () => {
+  test('local → external → local: acquire and answer alone; each record travels with its COMMIT', async () => {
+    const sent: Sent = { alone: [], transactions: [] };
+    const engine = engineOver(sent);
+    const calls: string[] = [];
+    const k = key();
+    const outcome = await engine.phased(req(k), payment(calls), null);
+    assert.equal(outcome.kind, 'executed');
+    assert.equal(sent.alone.length, 2, `the layer's own statements: ${sent.alone.join('\n---\n')}`);
+    assert.equal(sent.transactions.length, 2);
+    for (const t of sent.transactions) {
+      assert.ok(t.atCommit, 'the record travels with COMMIT');
+      assert.deepEqual(
+        t.inside.filter((s) => !s.startsWith('insert into')),
+        [],
+        'no statement of the layer between',
+      );
+    }
+    const row = await keyRow(k);
+    assert.equal(row?.state, 'completed');
+    assert.deepEqual(Object.keys(row?.phase_state ?? {}).sort(), ['charge', 'created', 'recorded']);
+    assert.deepEqual(calls, [deriveKey(k, 'charge')]);
+    // A retry replays with one statement: the acquire that reads the key.
+    const retry: Sent = { alone: [], transactions: [] };
+    assert.equal((await engineOver(retry).phased(req(k), payment(calls), null)).kind, 'replayed');
+    assert.equal(retry.alone.length, 1);
+    assert.equal(retry.transactions.length, 0);
+  });
+
+  test('the call answered, the next local phase failed: the give-back records the call, and the retry does not repeat it', async () => {
+    const sent: Sent = { alone: [], transactions: [] };
+    const engine = engineOver(sent);
+    const calls: string[] = [];
+    const k = key();
+    await assert.rejects(
+      engine.phased(req(k), payment(calls, { recorded: true }), null),
+      /second local phase/,
+    );
+    const paused = await keyRow(k);
+    assert.equal(paused?.state, 'in_progress');
+    assert.equal(paused?.recovery_point, 'charge');
+    assert.deepEqual(paused?.phase_state.charge, { id: 'ch_1' });
+    assert.deepEqual(await steps(k), ['created'], "the failed phase's write rolled back");
+    const retried = await engine.phased(req(k), payment(calls), null);
+    assert.equal(retried.kind, 'executed');
+    assert.equal(
+      retried.kind === 'executed' && retried.response.body,
+      'ch_1',
+      'the recorded charge, not a new one',
+    );
+    assert.deepEqual(calls, [deriveKey(k, 'charge')], 'the provider was called once');
+    assert.deepEqual(await steps(k), ['created', 'recorded']);
+  });
+
+  test('the call answered and the answer is not final: the give-back records the call', async () => {
+    const calls: string[] = [];
+    const op = phasedOperation('trips.nonfinal', async (flow) => {
+      await flow.local('created', async () => 1);
+      const c = await flow.external('charge', async (k) => {
+        calls.push(k);
+        return 'ch';
+      });
+      return { status: calls.length === 1 ? 503 : 201, headers: {}, body: c };
+    });
+    const engine = engineOver({ alone: [], transactions: [] });
+    const k = key();
+    const first = await engine.phased(req(k), op, null);
+    assert.equal(first.kind === 'executed' && first.stored, false);
+    assert.equal((await keyRow(k))?.recovery_point, 'charge');
+    assert.deepEqual(calls, [deriveKey(k, 'charge')]);
+  });
+
+  test('a phase whose code sends its own statement with COMMIT: the record goes before it, still one transaction', async () => {
+    const op = phasedOperation('trips.own-at-commit', async (flow) => {
+      await flow.local('created', async (tx) => {
+        tx.atCommit(insert(flow.key, 'at-commit'));
+        return 1;
+      });
+      return { status: 201, headers: {}, body: 'ok' };
+    });
+    const engine = engineOver({ alone: [], transactions: [] });
+    const k = key();
+    assert.equal((await engine.phased(req(k), op, null)).kind, 'executed');
+    assert.deepEqual(await steps(k), ['at-commit']);
+    assert.equal((await keyRow(k))?.recovery_point, 'created');
+  });
+});
+
+describe('formerKeys in a phased operation (issue 20), read in the acquire', () => {
+  test('a row under the quoted form replays, refuses another fingerprint, is in flight while leased; nothing is written under the new form', async () => {
+    const engine = engineOver({ alone: [], transactions: [] });
+    const calls: string[] = [];
+    const k = key();
+    const quoted = quotedKey(k);
+    const old = await engine.phased({ tenant: 't', key: quoted, fingerprint: 'fp' }, payment(calls), null);
+    assert.equal(old.kind, 'executed');
+    const replay = await engine.phased(req(k), payment(calls), null);
+    assert.equal(replay.kind, 'replayed');
+    assert.equal(replay.kind === 'replayed' && replay.response.body, 'ch_1');
+    assert.deepEqual(await engine.phased(req(k, 'other'), payment(calls), null), { kind: 'mismatch' });
+    assert.equal(await keyRow(k), undefined, 'nothing stored under the new form');
+    assert.equal(calls.length, 1);
+    // A quoted key in progress (its lease live) is in flight for the bare form too.
+    const hung = key();
+    let release = () => {};
+    const hanging = phasedOperation('trips.hang', async (flow) => {
+      await flow.local('created', async () => 1);
+      await new Promise<void>((resolve) => (release = resolve));
+      return { status: 201, headers: {}, body: '' };
+    });
+    const running = engine.phased({ tenant: 't', key: quotedKey(hung), fingerprint: 'fp' }, hanging, null);
+    while ((await keyRow(quotedKey(hung))) === undefined) await new Promise((r) => setTimeout(r, 5));
+    const dup = await engine.phased(req(hung), hanging, null);
+    assert.equal(dup.kind, 'in_flight');
+    release();
+    assert.equal((await running).kind, 'executed');
+    assert.equal(await keyRow(hung), undefined);
+    // Expired: the bare key is a new operation, stored under its own form.
+    clock += 600_001;
+    const fresh = await engine.phased(req(k), payment(calls), null);
+    assert.equal(fresh.kind, 'executed');
+    assert.equal((await keyRow(k))?.state, 'completed');
+    assert.equal(calls.length, 2);
+  });
+});
