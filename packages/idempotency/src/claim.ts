@@ -179,8 +179,9 @@ async function executeOnce(
       {
         first: {
           before: [{ statement: ctx.st.claimLock, params: [lock] }],
-          statement: ctx.st.claim,
-          params: [`{${lockIds.join(',')}}`],
+          ...(lockIds.length <= 2
+            ? { statement: ctx.st.claim, params: [lock, lockIds[1] ?? null] }
+            : { statement: ctx.st.claimMany, params: [`{${lockIds.join(',')}}`] }),
         },
       },
     );

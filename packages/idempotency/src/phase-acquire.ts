@@ -45,7 +45,18 @@ export async function acquire(
 ): Promise<Acquired | Outcome> {
   const { retryAfterSeconds } = ctx;
   const inputJson = asJson(input);
-  let formers = formerKeys;
+  // The acquire reads one former form; further ones (no adapter sends more than one) are read first.
+  for (const former of formerKeys.slice(1)) {
+    const read = await ctx.sql.query<Row>(ctx.st.read, [
+      tenant,
+      former,
+      new Date(ctx.now()).toISOString(),
+      lockId(tenant, former),
+    ]);
+    const decided = read.rows[0] && decide({ row: read.rows[0], fingerprint, retryAfterSeconds });
+    if (decided) return decided;
+  }
+  let formers = formerKeys.slice(0, 1);
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.now();
     const token = randomUUID();
@@ -63,7 +74,7 @@ export async function acquire(
         new Date(now + ctx.ttlMs).toISOString(),
         operation,
         inputJson,
-        `{${formers.map((k) => lockId(tenant, k)).join(',')}}`,
+        formers[0] === undefined ? null : lockId(tenant, formers[0]),
       ]),
     );
     const { locked, claimed, phase_state, recovery_point, current, former } = rows[0]!;

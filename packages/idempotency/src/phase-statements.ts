@@ -31,17 +31,18 @@ export function phaseStatements(schema: string): PhaseStatements {
     // What a request that does not acquire needs comes back in the same statement, not in round
     // trips of their own: `current`, the key's row as this statement's snapshot saw it (a replay,
     // a mismatch, in flight; a row committed after the snapshot is read again by the engine), and
-    // `former`, the live rows of the key's former forms (`formerKeys`, their lock ids as an int8[]
-    // literal in $11, matched to the key in JS, as the atomic claim's). Both in the claim's JSON row
-    // shape (replay.ts's toRow). While a former row lives nothing is written under the new form:
-    // the engine decides from it.
+    // `former`, the live rows under the key's former form's lock id ($11, null without one; matched
+    // to the key in JS, as the atomic claim's). Both in the claim's JSON row shape (replay.ts's
+    // toRow). While a former row lives nothing is written under the new form: the engine decides
+    // from it. A scalar, not an int8[] of all former forms: with an array of unknown length the
+    // generic plan costs ten index probes, and PostgreSQL planned the statement anew on every call.
     acquire: {
       name: n('phase_acquire'),
       text: `with l as (select pg_try_advisory_xact_lock($1::int8) as locked),
              c as (select ${rowJson} as row from ${t} k where k.lock_id = $1::int8 and k.tenant = $2 and k.key = $3),
              f as (
                select ${rowJson} as row from ${t} k
-                where k.lock_id = any($11::int8[]) and k.tenant = $2 and k.expires_at > $7::timestamptz),
+                where k.lock_id = $11::int8 and k.tenant = $2 and k.expires_at > $7::timestamptz),
              ins as (
                insert into ${t} (tenant, key, fingerprint, state, owner, lease_expires_at, created_at, expires_at,
                                  lock_id, operation, input)

@@ -5,8 +5,10 @@ import { type ParameterizedStatement, quoteSchema, type Statement } from '@suret
 export interface Statements {
   /** The advisory lock of one lock id, sent together with BEGIN, before `claim`. */
   claimLock: Statement;
-  /** The claim of one lock id (see below), sent together with BEGIN. */
+  /** The claim of a key and at most one former form (see below), sent together with BEGIN. */
   claim: Statement;
+  /** The claim of a key and more former forms than one, as an int8[] literal. */
+  claimMany: Statement;
   /** The completed row, to travel with COMMIT (see below). */
   completeAtCommit: (values: CompleteValues, replace: boolean) => ParameterizedStatement;
   acquire: Statement;
@@ -40,6 +42,13 @@ export interface CompleteValues {
 export function statements(schema: string): Statements {
   const t = `${quoteSchema(schema)}.idempotency_keys`;
   const n = (name: string) => statementName(name, schema);
+  const claimOf = (lockIds: string) =>
+    `select coalesce(current_setting('surety.idempotency_locked', true)::bool, false) as locked,
+            (select json_agg(json_build_object('tenant', k.tenant, 'key', k.key, 'fingerprint', k.fingerprint,
+                      'state', k.state, 'status', k.status, 'headers', k.headers, 'body', k.body,
+                      'body_gzip', encode(k.body_gzip, 'base64'), 'body_encoding', k.body_encoding,
+                      'expires_at', k.expires_at, 'lease_expires_at', k.lease_expires_at))
+               from ${t} k where k.lock_id = ${lockIds}) as rows`;
   // $5 is the headers' JSON text, cast through text: a parameter PostgreSQL describes as jsonb is
   // JSON.stringify'd again by postgres.js (its jsonb serializer), stored as a JSON string.
   const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, body_gzip, body_encoding, created_at, expires_at, lock_id)
@@ -64,9 +73,9 @@ export function statements(schema: string): Statements {
     // (pipelined before one Sync; a named statement, planned once per connection): take the key's
     // advisory lock without waiting and read any stored row. The lock is held until COMMIT/ROLLBACK,
     // so a second request with the same key gets `locked = false` at once (409) instead of queueing
-    // on a row lock. $2 is the lock id and those of the key's former forms (`formerKeys`), as an
-    // int8[] literal: the rows of all of them are read in the same index scan. Rows are matched to
-    // (tenant, key) in JS. Two columns, one row: `locked`, and `rows`, the stored rows as one JSON
+    // on a row lock. $1 is the key's lock id and $2 its former form's (`formerKeys`; claimMany: all
+    // of them, one int8[] literal): the rows of all of them are read in the same index scan. Rows
+    // are matched to (tenant, key) in JS. Two columns, one row: `locked`, and `rows`, the stored rows as one JSON
     // array (null for a new key, nearly every request). With the row's twelve columns beside the
     // lock, node-postgres parsed a twelve-field row description on every request (addFields) for a
     // row of nulls: ~15 µs of the server's CPU per claim against ~2 µs's worth of JSON for a replay.
@@ -82,14 +91,17 @@ export function statements(schema: string): Statements {
       name: n('claim_lock'),
       text: `select set_config('surety.idempotency_locked', pg_try_advisory_xact_lock($1::int8)::text, true)`,
     },
+    // The lock ids as two parameters, the key's and its former form's (null without one), not as
+    // one int8[]: for an array of unknown length the generic plan assumes ten elements and costs a
+    // bitmap scan, so PostgreSQL kept planning this statement anew on every request (a custom plan
+    // each time, pg_prepared_statements showed); with two it keeps the one generic plan.
     claim: {
       name: n('claim'),
-      text: `select coalesce(current_setting('surety.idempotency_locked', true)::bool, false) as locked,
-                    (select json_agg(json_build_object('tenant', k.tenant, 'key', k.key, 'fingerprint', k.fingerprint,
-                              'state', k.state, 'status', k.status, 'headers', k.headers, 'body', k.body,
-                              'body_gzip', encode(k.body_gzip, 'base64'), 'body_encoding', k.body_encoding,
-                              'expires_at', k.expires_at, 'lease_expires_at', k.lease_expires_at))
-                       from ${t} k where k.lock_id = any($1::int8[])) as rows`,
+      text: claimOf('any(array[$1::int8, $2::int8])'),
+    },
+    claimMany: {
+      name: n('claim_many'),
+      text: claimOf('any($1::int8[])'),
     },
     // Atomic mode: the completed row, written in the same transaction as the business write, sent
     // in one round trip with COMMIT (Tx.atCommit: on node-postgres pipelined with COMMIT before one

@@ -236,7 +236,9 @@ describe('formerKeys in a phased operation (issue 20), read in the acquire', () 
       return { status: 201, headers: {}, body: '' };
     });
     const running = engine.phased({ tenant: 't', key: quotedKey(hung), fingerprint: 'fp' }, hanging, null);
-    while ((await keyRow(quotedKey(hung))) === undefined) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 400 && (await keyRow(quotedKey(hung))) === undefined; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    assert.ok(await keyRow(quotedKey(hung)), 'the quoted key is in progress');
     const dup = await engine.phased(req(hung), hanging, null);
     assert.equal(dup.kind, 'in_flight');
     release();
@@ -248,5 +250,31 @@ describe('formerKeys in a phased operation (issue 20), read in the acquire', () 
     assert.equal(fresh.kind, 'executed');
     assert.equal((await keyRow(k))?.state, 'completed');
     assert.equal(calls.length, 2);
+  });
+});
+
+describe('more former forms than one (no adapter sends more, the API allows it)', () => {
+  test('a row under the second is found by the atomic claim and by the phased acquire', async () => {
+    const engine = engineOver({ alone: [], transactions: [] });
+    const calls: string[] = [];
+    const k = key();
+    const second = `old:${k}`;
+    const stored = await engine.phased({ tenant: 't', key: second, fingerprint: 'fp' }, payment(calls), null);
+    assert.equal(stored.kind, 'executed');
+    const formerKeys = [quotedKey(k), second];
+    const phased = await engine.phased(
+      { tenant: 't', key: k, fingerprint: 'fp', formerKeys },
+      payment(calls),
+      null,
+    );
+    assert.equal(phased.kind === 'replayed' && phased.response.body, 'ch_1');
+    const atomic = await engine.execute({ tenant: 't', key: k, fingerprint: 'fp', formerKeys }, async () => ({
+      status: 201,
+      headers: {},
+      body: 'ran',
+    }));
+    assert.equal(atomic.kind === 'replayed' && atomic.response.body, 'ch_1');
+    assert.equal(await keyRow(k), undefined);
+    assert.equal(calls.length, 1);
   });
 });
