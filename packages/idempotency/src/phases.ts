@@ -120,7 +120,6 @@ export async function runPhased<I>(
     lock,
     results.at(-1)![0],
     `{${results.map(([name, text]) => `${JSON.stringify(name)}:${text}`).join(',')}}`,
-    leaseUntil(),
   ];
   const once = (name: string) => {
     checkName('phase', name);
