@@ -25,16 +25,20 @@ interface Sent {
   transactions: { atCommit: boolean; inside: string[] }[];
 }
 
-/** `sql`, recording what goes through it (the operation's own statements are tagged `op:`). */
+/** A `query` that notes each statement's text in `into`, then runs it on `target`. */
+const noting =
+  (target: Pick<Sql, 'query'>, into: string[]) =>
+  (statement: string | { text: string }, params?: unknown[]) => {
+    into.push(typeof statement === 'string' ? statement : statement.text);
+    return target.query(statement as string, params);
+  };
+
+/** `sql`, recording what goes through it: statements alone, and each transaction's. */
 function counting(sql: Sql, sent: Sent): Sql {
   const wrapTx = (tx: Tx, record: Sent['transactions'][number]): Tx =>
     new Proxy(tx, {
       get(target, prop, receiver) {
-        if (prop === 'query')
-          return (statement: string | { text: string }, params?: unknown[]) => {
-            record.inside.push(typeof statement === 'string' ? statement : statement.text);
-            return target.query(statement as string, params);
-          };
+        if (prop === 'query') return noting(target, record.inside);
         if (prop === 'atCommit')
           return (statement: Parameters<Tx['atCommit']>[0]) => {
             record.atCommit = true;
@@ -45,11 +49,7 @@ function counting(sql: Sql, sent: Sent): Sql {
     });
   return new Proxy(sql, {
     get(target, prop, receiver) {
-      if (prop === 'query')
-        return (statement: string | { text: string }, params?: unknown[]) => {
-          sent.alone.push(typeof statement === 'string' ? statement : statement.text);
-          return target.query(statement as string, params);
-        };
+      if (prop === 'query') return noting(target, sent.alone);
       if (prop === 'transaction')
         return (fn: (tx: Tx, first: unknown) => Promise<unknown>, options?: { first?: unknown }) => {
           const record = { atCommit: false, inside: [] as string[] };
