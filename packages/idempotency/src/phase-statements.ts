@@ -6,6 +6,7 @@ export interface PhaseStatements {
   acquire: Statement;
   record: Statement;
   recordAtCommit: Statement;
+  owned: Statement;
   pause: Statement;
   abandon: Statement;
   stuck: Statement;
@@ -88,6 +89,14 @@ export function phaseStatements(schema: string): PhaseStatements {
                 where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'
                returning 1)
              select 1 / count(*)::int as recorded from r`,
+    },
+    // Whether token $3 still owns the key in progress: read when a local phase's COMMIT failed with
+    // 22012, which `recordAtCommit` raises for a lost lease and a deferred trigger of the phase's
+    // own tables may raise too.
+    owned: {
+      name: n('phase_owned'),
+      text: `select 1 from ${t}
+              where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
     },
     // A run that failed after a phase committed: keep the row and its phases, and let the lease lapse
     // at $5 so a retry (at once) or the completer (after its grace) resumes it.

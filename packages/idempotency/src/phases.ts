@@ -12,8 +12,8 @@ import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from 
 // Phased operations (issue 32; brandur's "atomic phases" and "recovery points"): a keyed request that
 // must call an outside system runs as named phases on a lease-mode key. A local phase commits its
 // writes with the key's recovery point in one transaction; an external phase runs outside any
-// transaction with a key derived from the request's, and its result is committed with the recovery
-// point as soon as it returns. A retry with the same key and fingerprint, or the completer, takes the
+// transaction with a key derived from the request's, and its result is committed with the next
+// local phase (or the give-back, when the run stops before one). A retry with the same key and fingerprint, or the completer, takes the
 // key over (at once after a failed run, after the lease after a crash) and resumes: committed phases
 // return their recorded results without running again; an interrupted external call repeats with
 // the same derived key, so the outside system answers it as the same request.
@@ -25,7 +25,7 @@ export interface Flow {
   readonly key: string;
   /** The last phase committed before this run began (undefined on a first run). */
   readonly resumedFrom: string | undefined;
-  /** Whether the phase `name` has committed (in this run or an earlier one). */
+  /** Whether the phase `name` has run in this run (an external one's result may await its record) or committed in an earlier one. */
   done(name: string): boolean;
   /**
    * Runs `run` in its own transaction, committed together with the phase's result and the key's
@@ -121,8 +121,12 @@ export async function runPhased<I>(
     results.at(-1)![0],
     `{${results.map(([name, text]) => `${JSON.stringify(name)}:${text}`).join(',')}}`,
   ];
+  // Set by the renewer when its renewal matched nothing: another owner took the key over, and no
+  // further phase may start (a record would be fenced off anyway, but not before an external call).
+  let lost = false;
   const once = (name: string) => {
     checkName('phase', name);
+    if (lost) throw new LeaseLostError();
     if (seen.has(name)) throw new TypeError(`phase ${JSON.stringify(name)} runs twice in one operation`);
     seen.add(name);
   };
@@ -154,7 +158,12 @@ export async function runPhased<I>(
         endPhaseSpan(span);
       } catch (error) {
         endPhaseSpan(span, error);
-        if (committing && pgErrorInfo(error)?.code === '22012') throw new LeaseLostError();
+        // 22012 at COMMIT is the record's lost lease, or a deferred trigger of the phase's own
+        // tables: the store tells which (unreachable: the error as it is, and the give-back).
+        if (committing && pgErrorInfo(error)?.code === '22012') {
+          const owned = await ctx.sql.query(pst.owned, [tenant, key, token, lock]).catch(() => undefined);
+          if (owned?.rows.length === 0) throw new LeaseLostError();
+        }
         throw error;
       }
       // Committed: from here the key is kept for a resume (a rolled-back first phase left nothing).
@@ -194,14 +203,26 @@ export async function runPhased<I>(
    */
   const giveBack = async () => {
     if (pending.size > 0) {
-      if ((await ctx.sql.query(pst.record, recordParams([...pending]))).rowCount === 0) return;
-      pending.clear();
+      try {
+        if ((await ctx.sql.query(pst.record, recordParams([...pending]))).rowCount === 0) return;
+        pending.clear();
+      } catch (error) {
+        // Unreachable: retried (giveBackOrRetry). Refused (a result jsonb cannot hold, as \u0000):
+        // left unrecorded, so a resume repeats the call with the same derived key; and the key is
+        // still given back, or every retry would be in flight until the lease lapsed.
+        if (isDatabaseUnavailableError(error)) throw error;
+      }
     }
     await ctx.sql.query(pst.abandon, [tenant, key, token, lock, new Date(ctx.now()).toISOString()]);
   };
   const renewer = setInterval(
     () => {
-      ctx.sql.query(pst.pause, [tenant, key, token, lock, leaseUntil()]).catch(() => {});
+      ctx.sql.query(pst.pause, [tenant, key, token, lock, leaseUntil()]).then(
+        (renewed) => {
+          if (renewed.rowCount === 0) lost = true;
+        },
+        () => {},
+      );
     },
     Math.max(50, Math.floor(ctx.leaseMs / 3)),
   );

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Sql, Tx } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
-import { deriveKey, Idempotency, phasedOperation } from '../src/index.js';
+import { deriveKey, Idempotency, LeaseLostError, phasedOperation } from '../src/index.js';
 import { quotedKey } from '../src/key.js';
 
 // What a phased operation costs in statements of the layer's own (issue 36's idempotency bench
@@ -229,10 +229,13 @@ describe('formerKeys in a phased operation (issue 20), read in the acquire', () 
     assert.equal(calls.length, 1);
     // A quoted key in progress (its lease live) is in flight for the bare form too.
     const hung = key();
+    // The gate exists before the run: released before the run reaches it, the run goes on (a
+    // resolver assigned when the run got there was a no-op if called earlier, and the run hung).
     let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
     const hanging = phasedOperation('trips.hang', async (flow) => {
       await flow.local('created', async () => 1);
-      await new Promise<void>((resolve) => (release = resolve));
+      await gate;
       return { status: 201, headers: {}, body: '' };
     });
     const running = engine.phased({ tenant: 't', key: quotedKey(hung), fingerprint: 'fp' }, hanging, null);
@@ -276,5 +279,89 @@ describe('more former forms than one (no adapter sends more, the API allows it)'
     assert.equal(atomic.kind === 'replayed' && atomic.response.body, 'ch_1');
     assert.equal(await keyRow(k), undefined);
     assert.equal(calls.length, 1);
+  });
+});
+
+describe('failure paths of the deferred and at-COMMIT records', () => {
+  test('a result the store refuses (\\u0000 in jsonb): the give-back still lets the lease lapse, and the retry resumes at once', async () => {
+    const calls: string[] = [];
+    const op = phasedOperation('trips.refused', async (flow) => {
+      await flow.local('created', async () => 1);
+      const c = await flow.external('charge', async (k) => {
+        calls.push(k);
+        return calls.length === 1 ? 'a\u0000b' : 'ok';
+      });
+      return { status: calls.length === 1 ? 503 : 201, headers: {}, body: c };
+    });
+    const engine = engineOver({ alone: [], transactions: [] });
+    const k = key();
+    const first = await engine.phased(req(k), op, null);
+    assert.equal(first.kind === 'executed' && first.response.status, 503);
+    assert.equal((await keyRow(k))?.recovery_point, 'created', 'the refused result is not recorded');
+    const retry = await engine.phased(req(k), op, null);
+    assert.equal(
+      retry.kind === 'executed' && retry.response.status,
+      201,
+      'not in flight: the key was given back',
+    );
+    assert.deepEqual(calls, [deriveKey(k, 'charge'), deriveKey(k, 'charge')]);
+  });
+
+  test("a deferred trigger's division by zero at COMMIT is the phase's error, not a lost lease; the key is given back", async () => {
+    for (const statement of [
+      `create table if not exists "${db.schema}".trips_deferred (k text)`,
+      `create or replace function "${db.schema}".trips_fail() returns trigger language plpgsql as
+         $$ begin perform 1 / 0; return null; end $$`,
+      `create constraint trigger trips_fail after insert on "${db.schema}".trips_deferred
+         deferrable initially deferred for each row execute function "${db.schema}".trips_fail()`,
+    ])
+      await db.sql.query(statement);
+    const op = phasedOperation('trips.deferred', async (flow) => {
+      await flow.local('created', async (tx) => {
+        await tx.query(`insert into "${db.schema}".trips_deferred values ($1)`, [flow.key]);
+        return 1;
+      });
+      return { status: 201, headers: {}, body: 'ok' };
+    });
+    const engine = engineOver({ alone: [], transactions: [] });
+    const k = key();
+    await assert.rejects(engine.phased(req(k), op, null), (error: Error) => {
+      assert.notEqual(error.name, 'LeaseLostError');
+      assert.match(error.message, /division by zero/);
+      return true;
+    });
+    assert.equal(await keyRow(k), undefined, 'nothing committed: the key was released');
+  });
+
+  test('a renewal that matches nothing (the key taken over) stops the run before its next phase calls out', async () => {
+    const calls: string[] = [];
+    let resume = () => {};
+    const paused = new Promise<void>((r) => (resume = r));
+    const op = phasedOperation('trips.taken', async (flow) => {
+      await flow.local('created', async () => 1);
+      await paused;
+      await flow.external('charge', async (k) => calls.push(k));
+      return { status: 201, headers: {}, body: 'ok' };
+    });
+    // A short lease: the renewer runs every 100 ms of real time.
+    const engine = new Idempotency({
+      sql: db.sql,
+      schema: db.schema,
+      leaseMs: 300,
+      ttlMs: 600_000,
+      now: () => clock,
+    });
+    const k = key();
+    const run = engine.phased(req(k), op, null);
+    for (let i = 0; i < 400 && (await keyRow(k))?.recovery_point !== 'created'; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    await db.sql.query(
+      `update "${db.schema}".idempotency_keys set owner = gen_random_uuid() where tenant = 't' and key = $1`,
+      [k],
+    );
+    await new Promise((r) => setTimeout(r, 350));
+    resume();
+    await assert.rejects(run, LeaseLostError);
+    assert.deepEqual(calls, [], 'the provider was not called by the run that lost the key');
   });
 });
