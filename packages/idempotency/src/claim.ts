@@ -1,7 +1,7 @@
 import { isDatabaseUnavailableError, pgErrorInfo, type Statement, type Tx } from '@surety/db';
 import { StoreUnavailableError } from './errors.js';
 import { lockId } from './lock.js';
-import { type ClaimRow, decide, toRow } from './replay.js';
+import { type ClaimRow, decide, jsonColumn, toRow } from './replay.js';
 import { type EncodedBody, encodeBody } from './stored-body.js';
 import { ExecutionSpans, sdkRegistered } from './tracing.js';
 import type {
@@ -131,8 +131,7 @@ async function executeOnce(
         // The stored rows, as one JSON array (statements.ts); a driver that leaves json unparsed
         // hands over its text. Rows share a lock id only with another (tenant, key) on a 64-bit
         // hash collision.
-        const rows: ClaimRow[] =
-          typeof claimed.rows === 'string' ? JSON.parse(claimed.rows) : (claimed.rows ?? []);
+        const rows = jsonColumn(claimed.rows) ?? [];
         const row = rows.find((r) => r.tenant === tenant && r.key === key);
         const judge = (r: ClaimRow) =>
           decide({ row: toRow(r, now), fingerprint, retryAfterSeconds: ctx.retryAfterSeconds });

@@ -11,6 +11,7 @@ import type {
   IdempotencyRequest,
   Lease,
   Outcome,
+  Seen,
   StoredResponse,
 } from './types.js';
 
@@ -18,6 +19,22 @@ import type {
 // in-progress row with an owner token and a lease is committed first; the owner renews it while
 // working and completes (ideally in the business write's transaction) or releases it. A crashed
 // owner's lease expires and the next retry takes over; the old owner is then fenced off.
+
+/**
+ * What the stored row of (`tenant`, `key`) means for a request with `fingerprint`, read at `nowMs`:
+ * a replay, a mismatch, in flight; undefined without a row, or with one that lets the request run.
+ */
+export async function readDecision(
+  ctx: EngineContext,
+  tenant: string,
+  key: string,
+  fingerprint: string,
+  nowMs: number,
+): Promise<Seen | undefined> {
+  const nowIso = new Date(nowMs).toISOString();
+  const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, key, nowIso, lockId(tenant, key)]);
+  return read.rows[0] && decide({ row: read.rows[0], fingerprint, retryAfterSeconds: ctx.retryAfterSeconds });
+}
 
 /** Claims the key for a new owner, or says what the stored row means for this request. */
 export async function acquire(
@@ -28,11 +45,7 @@ export async function acquire(
   try {
     // A live row under a former form of the key answers as the key's own would (read only).
     for (const former of formerKeys) {
-      const nowIso = new Date(ctx.now()).toISOString();
-      const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, former, nowIso, lockId(tenant, former)]);
-      const decided = read.rows[0]
-        ? decide({ row: read.rows[0], fingerprint, retryAfterSeconds })
-        : undefined;
+      const decided = await readDecision(ctx, tenant, former, fingerprint, ctx.now());
       if (decided) return decided;
     }
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -57,10 +70,8 @@ export async function acquire(
       const { locked, claimed } = rows[0]!;
       if (!locked) return { kind: 'in_flight', retryAfterSeconds };
       if (claimed) return { kind: 'acquired', lease: makeLease(ctx, { tenant, key, token, expiresAt }) };
-      const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, key, nowIso, lockId(tenant, key)]);
-      // The row vanished between the two statements (purged or released): claim again.
-      if (read.rows.length === 0) continue;
-      const decided = decide({ row: read.rows[0]!, fingerprint, retryAfterSeconds });
+      // No row that decides (it vanished between the two statements, purged or released): claim again.
+      const decided = await readDecision(ctx, tenant, key, fingerprint, now);
       if (decided) return decided;
     }
     return { kind: 'in_flight', retryAfterSeconds };

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { readDecision } from './lease.js';
 import { lockId } from './lock.js';
 import type { PhaseStatements } from './phase-statements.js';
 import { afterLostAnswer } from './release-later.js';
-import { type ClaimRow, decide, type Row, toRow } from './replay.js';
+import { type ClaimRow, decide, jsonColumn, toRow } from './replay.js';
 import type { EngineContext, IdempotencyRequest, Outcome } from './types.js';
 
 /** A key acquired for a phased run: the owner's token and what the run resumes from. */
@@ -47,13 +48,7 @@ export async function acquire(
   const inputJson = asJson(input);
   // The acquire reads one former form; further ones (no adapter sends more than one) are read first.
   for (const former of formerKeys.slice(1)) {
-    const read = await ctx.sql.query<Row>(ctx.st.read, [
-      tenant,
-      former,
-      new Date(ctx.now()).toISOString(),
-      lockId(tenant, former),
-    ]);
-    const decided = read.rows[0] && decide({ row: read.rows[0], fingerprint, retryAfterSeconds });
+    const decided = await readDecision(ctx, tenant, former, fingerprint, ctx.now());
     if (decided) return decided;
   }
   let formers = formerKeys.slice(0, 1);
@@ -78,7 +73,7 @@ export async function acquire(
       ]),
     );
     const { locked, claimed, phase_state, recovery_point, current, former } = rows[0]!;
-    const formerRows: ClaimRow[] = typeof former === 'string' ? JSON.parse(former) : (former ?? []);
+    const formerRows = jsonColumn(former) ?? [];
     for (const name of formers) {
       const row = formerRows.find((r) => r.tenant === tenant && r.key === name);
       const decided = row && decide({ row: toRow(row, now), fingerprint, retryAfterSeconds });
@@ -96,13 +91,11 @@ export async function acquire(
       for (const name of Object.keys(state)) if (name.endsWith(':started')) delete state[name];
       return { token, state, recoveryPoint: recovery_point ?? undefined };
     }
-    const seen = typeof current === 'string' ? (JSON.parse(current) as ClaimRow) : current;
+    const seen = jsonColumn(current);
     const decided = seen && decide({ row: toRow(seen, now), fingerprint, retryAfterSeconds });
     if (decided) return decided;
     // A row committed after the statement's snapshot (a concurrent first request): read it.
-    const read = await ctx.sql.query<Row>(ctx.st.read, [tenant, key, new Date(now).toISOString(), lock]);
-    if (read.rows.length === 0) continue;
-    const again = decide({ row: read.rows[0]!, fingerprint, retryAfterSeconds });
+    const again = await readDecision(ctx, tenant, key, fingerprint, now);
     if (again) return again;
   }
   return { kind: 'in_flight', retryAfterSeconds };

@@ -1,5 +1,5 @@
 import { quoteSchema, type Statement } from '@surety/db';
-import { statementName } from './statements.js';
+import { CLAIM_ROW_JSON, statementName } from './statements.js';
 
 /** The statements of phased operations (phases.ts, completer.ts), built once per schema. */
 export interface PhaseStatements {
@@ -17,10 +17,8 @@ export function phaseStatements(schema: string): PhaseStatements {
   const n = (name: string) => statementName(name, schema);
   // A replaced (expired) row starts over: no recovery point, no phase state.
   const fresh = `${t}.expires_at <= excluded.created_at`;
-  const rowJson = `json_build_object('tenant', k.tenant, 'key', k.key, 'fingerprint', k.fingerprint,
-                      'state', k.state, 'status', k.status, 'headers', k.headers, 'body', k.body,
-                      'body_gzip', encode(k.body_gzip, 'base64'), 'body_encoding', k.body_encoding,
-                      'expires_at', k.expires_at, 'lease_expires_at', k.lease_expires_at)`;
+  // The row of (tenant $1, key $2) while token $3 owns it in progress ($4: its lock id).
+  const mine = `lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`;
   const recorded = `phase_state = coalesce(phase_state, '{}'::jsonb) || $6::text::jsonb,
                     recovery_point = case when phase_state -> $5::text is not null then recovery_point else $5 end`;
   return {
@@ -39,9 +37,9 @@ export function phaseStatements(schema: string): PhaseStatements {
     acquire: {
       name: n('phase_acquire'),
       text: `with l as (select pg_try_advisory_xact_lock($1::int8) as locked),
-             c as (select ${rowJson} as row from ${t} k where k.lock_id = $1::int8 and k.tenant = $2 and k.key = $3),
+             c as (select ${CLAIM_ROW_JSON} as row from ${t} k where k.lock_id = $1::int8 and k.tenant = $2 and k.key = $3),
              f as (
-               select ${rowJson} as row from ${t} k
+               select ${CLAIM_ROW_JSON} as row from ${t} k
                 where k.lock_id = $11::int8 and k.tenant = $2 and k.expires_at > $7::timestamptz),
              ins as (
                insert into ${t} (tenant, key, fingerprint, state, owner, lease_expires_at, created_at, expires_at,
@@ -76,8 +74,7 @@ export function phaseStatements(schema: string): PhaseStatements {
     // update with new entries in all three indexes (bench/idempotency: 0 HOT updates in 30,000).
     record: {
       name: n('phase_record'),
-      text: `update ${t} set ${recorded}
-              where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
+      text: `update ${t} set ${recorded} where ${mine}`,
     },
     // `record` sent with a local phase's COMMIT (Tx.atCommit), so its record costs no round trip:
     // when the token no longer owns the key it divides by zero (SQLSTATE 22012), PostgreSQL skips the
@@ -85,9 +82,7 @@ export function phaseStatements(schema: string): PhaseStatements {
     recordAtCommit: {
       name: n('phase_record_commit'),
       text: `with r as (
-               update ${t} set ${recorded}
-                where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'
-               returning 1)
+               update ${t} set ${recorded} where ${mine} returning 1)
              select 1 / count(*)::int as recorded from r`,
     },
     // Whether token $3 still owns the key in progress: read when a local phase's COMMIT failed with
@@ -95,8 +90,7 @@ export function phaseStatements(schema: string): PhaseStatements {
     // own tables may raise too.
     owned: {
       name: n('phase_owned'),
-      text: `select 1 from ${t}
-              where lock_id = $4::int8 and tenant = $1 and key = $2 and owner = $3::uuid and state = 'in_progress'`,
+      text: `select 1 from ${t} where ${mine}`,
     },
     // A run that failed after a phase committed: keep the row and its phases, and let the lease lapse
     // at $5 so a retry (at once) or the completer (after its grace) resumes it.

@@ -13,10 +13,11 @@ import type { EngineContext, IdempotencyRequest, Outcome, StoredResponse } from 
 // must call an outside system runs as named phases on a lease-mode key. A local phase commits its
 // writes with the key's recovery point in one transaction; an external phase runs outside any
 // transaction with a key derived from the request's, and its result is committed with the next
-// local phase (or the give-back, when the run stops before one). A retry with the same key and fingerprint, or the completer, takes the
-// key over (at once after a failed run, after the lease after a crash) and resumes: committed phases
-// return their recorded results without running again; an interrupted external call repeats with
-// the same derived key, so the outside system answers it as the same request.
+// local phase (or the give-back, when the run stops before one). A retry with the same key and
+// fingerprint, or the completer, takes the key over (at once after a failed run, after the lease
+// after a crash) and resumes: committed phases return their recorded results without running
+// again; an interrupted external call repeats with the same derived key, so the outside system
+// answers it as the same request.
 
 /** What a phased operation runs its steps with. */
 export interface Flow {

@@ -32,6 +32,10 @@ export interface ClaimRow {
   lease_expires_at: Date | string | null;
 }
 
+/** A json column as the driver hands it: parsed, or (a driver that leaves json unparsed) its text. */
+export const jsonColumn = <T>(value: T | string | null): T | null =>
+  typeof value === 'string' ? (JSON.parse(value) as T) : value;
+
 export const toRow = (r: ClaimRow, nowMs: number): Row => ({
   fingerprint: r.fingerprint,
   state: r.state,

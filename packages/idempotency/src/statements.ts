@@ -39,16 +39,18 @@ export interface CompleteValues {
   lockId: string;
 }
 
+/** A stored row `k` in the claim's JSON row shape (replay.ts's ClaimRow, toRow). */
+export const CLAIM_ROW_JSON = `json_build_object('tenant', k.tenant, 'key', k.key, 'fingerprint', k.fingerprint,
+                      'state', k.state, 'status', k.status, 'headers', k.headers, 'body', k.body,
+                      'body_gzip', encode(k.body_gzip, 'base64'), 'body_encoding', k.body_encoding,
+                      'expires_at', k.expires_at, 'lease_expires_at', k.lease_expires_at)`;
+
 export function statements(schema: string): Statements {
   const t = `${quoteSchema(schema)}.idempotency_keys`;
   const n = (name: string) => statementName(name, schema);
   const claimOf = (lockIds: string) =>
     `select coalesce(current_setting('surety.idempotency_locked', true)::bool, false) as locked,
-            (select json_agg(json_build_object('tenant', k.tenant, 'key', k.key, 'fingerprint', k.fingerprint,
-                      'state', k.state, 'status', k.status, 'headers', k.headers, 'body', k.body,
-                      'body_gzip', encode(k.body_gzip, 'base64'), 'body_encoding', k.body_encoding,
-                      'expires_at', k.expires_at, 'lease_expires_at', k.lease_expires_at))
-               from ${t} k where k.lock_id = ${lockIds}) as rows`;
+            (select json_agg(${CLAIM_ROW_JSON}) from ${t} k where k.lock_id = ${lockIds}) as rows`;
   // $5 is the headers' JSON text, cast through text: a parameter PostgreSQL describes as jsonb is
   // JSON.stringify'd again by postgres.js (its jsonb serializer), stored as a JSON string.
   const insert = `insert into ${t} (tenant, key, fingerprint, state, status, headers, body, body_gzip, body_encoding, created_at, expires_at, lock_id)
