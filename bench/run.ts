@@ -11,7 +11,7 @@
 // the server has it loaded), and, unless --no-profile, CPU profiles of the worker and the idempotency
 // server from one extra quick run each (not counted in the results).
 //
-// The report opens with issue 22's targets (bench/lib/targets.ts): each a ratio one benchmark measured
+// The report opens with the issues' targets (22's, and 35's for the delivery path) (bench/lib/targets.ts): each a ratio one benchmark measured
 // in this run, judged by that table's target, with the medians it divides beside it.
 //
 // Each benchmark is its own script, run as a child process; it prints markdown and a last line

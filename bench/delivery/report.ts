@@ -138,14 +138,14 @@ export function report(p: {
       {
         name: 'delivery.cpu_vs_ceiling',
         value: suretyUs / ceilingUs,
-        target: 2,
+        target: 2.5, // issue 35's (bench/lib/targets.ts judges these)
         op: '<=',
         what: 'CPU per delivery, all processes ÷ CPU per bare POST of the undici ceiling (client + receiver)',
       },
       {
         name: 'delivery.worker_cpu_vs_client',
         value: (cpu['surety']?.['worker'] ?? Number.NaN) / (cpu['ceiling']?.['client'] ?? Number.NaN),
-        target: 1.5,
+        target: 2,
         op: '<=',
         what: 'worker CPU per delivery ÷ undici client CPU per bare POST',
       },
@@ -157,7 +157,7 @@ export function report(p: {
       {
         name: 'delivery.cpu_vs_pgboss_same_post',
         value: suretyUs / bossUs,
-        target: 0.5,
+        target: 0.8,
         op: '<=',
         what: "CPU per delivery ÷ pg-boss's CPU per job sending Surety's signed POST, pg-boss at its lowest (all processes)",
       },
@@ -180,11 +180,14 @@ export function report(p: {
         value: bossUs / ceilingUs,
         what: "pg-boss's CPU per job at its best (same POST) ÷ the ceiling's per bare POST",
       },
-      // Throughput on the shared cores, for information: issue 22 restated these as the CPU ratios above.
+      // Throughput on the shared cores: issue 22 restated these as the CPU ratios above; issue 35 judges the
+      // one against pg-boss's batches of 2,000 again (≥ 1).
       { name: 'delivery.vs_ceiling', value: s.rate / ceil, what: 'Surety ÷ undici POST loop (deliveries/s)' },
       {
         name: 'delivery.vs_pgboss',
         value: s.rate / b,
+        target: 1,
+        op: '>=',
         what: 'Surety ÷ pg-boss 10, batches of 2,000 (deliveries/s)',
       },
       { name: 'delivery.vs_pgboss32', value: s.rate / b32, what: 'Surety ÷ pg-boss 10 (batches of 32)' },
@@ -202,7 +205,7 @@ export function report(p: {
       {
         name: 'delivery.p99_at_half',
         value: half.p99,
-        target: 100,
+        target: 50,
         op: '<=',
         what: 'publish→delivery p99 at 50% of peak (ms)',
       },

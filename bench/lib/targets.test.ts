@@ -1,4 +1,4 @@
-// Issue 22's targets table: a verdict that cannot pass by accident, pg-boss's best setting by CPU,
+// The targets table (issues 22 and 35): a verdict that cannot pass by accident, pg-boss's best setting by CPU,
 // and the measured reason printed beside each ratio.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -22,17 +22,20 @@ test('a row of two ratios is met only when both are; NaN or a missing ratio is a
   assert.equal(meets(Number.POSITIVE_INFINITY, '>=', 1), false);
 });
 
-test("issue 22's seven measures with its targets", () => {
+test("the table judges the delivery path by issue 35's targets, the rest by issue 22's, and says whose", () => {
   assert.deepEqual(
-    TARGETS.map((t) => [t.ratios.join(' and '), t.op, t.target]),
+    TARGETS.map((t) => [t.ratios.join(' and '), t.op, t.target, t.issue]),
     [
-      ['growth.purge', '<=', 1.1],
-      ['delivery.cpu_vs_ceiling', '<=', 2],
-      ['delivery.worker_cpu_vs_client', '<=', 1.5],
-      ['delivery.cpu_vs_pgboss_same_post', '<=', 0.5],
-      ['idempotency.surety', '>=', 0.85],
-      ['growth.keys and growth.replay', '<=', 1.5],
-      ['scale.slow.2', '>=', 1.8],
+      ['growth.purge', '<=', 1.1, 22],
+      ['delivery.cpu_vs_ceiling', '<=', 2.5, 35],
+      ['delivery.worker_cpu_vs_client', '<=', 2, 35],
+      ['delivery.cpu_vs_pgboss_same_post', '<=', 0.8, 35],
+      ['delivery.vs_pgboss', '>=', 1, 35],
+      ['delivery.p99_at_half', '<=', 50, 35],
+      ['growth.deliveries', '<=', 1.5, 35],
+      ['idempotency.surety', '>=', 0.85, 22],
+      ['growth.keys and growth.replay', '<=', 1.5, 22],
+      ['scale.slow.2', '>=', 1.8, 22],
     ],
   );
 });
