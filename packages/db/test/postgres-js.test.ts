@@ -8,7 +8,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { pgErrorInfo } from '@surety/db';
 import { createTestDatabase, needsPostgres, postgresUrl } from '@surety/db/testing';
 import { Idempotency, type IdempotencyRequest, type Outcome } from '@surety/idempotency';
-import { parseAllowList, Webhooks } from '@surety/webhooks';
+import { DeliveryWorker, parseAllowList, Webhooks } from '@surety/webhooks';
+import { startReceiver } from '@surety/webhooks/testing';
 import postgres from 'postgres';
 import { postgresBegin, postgresOf, postgresSql, postgresTx } from '../src/postgres-js.js';
 import { afterTheWrite, created, type OrmContext, ormScenarios, publishCreated } from './orm-scenarios.js';
@@ -283,6 +284,53 @@ test('postgres.js: webhooks store secrets, headers, metadata and trace context a
     assert.deepEqual(await stored(), values);
   } finally {
     context.disable();
+    await pgjs.end();
+    await db.close();
+  }
+});
+
+// The worker's own statements through postgres.js: the claim's take gets the pick's ids as an array's
+// text, the completion its outcomes and attempts as jsonb text (sql/complete.ts). Either one given
+// to postgres.js as a value it serialises again would store nothing, or fail the batch.
+test('postgres.js: a worker claims, sends and records outcomes and attempts through it', {
+  skip: needsPostgres,
+}, async () => {
+  const db = await createTestDatabase();
+  const pgjs = connect();
+  const rx = await startReceiver(
+    (_req, n, res) =>
+      void (n === 1 ? res.writeHead(200).end('ok') : res.writeHead(500).end('{"a":[1,"b\\"c"]} NULL')),
+  );
+  try {
+    const options = { schema: db.schema, allowHttp: true, allowList: parseAllowList('127.0.0.1/32') };
+    await new Webhooks({ sql: db.sql, ...options }).migrate();
+    const sql = postgresSql(pgjs);
+    const webhooks = new Webhooks({ sql, ...options });
+    const tenant = 'pgjs-worker';
+    await webhooks.createEndpoint(sql, { tenant, url: rx.url, eventTypes: ['*'] });
+    await sql.transaction(async (tx) => {
+      for (let i = 0; i < 2; i++) await webhooks.publish(tx, { tenant, type: 'order.created', data: { i } });
+    });
+    const worker = new DeliveryWorker({
+      webhooks,
+      listen: false,
+      concurrency: 1,
+      guard: { allowList: parseAllowList('127.0.0.1/32'), allowHttp: true },
+    });
+    assert.equal(await worker.drain(), 2);
+    await worker.stop();
+    const { rows } = await db.sql.query<{ status: string; attempts: number; excerpt: string | null }>(
+      `select d.status, d.attempts, a.response_excerpt as excerpt
+         from "${db.schema}".webhook_deliveries d join "${db.schema}".webhook_attempts a on a.delivery_id = d.id
+        where d.tenant = $1 order by a.status`,
+      [tenant],
+    );
+    assert.deepEqual(rows, [
+      { status: 'delivered', attempts: 1, excerpt: 'ok' },
+      { status: 'pending', attempts: 1, excerpt: '{"a":[1,"b\\"c"]} NULL' },
+    ]);
+  } finally {
+    await rx.close();
     await pgjs.end();
     await db.close();
   }

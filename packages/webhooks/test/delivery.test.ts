@@ -6,7 +6,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { createTestDatabase, needsPostgres, type TestDatabase } from '@surety/db/testing';
 import { verifySync } from '@surety/webhook-verify';
 import { DeliveryWorker, type DeliveryWorkerOptions, parseAllowList, Webhooks } from '../src/index.js';
-import { claimOnce, startReceiver, webhooksInternals } from '../src/testing.js';
+import { claimOnce, completeOnce, startReceiver, webhooksInternals } from '../src/testing.js';
 
 let db: TestDatabase;
 let clock = Date.parse('2026-06-01T00:00:00Z');
@@ -667,24 +667,20 @@ describe('claiming', () => {
     );
     // a's late outcome is fenced off (the row is c's now); c's lands, and clears the lease
     const complete = (by: string) =>
-      db.sql.query<{ completed: number }>(webhooksInternals(webhooks).st.complete, [
-        at(60_500),
-        [first[0]!.id],
-        ['delivered'],
-        [null],
-        [200],
-        [null],
-        by,
-        ...Array.from({ length: 11 }, () => []),
-      ]);
-    assert.equal((await complete('a')).rows[0]!.completed, 0);
+      completeOnce(db.sql, webhooks, {
+        nowIso: at(60_500),
+        workerId: by,
+        outcomes: [{ id: first[0]!.id, outcome: 'delivered', nextAt: null, status: 200, errorCode: null }],
+        attempts: [],
+      });
+    assert.equal((await complete('a')).completed, 0);
     const rows = await deliveries(endpoint.id);
     assert.ok(rows.every((r) => r.status === 'pending'));
     // the listing shows an in-flight row's next attempt as its lease's end, not its past due time
     const listed = await webhooks.listDeliveries(db.sql, { tenant, endpointId: endpoint.id });
     const row = listed.data.find((d) => d.id === first[0]!.id);
     assert.equal(row?.nextAttemptAt, at(120_000));
-    assert.equal((await complete('c')).rows[0]!.completed, 1);
+    assert.equal((await complete('c')).completed, 1);
     const lease = await db.sql.query<{ status: string; lease_until: string | null }>(
       `select status, lease_until from "${db.schema}".webhook_deliveries where id = $1`,
       [first[0]!.id],

@@ -174,6 +174,34 @@ describe('bytes a receiver sends', () => {
     assert.equal(await attemptRows(a.id), 2);
     assert.equal(healthy.received.length, 1);
   });
+
+  // The batch travels as jsonb tuples (sql/complete.ts): what is recorded is every character the
+  // receiver sent, those JSON, array literals and SQL quote included, each in its own attempt's row.
+  test("a body of JSON's, arrays' and SQL's metacharacters is recorded exactly, in its own attempt", async () => {
+    const bodies = [
+      '{"a":[1,"b\\"c"],"NULL":null}',
+      `{NULL,"x",'y'}\\N \\u0041 \u00e9\u{1F600} tab\there\r\nend`,
+      'NULL',
+      '',
+    ];
+    const statuses = [500, 501, 502, 505]; // (429 and 503 are throttling answers)
+    const made = [];
+    for (const [i, body] of bodies.entries()) {
+      const r = await receiver((_r, _n, res) => void res.writeHead(statuses[i]!).end(body));
+      made.push(await deliveryTo(r.url, `meta${i}`));
+    }
+    const { w, seen } = worker();
+    assert.equal(await w.drain(), bodies.length, 'one batch');
+    for (const [i, d] of made.entries()) {
+      const [attempt] = (await webhooks.listAttempts(db.sql, { tenant: d.tenant, deliveryId: d.id }))!;
+      assert.equal(attempt!.status, statuses[i]);
+      assert.equal(attempt!.errorCode, `http_${statuses[i]}`);
+      assert.equal(attempt!.responseExcerpt, bodies[i], `body ${i}`);
+      const row = await delivery(d.id);
+      assert.deepEqual([row.status, row.last_error, row.locked_by], ['pending', `http_${statuses[i]}`, null]);
+    }
+    assert.deepEqual(seen.unstorable, []);
+  });
 });
 
 describe('a row the database refuses even after sanitising', () => {

@@ -39,9 +39,11 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
     // is the same plan); the only sorts left are of the window's rows. The lookups by id are in the
     // take, which is planned for its ids: a generic plan of those chose a sequential scan of a
     // window that was empty when it was planned and large when it ran (49 ms at 20 k rows).
-    // One row always: the picked ids in pick order, their events' time range as text (the take reads
-    // only those windows; a JS Date would drop microseconds and miss the top event), from the picks'
-    // own columns (a join back to the walk looped 200 × 82 rows, twice), and `held`: the tenants a cap held back.
+    // One row always: the picked ids in pick order, as the array's text (the take's parameter as it
+    // is, neither parsed nor escaped again in the worker; docs/decisions.md, "Session 19"), their
+    // events' time range as text (the take reads only those windows; a JS Date would drop
+    // microseconds and miss the top event), from the picks' own columns (a join back to the walk
+    // looped 200 × 82 rows, twice), and `held`: the tenants a cap held back.
     claim: st(
       'claim',
       `with mine as (
@@ -112,7 +114,7 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
            from ranked r where r.n <= r.room
           order by r.n, r.next_attempt_at, r.sequence, r.id
           limit $2)
-       select array(select p.id from pick p order by p.ord) as ids,
+       select array(select p.id from pick p order by p.ord)::text as ids,
               (select min(coalesce(p.event_created_at, '-infinity')) from pick p)::text as events_from,
               (select max(coalesce(p.event_created_at, p.created_at)) from pick p)::text as events_to,
               array(select b.tenant from busy b left join caps k on k.tenant = b.tenant and k.endpoint_id = b.endpoint_id
@@ -267,7 +269,8 @@ export async function claimIn(
   params: ClaimParams,
 ): Promise<{ rows: Claimed[]; held: string[] }> {
   const { rows: picked } = await tx.query<{
-    ids: string[];
+    /** The ids as a PostgreSQL array's text (`{dlv_…,dlv_…}`), passed to the take as it is. */
+    ids: string;
     /** timestamptz as PostgreSQL prints it: microseconds kept, passed back as text. */
     events_from: string | null;
     events_to: string | null;
