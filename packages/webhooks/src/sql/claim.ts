@@ -1,13 +1,13 @@
 // The claim: due deliveries taken in batches with FOR UPDATE SKIP LOCKED under the fairness caps
 // and rate limits, and the worker's slot counts (docs/decisions.md, issue 15).
 import type { Queryable, Sql } from '@surety/db';
-import type { Claimed } from './claimed.js';
+import { type Claimed, type ClaimParams, pickParams, withEndpoints } from './claimed.js';
 import { lockId, type Names } from './schema.js';
 import { effectiveCap, effectiveRate, paused } from './throttle.js';
 import { grantRateLimited, type TokenStatements } from './tokens.js';
 import { eventTime } from './values.js';
 
-export type { Claimed } from './claimed.js';
+export { type Claimed, type ClaimParams, pickParams } from './claimed.js';
 
 export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
   return {
@@ -126,9 +126,10 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
     ),
     // The take (the claim's second statement): the picked rows locked (SKIP LOCKED: a row another
     // transaction holds is left for the next claim), their leases set and attempts counted, this
-    // worker's slot counts rewritten, and each row returned with its event and endpoint. Planned for
-    // its values (the pick's set_config): `id = any($1)` and the events' time range are constants then,
-    // so the planner prunes both tables to the windows that hold these rows before planning them.
+    // worker's slot counts rewritten, and each row returned with its event and endpoint (an endpoint's
+    // columns on its first row only, `endpoint_first`; claimed.ts fills its others). Planned for its values
+    // (the pick's set_config): `id = any($1)` and the events' time range are constants then, so the
+    // planner prunes both tables to the windows that hold these rows before planning them.
     claimTake: st(
       'claim_take',
       `with mine as (
@@ -166,17 +167,20 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
              or w.lease_until < $2::timestamptz + ($3::timestamptz - $2::timestamptz) / 2
          returning 1)
        select c.id, c.tenant, c.endpoint_id, c.attempts, c.event_id, ev.type, ev.api_version,
-              ev.created_at, ev.sequence::text as sequence, ev.data, ep.url, ep.secrets, ep.format,
+              ev.created_at, ev.sequence::text as sequence, ev.data, c.endpoint_first,
+              ep.url, ep.secrets, ep.format,
               ep.status as endpoint_status, ep.retry_schedule, ${effectiveRate('ep', '$2::timestamptz')} as rate_limit,
               ev.trace_context, ep.trace_context as endpoint_trace_context, ep.headers as endpoint_headers,
               coalesce(ep.kind, 'webhook') as kind, ep.destination, ep.credentials,
               ep.auth as endpoint_auth
-         from claimed c
+         from (select c.*, c.id = min(c.id) over (partition by c.tenant, c.endpoint_id) as endpoint_first
+                 from claimed c) c
          left join lateral (select * from ${EV} e where e.tenant = c.tenant and e.id = c.event_id
                               and ${eventTime('e', 'c')}
                               and e.created_at >= $5::timestamptz and e.created_at <= $6::timestamptz
                             limit 1) ev on true
-         left join lateral (select * from ${EP} e where e.tenant = c.tenant and e.id = c.endpoint_id limit 1) ep on true
+         left join lateral (select * from ${EP} e where c.endpoint_first and e.tenant = c.tenant
+                              and e.id = c.endpoint_id limit 1) ep on true
         order by array_position($1::text[], c.id)`,
     ),
     // Session settings the claim runs under (SET LOCAL, in the claim's transaction), and the lock
@@ -245,23 +249,6 @@ export async function claimDeliveries(
   );
 }
 
-/** The claim's values: `claimWindow` is how many rows it reads at most; `mine*`, this worker's counts. */
-export type ClaimParams = readonly [
-  now: string,
-  limit: number,
-  leaseUntil: string,
-  workerId: string,
-  claimWindow: number,
-  maxInFlightPerEndpoint: number,
-  maxInFlightPerTenant: number,
-  mineTenants: readonly string[],
-  mineEndpointIds: readonly string[],
-  mineCounts: readonly number[],
-];
-
-/** The pick's parameters: the claim's values but the lease's end, which only the take sets. */
-export const pickParams = ([now, limit, , ...rest]: ClaimParams) => [now, limit, ...rest];
-
 /** One claim (pick, then take) in a transaction begun with `claimSettings`; `held`: tenants a cap held back. */
 export async function claimIn(
   tx: Queryable,
@@ -278,7 +265,7 @@ export async function claimIn(
   }>(st.claim, pickParams(params));
   const pick = picked[0]!;
   const [now, , leaseUntil, workerId, , , , tenants, endpointIds, counts] = params;
-  const { rows } = await tx.query<Claimed>(st.claimTake, [
+  const { rows } = await tx.query<Claimed & { endpoint_first: boolean }>(st.claimTake, [
     pick.ids,
     now,
     leaseUntil,
@@ -289,7 +276,7 @@ export async function claimIn(
     endpointIds,
     counts,
   ]);
-  return { rows, held: pick.held };
+  return { rows: withEndpoints(rows), held: pick.held };
 }
 
 /** Deletes a stopped worker's slot counts (its claims are all handed back or recorded). */

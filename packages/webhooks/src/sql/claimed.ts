@@ -1,4 +1,4 @@
-// A claimed delivery as the claim's take returns it (claim.ts), with its event and endpoint.
+// A claimed delivery as the claim's take returns it (claim.ts), with its event and endpoint; the claim's values.
 import type { StoredAuth } from '../auth/config.js';
 import type { BrokerCredentials, Destination, DestinationKind } from '../destinations/config.js';
 import type { SecretEntry } from '../types.js';
@@ -35,3 +35,54 @@ export interface Claimed {
   /** The endpoint's receiver authentication (migration 000019, auth/; never logged, never returned). */
   endpoint_auth: StoredAuth | null;
 }
+
+/** The endpoint's columns of a claimed row: the take sends them on one row per endpoint only. */
+const ENDPOINT_COLUMNS = [
+  'url',
+  'secrets',
+  'format',
+  'endpoint_status',
+  'retry_schedule',
+  'rate_limit',
+  'endpoint_trace_context',
+  'endpoint_headers',
+  'kind',
+  'destination',
+  'credentials',
+  'endpoint_auth',
+] as const satisfies readonly (keyof Claimed)[];
+
+/**
+ * The take's rows with their endpoint's columns: each endpoint's arrive on the row marked
+ * `endpoint_first` (its lowest id in the claim), and are copied to its other rows (the same values,
+ * shared: the worker only reads them). Rows keep the take's order.
+ */
+export function withEndpoints<R extends Claimed & { endpoint_first: boolean }>(rows: R[]): R[] {
+  if (rows.length < 2) return rows;
+  const firsts = new Map<string, R>();
+  for (const r of rows) if (r.endpoint_first) firsts.set(`${r.tenant}\u0000${r.endpoint_id}`, r);
+  for (const r of rows) {
+    if (r.endpoint_first) continue;
+    const first = firsts.get(`${r.tenant}\u0000${r.endpoint_id}`);
+    if (!first) throw new Error(`the take returned no endpoint row for ${r.id}`); // not by construction
+    for (const column of ENDPOINT_COLUMNS) (r as Claimed)[column] = first[column] as never;
+  }
+  return rows;
+}
+
+/** The claim's values: `claimWindow` is how many rows it reads at most; `mine*`, this worker's counts. */
+export type ClaimParams = readonly [
+  now: string,
+  limit: number,
+  leaseUntil: string,
+  workerId: string,
+  claimWindow: number,
+  maxInFlightPerEndpoint: number,
+  maxInFlightPerTenant: number,
+  mineTenants: readonly string[],
+  mineEndpointIds: readonly string[],
+  mineCounts: readonly number[],
+];
+
+/** The pick's parameters: the claim's values but the lease's end, which only the take sets. */
+export const pickParams = ([now, limit, , ...rest]: ClaimParams) => [now, limit, ...rest];
