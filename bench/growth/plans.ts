@@ -33,9 +33,10 @@ export async function plans(
   });
   const ist = (await import('../../packages/idempotency/src/statements.js')).statements(schemas.large);
   const stored = keyOf(12345);
-  // The claim's parameter: the key's lock id and that of its former quoted form (the lock itself is
-  // taken by the statement before it, `claimLock`; unset here, the claim reads `locked` as false).
-  const claimParams = (key: string) => [`{${idem.lockId('bench', key)},${idem.lockId('bench', `"${key}"`)}}`];
+  // The claim's parameters: the key's lock id and that of its former quoted form, two scalars since
+  // session 18 (the lock itself is taken by the statement before it, `claimLock`; unset here, the
+  // claim reads `locked` as false).
+  const claimParams = (key: string) => [idem.lockId('bench', key), idem.lockId('bench', `"${key}"`)];
   // The completed row's insert, as the engine sends it with COMMIT.
   const record = ist.completeAtCommit(
     {
