@@ -126,10 +126,11 @@ export function claimStatements({ schema, D, EV, EP, WS, st }: Names) {
     ),
     // The take (the claim's second statement): the picked rows locked (SKIP LOCKED: a row another
     // transaction holds is left for the next claim), their leases set and attempts counted, this
-    // worker's slot counts rewritten, and each row returned with its event and endpoint (an endpoint's
-    // columns on its first row only, `endpoint_first`; claimed.ts fills its others). Planned for its values
-    // (the pick's set_config): `id = any($1)` and the events' time range are constants then, so the
-    // planner prunes both tables to the windows that hold these rows before planning them.
+    // worker's slot counts rewritten, and each row returned with its event and endpoint (an
+    // endpoint's columns on its first row only, `endpoint_first`; claimed.ts fills its others).
+    // Planned for its values (the pick's set_config): `id = any($1)` and the events' time range are
+    // constants then, so the planner prunes both tables to the windows that hold these rows before
+    // planning them.
     claimTake: st(
       'claim_take',
       `with mine as (
