@@ -14,10 +14,11 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench npx tsx bench/delivery/claim-loop.ts [--quick]
 import { createPgSql, type Sql } from '@surety/db';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
-import { claimOnce, completeOnce, webhooksInternals } from '@surety/webhooks/testing';
+import { claimOnce, webhooksInternals } from '@surety/webhooks/testing';
 import { cpuDelta, cpuSnapshot, postgresServer } from '../lib/cpu.js';
 import { emitResult } from '../lib/result.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
+import { completeDelivered, publishBacklog } from './drain.js';
 
 const a = args();
 const N = a.num('events', a.quick ? 5000 : 20000);
@@ -63,15 +64,7 @@ async function variant(name: Variant['name']): Promise<Variant> {
 }
 
 async function publish(v: Variant) {
-  for (let i = 0; i < N; i += 500)
-    await v.sql.transaction(async (tx) => {
-      for (let j = i; j < Math.min(N, i + 500); j++)
-        await v.webhooks.publish(tx, {
-          tenant: 'bench',
-          type: 'order.created',
-          data: { i: j, pad: 'x'.repeat(200) },
-        });
-    });
+  await publishBacklog(v.sql, v.webhooks, N);
 }
 
 const walLsn = async (sql: Sql) =>
@@ -108,30 +101,7 @@ async function drain(v: Variant) {
     );
     if (rows.length === 0) break;
     n += rows.length;
-    const at = new Date().toISOString();
-    await completeOnce(v.sql, v.webhooks, {
-      nowIso: at,
-      workerId: 'bench',
-      outcomes: rows.map((r) => ({
-        id: r.id,
-        outcome: 'delivered',
-        nextAt: null,
-        status: 204,
-        errorCode: null,
-      })),
-      attempts: rows.map((r) => ({
-        deliveryId: r.id,
-        tenant: r.tenant,
-        attempt: r.attempts,
-        startedAt: at,
-        durationMs: 2,
-        status: 204,
-        excerpt: null,
-        errorCode: null,
-        errorMessage: null,
-        endpointId: r.endpoint_id,
-      })),
-    });
+    await completeDelivered(v.sql, v.webhooks, 'bench', rows);
   }
   const wallUs = ((performance.now() - started) * 1000) / n;
   const cpu = cpuDelta(before, cpuSnapshot(groups));

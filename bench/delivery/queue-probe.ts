@@ -21,9 +21,10 @@
 import { randomBytes } from 'node:crypto';
 import { createPgSql, type Sql } from '@surety/db';
 import { parseAllowList, Webhooks } from '@surety/webhooks';
-import { claimOnce, completeOnce, idTimePrefix, webhooksInternals } from '@surety/webhooks/testing';
+import { claimOnce, idTimePrefix, webhooksInternals } from '@surety/webhooks/testing';
 import { cpuDelta, cpuSnapshot, postgresServer } from '../lib/cpu.js';
 import { adminQuery, args, median, requireDatabaseUrl } from '../lib/stats.js';
+import { type ClaimedRow, completeDelivered, publishBacklog } from './drain.js';
 
 const a = args();
 const N = a.num('events', a.quick ? 5000 : 20000);
@@ -41,11 +42,7 @@ interface Variant {
   sql: Sql;
   webhooks: Webhooks;
 }
-interface Claimed {
-  id: string;
-  tenant: string;
-  endpoint_id: string;
-  attempts: number;
+interface Claimed extends ClaimedRow {
   type?: string | null;
 }
 
@@ -74,15 +71,7 @@ async function variant(name: Name): Promise<Variant> {
 }
 
 async function publish(v: Variant) {
-  for (let i = 0; i < N; i += 500)
-    await v.sql.transaction(async (tx) => {
-      for (let j = i; j < Math.min(N, i + 500); j++)
-        await v.webhooks.publish(tx, {
-          tenant: 'bench',
-          type: 'order.created',
-          data: { i: j, pad: 'x'.repeat(200) },
-        });
-    });
+  await publishBacklog(v.sql, v.webhooks, N);
   // The queue's rows as publish would write them beside the deliveries (not timed, as publish is not).
   if (v.name === 'queue')
     await v.sql.query(
@@ -184,29 +173,7 @@ async function complete(v: Variant, rows: Claimed[]): Promise<number> {
       if (done[0]!.completed !== rows.length)
         throw new Error(`queue: completed ${done[0]!.completed} of ${rows.length}`);
     } else {
-      const done = await completeOnce(tx, v.webhooks, {
-        nowIso: at,
-        workerId: 'probe',
-        outcomes: rows.map((r) => ({
-          id: r.id,
-          outcome: 'delivered',
-          nextAt: null,
-          status: 204,
-          errorCode: null,
-        })),
-        attempts: rows.map((r) => ({
-          deliveryId: r.id,
-          tenant: r.tenant,
-          attempt: r.attempts,
-          startedAt: at,
-          durationMs: 2,
-          status: 204,
-          excerpt: null,
-          errorCode: null,
-          errorMessage: null,
-          endpointId: r.endpoint_id,
-        })),
-      });
+      const done = await completeDelivered(tx, v.webhooks, 'probe', rows);
       if (done.completed !== rows.length)
         throw new Error(`${v.name}: completed ${done.completed} of ${rows.length}`);
     }
