@@ -1052,6 +1052,7 @@ export interface AttemptRow {
     errorCode: string | null;
     errorMessage: string | null;
     endpointId: string;
+    id?: string;
 }
 export interface BrokerTlsOptions {
     ca?: string | Buffer | Array<string | Buffer>;
@@ -1163,6 +1164,7 @@ export declare function statements(schema: string): {
     health: import("@surety/db").Statement;
     disable: import("@surety/db").Statement;
     complete: import("@surety/db").Statement;
+    completeAgain: import("@surety/db").Statement;
     giveBack: import("@surety/db").Statement;
     takeTokens: import("@surety/db").Statement;
     claim: import("@surety/db").Statement;

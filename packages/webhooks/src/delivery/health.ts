@@ -19,6 +19,8 @@ const LATENCY_SAMPLES = 20;
 const LATENCY_WEIGHT = 0.1;
 /** Endpoints whose usual latency one worker remembers (the oldest forgotten first). */
 const LATENCY_ENDPOINTS = 10_000;
+/** A success this soon after the endpoint was recorded healthy is not recorded (last_success_at is kept to the second). */
+const HEALTHY_FOR_MS = 1000;
 
 /** Adaptive throttling's settings (worker-options.ts). */
 export interface ThrottleOptions {
@@ -69,7 +71,11 @@ export interface HealthOptions {
 /** One worker's view of its endpoints' health (which it last saw healthy, and when). */
 export class EndpointHealthRecorder {
   readonly #options: HealthOptions;
-  /** Endpoints this worker last saw healthy (no failure streak), and when. */
+  /**
+   * Endpoints this worker saw healthy (no failure streak) less than a second ago, and when, oldest
+   * first (an entry is deleted before it is set again). Older entries serve nothing and are dropped,
+   * so the map holds at most a second's endpoints, not every endpoint the worker ever delivered to.
+   */
   readonly #healthyAt = new Map<string, number>();
   /** Each endpoint's usual answer time (ms) and how many answers it was learnt from. */
   readonly #latency = new Map<string, { meanMs: number; n: number }>();
@@ -184,9 +190,13 @@ export class EndpointHealthRecorder {
     // Successes only, for an endpoint this worker found healthy less than a second ago: nothing to
     // record (last_success_at is kept to the second), so no statement. Failures always go through.
     const nowMs = Date.parse(now);
+    for (const [k, at] of this.#healthyAt) {
+      if (nowMs - at < HEALTHY_FOR_MS) break;
+      this.#healthyAt.delete(k);
+    }
     for (const [k, h] of per) {
       const healthyAt = this.#healthyAt.get(k);
-      if (h.fail === null && healthyAt !== undefined && nowMs - healthyAt < 1000) per.delete(k);
+      if (h.fail === null && healthyAt !== undefined && nowMs - healthyAt < HEALTHY_FOR_MS) per.delete(k);
     }
     if (per.size === 0) return;
     const hs = [...per.values()].sort((a, b) => (a.tenant + a.id < b.tenant + b.id ? -1 : 1));
@@ -223,8 +233,8 @@ export class EndpointHealthRecorder {
     const streak = new Set(rows.filter((r) => r.failing_since !== null).map((r) => `${r.tenant}\0${r.id}`));
     for (const h of hs) {
       const k = `${h.tenant}\0${h.id}`;
+      this.#healthyAt.delete(k);
       if (h.ok !== null && h.fail === null && !streak.has(k)) this.#healthyAt.set(k, nowMs);
-      else this.#healthyAt.delete(k);
     }
     const cutoff = Date.parse(now) - o.disableAfterMs;
     for (const r of rows) {

@@ -9,6 +9,7 @@
 //   off and says it is `blocked`: the worker claims nothing until a write succeeds.
 import { isConnectionError, type Queryable, sqlState } from '@surety/db';
 import { WebhookError } from '../errors.js';
+import { newId } from '../ids.js';
 import { toPgText } from '../pg-text.js';
 import { completeDeliveries } from '../sql/complete.js';
 import type { Completion, OutcomeWriterOptions, UnstorableHandling } from './outcome-types.js';
@@ -37,10 +38,21 @@ function isRowError(error: unknown): boolean {
 
 type Mode = 'full' | 'no_text' | 'delivery_only';
 
+/**
+ * An outcome as kept until it is recorded, with its attempt's id made once: a batch written again
+ * after its answer was lost (the statement committed, the connection dropped) finds its attempts
+ * recorded under these ids and records none twice.
+ */
+type Kept = Completion & {
+  attemptId: string;
+  /** A write of it failed for another reason than its data: it may be recorded already. */
+  again?: boolean;
+};
+
 /** Buffers a worker's outcomes and writes them; see the file's header. */
 export class OutcomeWriter {
   readonly #options: OutcomeWriterOptions;
-  #buffer: Completion[] = [];
+  #buffer: Kept[] = [];
   #writing = 0;
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
@@ -70,6 +82,7 @@ export class OutcomeWriter {
       excerpt: excerpt.text,
       errorMessage: errorMessage.text,
       errorCode: errorCode.text,
+      attemptId: newId('att', Date.parse(c.startedAt)),
     });
     if (excerpt.replaced || errorMessage.replaced || errorCode.replaced) this.#unstorable(c, 'replaced');
     // While blocked, the flush that is retrying takes it with the rest.
@@ -105,6 +118,8 @@ export class OutcomeWriter {
       }
       // Not the rows' fault: keep every outcome, in order, and try again later. The worker claims
       // nothing meanwhile, so what waits here is bounded by what it had claimed.
+      // The failed write may have committed (its answer lost): the next one skips what it recorded.
+      for (const row of left.rows) row.again = true;
       this.#buffer.unshift(...left.rows);
       if (this.#blockedAt === undefined) {
         this.#blockedAt = performance.now();
@@ -123,7 +138,7 @@ export class OutcomeWriter {
    * Records `batch`, splitting it around rows the database refuses. Returns the rows left unrecorded
    * (in order) when a write failed for another reason.
    */
-  async #settle(batch: Completion[]): Promise<{ rows: Completion[]; error: Error } | undefined> {
+  async #settle(batch: Kept[]): Promise<{ rows: Kept[]; error: Error } | undefined> {
     // Parts still to write; the next one is at the end. A batch of n with one bad row costs about
     // 2·log2(n) statements more than a good one.
     const todo = [batch];
@@ -149,7 +164,7 @@ export class OutcomeWriter {
    * One outcome the database refuses: stored with less, step by step. Returns an error only when a
    * step failed for another reason than the row (the caller keeps the outcome and retries).
    */
-  async #isolate(c: Completion, refusal: Error): Promise<Error | undefined> {
+  async #isolate(c: Kept, refusal: Error): Promise<Error | undefined> {
     let reason = refusal;
     if (c.outcome !== 'defer' && (c.excerpt !== null || c.errorMessage !== null)) {
       const error = await this.#write([c], 'no_text');
@@ -157,7 +172,7 @@ export class OutcomeWriter {
       if (!isRowError(error)) return error;
       reason = error;
     }
-    const recorded: Completion = {
+    const recorded: Kept = {
       ...c,
       // A throttled attempt that cannot be recorded is handed back (it spent nothing either way).
       outcome: c.outcome === 'delivered' ? 'delivered' : c.outcome === 'throttled' ? 'defer' : 'failed',
@@ -198,7 +213,7 @@ export class OutcomeWriter {
   }
 
   /** One `complete` statement; resolves with its error instead of throwing. */
-  async #write(batch: Completion[], mode: Mode): Promise<Error | undefined> {
+  async #write(batch: Kept[], mode: Mode): Promise<Error | undefined> {
     const now = new Date(this.#options.now()).toISOString();
     const attempts = mode === 'delivery_only' ? [] : batch.filter((c) => c.outcome !== 'defer');
     const text = (v: string | null) => (mode === 'no_text' ? null : v);
@@ -209,6 +224,7 @@ export class OutcomeWriter {
         nowIso: now,
         workerId: this.#options.workerId,
         outcomes: batch,
+        again: batch.some((c) => c.again),
         attempts: attempts.map((c) => ({
           deliveryId: c.id,
           tenant: c.tenant,
@@ -220,6 +236,7 @@ export class OutcomeWriter {
           errorCode: c.errorCode,
           errorMessage: text(c.errorMessage),
           endpointId: c.endpointId,
+          id: c.attemptId,
         })),
       });
     try {

@@ -4,18 +4,16 @@ import { newId } from '../ids.js';
 import type { Names } from './schema.js';
 
 export function completeStatements({ D, A, st }: Names) {
-  return {
-    // Batch completion: one statement for a whole batch of outcomes, fenced by locked_by, plus the
-    // attempt records. Per-delivery statements are not affordable at thousands a second. The outcomes
-    // ($2) and the attempts ($5) come as one jsonb array of tuples each (`completeDeliveries`; sent
-    // as text, which postgres.js does not serialise again): the driver's escaping of sixteen text
-    // arrays was the worker's largest cost of its own per delivery, and PostgreSQL reads one jsonb
-    // faster than sixteen arrays (docs/decisions.md, "Session 19"). `d.id = any ($3)` (the outcomes'
-    // ids again) lets the planner prune the deliveries to the windows these ids fall in (issue 22):
-    // the join alone is pruned only while it runs, after every window was planned.
-    complete: st(
-      'complete',
-      `with r as (
+  // Batch completion: one statement for a whole batch of outcomes, fenced by locked_by, plus the
+  // attempt records. Per-delivery statements are not affordable at thousands a second. The outcomes
+  // ($2) and the attempts ($5) come as one jsonb array of tuples each (`completeDeliveries`; sent
+  // as text, which postgres.js does not serialise again): the driver's escaping of sixteen text
+  // arrays was the worker's largest cost of its own per delivery, and PostgreSQL reads one jsonb
+  // faster than sixteen arrays (docs/decisions.md, "Session 19"). `d.id = any ($3)` (the outcomes'
+  // ids again) lets the planner prune the deliveries to the windows these ids fall in (issue 22):
+  // the join alone is pruned only while it runs, after every window was planned.
+  const complete = (onConflict: string) =>
+    `with r as (
          select e->>0 as id, e->>1 as outcome, (e->>2)::timestamptz as next_at, (e->>3)::int as http_status,
                 e->>4 as error_code
            from jsonb_array_elements($2::text::jsonb) e),
@@ -37,11 +35,19 @@ export function completeStatements({ D, A, st }: Names) {
          select e->>0, e->>1, (e->>2)::int, (e->>3)::timestamptz, (e->>4)::int, (e->>5)::int, e->>6, e->>7,
                 e->>8, e->>9, e->>10
            from jsonb_array_elements($5::text::jsonb) e
+         ${onConflict}
          returning 1)
        select (select count(*) from upd)::int as completed, (select count(*) from att)::int as attempts,
               -- the deliveries this batch failed for good (operational events: delivery.failed)
-              array(select u.id from upd u where u.status = 'failed') as failed`,
-    ),
+              array(select u.id from upd u where u.status = 'failed') as failed`;
+  return {
+    complete: st('complete', complete('')),
+    // The same batch written again after a write whose answer never came (the statement may have
+    // committed before the connection dropped): the attempts recorded under these ids are skipped,
+    // so none is recorded twice (their ids are made once, outcome-writer.ts). The update needs
+    // nothing: locked_by, which the first write cleared, fences it. Only for such a batch: checking
+    // every attempt's id costs ~5 µs per delivery (a speculative insert; docs/decisions.md).
+    completeAgain: st('complete_again', complete('on conflict (id) do nothing')),
     // A claim whose answer was lost (its COMMIT succeeded, the connection dropped before the reply;
     // a primary crashing after its synchronous standby flushed): its rows ($3, the take returned them
     // before COMMIT was sent) are leased to this worker ($1), which holds none of them. Each claim of
@@ -96,12 +102,18 @@ export interface AttemptRow {
   errorCode: string | null;
   errorMessage: string | null;
   endpointId: string;
+  /**
+   * The attempt's id (`att_…`), made once per attempt by whoever keeps the outcome until it is
+   * recorded, so that a batch written `again` (its first answer lost) records it once; made here
+   * from its start time when absent.
+   */
+  id?: string;
 }
 
 /**
  * Completes the deliveries this worker still holds (fenced by `locked_by = workerId`) and inserts the
- * attempt records, in one statement (graphile-worker's `completeJobs`). Each attempt's id (`att_…`)
- * is made here, from its start time.
+ * attempt records, in one statement (graphile-worker's `completeJobs`). With `again`, an attempt
+ * whose id is recorded already is skipped: a batch written twice records its attempts once.
  */
 export async function completeDeliveries(
   q: Queryable,
@@ -111,10 +123,13 @@ export async function completeDeliveries(
     workerId: string;
     outcomes: readonly DeliveryOutcome[];
     attempts: readonly AttemptRow[];
+    /** Written before, its answer lost: attempts already recorded (by id) are skipped. */
+    again?: boolean;
   },
 ): Promise<{ completed: number; attempts: number; failed: string[] }> {
   const { outcomes: o, attempts: a } = input;
-  const { rows } = await q.query<{ completed: number; attempts: number; failed: string[] }>(st.complete, [
+  const statement = input.again ? st.completeAgain : st.complete;
+  const { rows } = await q.query<{ completed: number; attempts: number; failed: string[] }>(statement, [
     input.nowIso,
     JSON.stringify(o.map((c) => [c.id, c.outcome, c.nextAt, c.status, c.errorCode])),
     o.map((c) => c.id),
@@ -131,7 +146,7 @@ export async function completeDeliveries(
         c.errorCode,
         c.errorMessage,
         c.endpointId,
-        newId('att', Date.parse(c.startedAt)),
+        c.id ?? newId('att', Date.parse(c.startedAt)),
       ]),
     ),
   ]);
