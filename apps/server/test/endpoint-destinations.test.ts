@@ -78,12 +78,43 @@ test('bad kinds, URLs and settings are a 400 that creates nothing', async () => 
     { kind: 'mqtt', url: 'mqtt://127.0.0.1', destination: { topic: 'a', qos: 2 }, eventTypes: ['*'] },
     { kind: 'mqtt', url: 'mqtt://10.0.0.1', destination: { topic: 'a' }, eventTypes: ['*'] },
     { kind: 'amqp', url: 'amqp://127.0.0.1', destination: { subject: 'a' }, eventTypes: ['*'] },
+    // Malformed percent-encoding in the user info or the vhost, and no host at all (were a 500, or a
+    // 201 whose every delivery then failed).
+    ...[
+      'amqp://%ZZ:pw@127.0.0.1:5672/',
+      'amqp://u:%F0%9F@127.0.0.1:5672/',
+      'amqp://127.0.0.1:5672/%ZZ',
+      'amqp:///',
+      'amqp://',
+    ].map((url) => ({ kind: 'amqp', url, destination: { exchange: '' }, eventTypes: ['*'] })),
+    { kind: 'mqtt', url: 'mqtt://u:%F0%9F@127.0.0.1', destination: { topic: 'a' }, eventTypes: ['*'] },
+    { kind: 'nats', url: 'nats:///', destination: { subject: 'a' }, eventTypes: ['*'] },
   ]) {
     const res = await call('POST', '/v1/webhook-endpoints', body);
     assert.equal(res.statusCode, 400, `${JSON.stringify(body)} → ${res.body}`);
     assert.ok(['validation_failed', 'invalid_webhook_url'].includes(res.json().code), res.body);
   }
   assert.equal((await call('GET', '/v1/webhook-endpoints?limit=100')).json().data.length, before);
+  // The same URLs on an update: refused, and the endpoint keeps its URL.
+  const created = await call('POST', '/v1/webhook-endpoints', {
+    kind: 'amqp',
+    url: 'amqp://127.0.0.1:5672/',
+    destination: { exchange: '' },
+    eventTypes: ['*'],
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const { id } = created.json();
+  for (const url of ['amqp://u:%ZZ@127.0.0.1/', 'amqp:///', 'amqp://127.0.0.1/%ZZ']) {
+    const res = await call(
+      'PATCH',
+      `/v1/webhook-endpoints/${id}`,
+      { url },
+      { 'if-match': String(created.headers.etag) },
+    );
+    assert.equal(res.statusCode, 400, `${url} → ${res.body}`);
+    assert.ok(['validation_failed', 'invalid_webhook_url'].includes(res.json().code), res.body);
+  }
+  assert.equal((await call('GET', `/v1/webhook-endpoints/${id}`)).json().url, 'amqp://127.0.0.1:5672/');
 });
 
 test('an event reaches a JetStream stream with its Nats-Msg-Id and a verifiable signature', {

@@ -75,3 +75,25 @@ test('a cheap task on a starved machine still answers, after the limit on the wa
   const reply = await p.run('acme', { op: 'validate', key: 'plain', def: plain, data: { a: [0, 1] } });
   assert.deepEqual(reply, { kind: 'valid' });
 });
+
+test('a payload nested too deeply to hand to a worker is invalid at once, and the next task does not wait', async () => {
+  // Structured clone (postMessage) refuses a value nested deeper than its stack allows (~4,000
+  // levels). It threw out of the dispatch with the slot still marked busy: the request was a 500,
+  // and every tenant's next task waited for the time limit (10 s in the service).
+  const p = pool({ timeoutMs: 10_000, starvedAfterMs: 60_000 });
+  const plain = { name: 'test.plain', description: 'A type.', schema: { type: 'object' }, examples: [{}] };
+  assert.deepEqual(await p.run('acme', { op: 'validate', key: 'plain', def: plain, data: {} }), {
+    kind: 'valid',
+  });
+  let deep: unknown = 0;
+  for (let i = 0; i < 20_000; i++) deep = [deep];
+  const started = Date.now();
+  const reply = await p.run('evil', { op: 'validate', key: 'plain', def: plain, data: { x: deep } });
+  assert.equal(reply.kind, 'invalid-data');
+  assert.match(JSON.stringify(reply), /nested too deeply/);
+  assert.deepEqual(await p.run('acme', { op: 'validate', key: 'plain', def: plain, data: { a: 1 } }), {
+    kind: 'valid',
+  });
+  assert.ok(Date.now() - started < 5000, `the next task answered in ${Date.now() - started} ms`);
+  assert.equal(p.terminated, 0, 'the worker was not replaced: it never got the task');
+});

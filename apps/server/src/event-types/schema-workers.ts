@@ -24,6 +24,14 @@ export type WorkerReply =
   | { kind: 'invalid-data'; message: string; errors: EventIssue[] }
   | { kind: 'failed'; message: string };
 
+/** The answer to a task whose schema or payload is nested too deeply to hand to a worker. */
+function tooDeep(task: WorkerTask): WorkerReply {
+  const message = 'nested too deeply to validate (a few thousand levels at most)';
+  return task.op === 'validate'
+    ? { kind: 'invalid-data', message: `the payload is ${message}`, errors: [{ path: '', message }] }
+    : { kind: 'invalid', code: 'invalid_event_schema', errors: [{ path: '/schema', message }] };
+}
+
 /** A compile or a validation that ran past its time limit or out of the worker's heap. */
 export class SchemaTooCostlyError extends Error {
   constructor(
@@ -198,7 +206,18 @@ export class SchemaWorkers {
         current.timer = setTimeout(check, Math.min(Math.max(10, timeoutMs - spent), starvedAfterMs - waited));
       };
       slot.current = { ...p, timer: setTimeout(check, timeoutMs) };
-      slot.worker.postMessage(p.task);
+      try {
+        slot.worker.postMessage(p.task);
+      } catch (error) {
+        // Not handed over: structured clone refuses a value nested deeper than its stack allows
+        // (~4,000 levels). Answered now, and the slot serves the next task at once (it stayed busy
+        // until the time limit: every tenant's tasks waited behind it).
+        clearTimeout(slot.current.timer);
+        slot.current = undefined;
+        if (error instanceof RangeError) p.resolve(tooDeep(p.task));
+        else p.reject(error instanceof Error ? error : new Error(String(error)));
+        i--;
+      }
     }
   }
 

@@ -92,14 +92,30 @@ export function checkBrokerUrl(
     );
   if (parsed.protocol === plain && !options.allowHttp)
     throw invalid('/url', `${plain}// sends credentials and events in clear text; use ${tls}//`);
+  // Percent-encoding decoded here, once: malformed, it is the caller's mistake (a 400), not a
+  // URIError later (a 500 at create, or every delivery failing on an AMQP vhost).
+  const decoded = (part: string, what: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      throw invalid('/url', `the ${what} is not valid percent-encoding`);
+    }
+  };
   const credentials =
     parsed.username === '' && parsed.password === ''
       ? null
-      : { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+      : { username: decoded(parsed.username, 'user name'), password: decoded(parsed.password, 'password') };
+  decoded(parsed.pathname, 'path');
   parsed.username = '';
   parsed.password = '';
+  if (parsed.hostname === '') throw invalid('/url', 'a broker URL needs a host');
   // The same checks as a webhook URL (length, host, port, fragment, blocked literal), on its http twin.
-  const twin = new URL(parsed.href.replace(/^[a-z]+:/, parsed.protocol === plain ? 'http:' : 'https:'));
+  let twin: URL;
+  try {
+    twin = new URL(parsed.href.replace(/^[a-z]+:/, parsed.protocol === plain ? 'http:' : 'https:'));
+  } catch {
+    throw invalid('/url', 'not an absolute URL with a host');
+  }
   const checked = validateWebhookUrl(twin, { allowHttp: true, allowList: options.allowList });
   if (!checked.ok) throw invalid('/url', checked.message);
   if (parsed.search !== '') throw invalid('/url', 'broker URLs take no query; settings go in `destination`');
