@@ -1162,6 +1162,8 @@ export declare function statements(schema: string): {
     monitorLock: import("@surety/db").Statement;
     throttle: import("@surety/db").Statement;
     health: import("@surety/db").Statement;
+    releaseClosed: import("@surety/db").Statement;
+    lateHolds: import("@surety/db").Statement;
     disable: import("@surety/db").Statement;
     complete: import("@surety/db").Statement;
     completeAgain: import("@surety/db").Statement;

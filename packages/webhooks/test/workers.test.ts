@@ -35,7 +35,7 @@ describe('worker processes on PostgreSQL', { skip: needsPostgres }, () => {
   });
   after(() => db?.close());
 
-  test('chaos: 2 worker processes, a receiver failing 30% with random delays, 2,000 events: all delivered, none lost, duplicates only from retries', async () => {
+  test('chaos: 2 worker processes, a receiver failing 30% with random delays, its breaker opening and closing, 2,000 events: all delivered, none lost, duplicates only from retries', async () => {
     const tenant = 'chaos';
     let seed = 42;
     const random = () => {
@@ -52,7 +52,12 @@ describe('worker processes on PostgreSQL', { skip: needsPostgres }, () => {
     });
     try {
       await webhooks.createEndpoint(db.sql, { tenant, url: rx.url, eventTypes: ['*'] });
-      await Promise.all([spawnWorker(), spawnWorker()]);
+      // Twenty retries: a delivery failing all 21 attempts at 30% is 1 run in 10^7 (with ten, about 1
+      // in 300 runs ran out, a failed delivery and not what this test looks for). A breaker that
+      // opens after 3 failures in a row: it opens and closes several times a run, with both workers
+      // holding and releasing the same endpoint's deliveries.
+      const env = { SCHEDULE: Array(20).fill('50ms').join(','), CIRCUIT_THRESHOLD: '3' };
+      await Promise.all([spawnWorker(env), spawnWorker(env)]);
       const ids: string[] = [];
       for (let batch = 0; batch < 20; batch++) {
         await db.sql.transaction(async (tx) => {
@@ -62,7 +67,18 @@ describe('worker processes on PostgreSQL', { skip: needsPostgres }, () => {
       }
       const deadline = Date.now() + 300_000; // only a hang: ~14 s on a loaded CI machine
       while (ok.size < ids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(ok.size, ids.length, `${ids.length - ok.size} events never delivered`);
+      if (ok.size < ids.length) {
+        // What the missing ones are doing: their rows, attempts and endpoint's breaker.
+        const missing = ids.filter((id) => !ok.has(id));
+        const state = await db.sql.query(
+          `select d.event_id, d.status, d.attempts, d.next_attempt_at, d.locked_by, d.lease_until, d.last_error,
+                  e.circuit_failures, e.circuit_opened_at, e.circuit_probe_at, e.circuit_hold_until, e.status as endpoint_status
+             from "${db.schema}".webhook_deliveries d join "${db.schema}".webhook_endpoints e on e.id = d.endpoint_id
+            where d.event_id = any($1::text[])`,
+          [missing],
+        );
+        assert.fail(`${missing.length} events never delivered: ${JSON.stringify(state.rows)}`);
+      }
       for (const id of ids) assert.ok(ok.has(id), `missing ${id}`);
       // Every request the receiver saw is an attempt the workers recorded: no unrecorded sends, and an
       // event was only received more than once where its delivery was retried.

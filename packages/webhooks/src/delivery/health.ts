@@ -6,6 +6,7 @@ import type { Statements } from '../sql/index.js';
 import { circuitNotice } from '../sql/operational.js';
 import { recordThrottle, type ThrottleSignal } from '../sql/throttle.js';
 import { healthEffect } from './classify.js';
+import type { LateHolds } from './late-holds.js';
 import type { OperationalEvent } from './operational.js';
 import type { Completion } from './outcome-writer.js';
 
@@ -53,6 +54,8 @@ export interface HealthOptions {
     publish: (tx: Tx, event: OperationalEvent) => Promise<void>;
     quietMs: number;
   };
+  /** Releases, after a close, what publishes held that the close could not see (late-holds.ts). */
+  late?: LateHolds;
   /** Disables the endpoint in its own transaction; false when it was not enabled. */
   disable: (input: { tenant: string; id: string; reason: string }) => Promise<boolean>;
   on: {
@@ -156,6 +159,11 @@ export class EndpointHealthRecorder {
     }
   }
 
+  /** Cancels what it scheduled (late-holds.ts) and waits for what runs. */
+  stop(): Promise<void> {
+    return this.#options.late?.stop() ?? Promise.resolve();
+  }
+
   /** Records a batch's attempts (`now`: when the batch was written). */
   async record(attempts: Completion[], now: string): Promise<void> {
     if (attempts.length === 0) return;
@@ -227,6 +235,7 @@ export class EndpointHealthRecorder {
     for (const r of rows) {
       if (r.action === 'open' || r.action === 'probe_failed' || r.action === 'close')
         o.on.breaker(r.action, r);
+      if (r.action === 'close') o.late?.closed(r.tenant, r.id, nowMs);
     }
     // Healthy now: a success with no failure in this batch, and no failure streak recorded (a row
     // that was not rewritten had nothing to change, so it had no streak either).

@@ -11,6 +11,7 @@ import { isEndpointNotFoundError } from '../errors.js';
 import { createGuardedDispatcher, type GuardedDispatcher, guardedPost } from '../ssrf/index.js';
 import type { PostFn } from './attempt.js';
 import { EndpointHealthRecorder } from './health.js';
+import { LateHolds } from './late-holds.js';
 import { isOperationalEventType, type OperationalEvent, publishOperational } from './operational.js';
 import { type Completion, OutcomeWriter } from './outcome-writer.js';
 import type { WorkerEventMap } from './worker-events.js';
@@ -32,6 +33,12 @@ export function healthRecorderFor(input: {
     timeoutMs: o.timeoutMs,
     flushIntervalMs: o.flushIntervalMs,
     disableAfterMs: o.disableAfterMs,
+    late: new LateHolds({
+      sql: ctx.sql,
+      st: ctx.st,
+      now: () => ctx.now(),
+      error: (error) => worker.emit('worker:error', error),
+    }),
     ...(o.operationalEvents
       ? {
           operational: {

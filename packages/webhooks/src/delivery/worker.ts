@@ -150,7 +150,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
     await releaseSlots(this.#ctx.sql, this.#ctx.st, { workerId: this.id }).catch((error: unknown) => {
       this.emit('worker:error', error as Error); // the row stops counting when its lease passes
     });
-    await this.#monitorRuns?.idle();
+    await Promise.all([this.#monitorRuns?.idle(), this.#health.stop()]);
     await this.#unlisten?.();
     await this.#guard?.close();
     await this.#closeBrokers?.();
