@@ -1014,7 +1014,9 @@ export declare const completeOnce: (q: Queryable, webhooks: Webhooks, input: {
     nowIso: string;
     workerId: string;
     outcomes: readonly DeliveryOutcome[];
-    attempts: readonly AttemptRow[];
+    attempts: readonly (Omit<AttemptRow, "id"> & {
+        id?: string;
+    })[];
 }) => Promise<{
     completed: number;
     attempts: number;
@@ -1052,7 +1054,7 @@ export interface AttemptRow {
     errorCode: string | null;
     errorMessage: string | null;
     endpointId: string;
-    id?: string;
+    id: string;
 }
 export interface BrokerTlsOptions {
     ca?: string | Buffer | Array<string | Buffer>;
@@ -1161,9 +1163,9 @@ export declare function statements(schema: string): {
     throttlesEnded: import("@surety/db").Statement;
     monitorLock: import("@surety/db").Statement;
     throttle: import("@surety/db").Statement;
-    health: import("@surety/db").Statement;
     releaseClosed: import("@surety/db").Statement;
-    lateHolds: import("@surety/db").Statement;
+    releaseLateHolds: import("@surety/db").Statement;
+    health: import("@surety/db").Statement;
     disable: import("@surety/db").Statement;
     complete: import("@surety/db").Statement;
     completeAgain: import("@surety/db").Statement;

@@ -14,10 +14,7 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 test('the health recorder forgets endpoints it saw healthy more than a second ago', async () => {
-  const noRows = {
-    query: async () => ({ rows: [], rowCount: 0 }),
-    transaction: async (run: (tx: unknown) => Promise<unknown>) => run(noRows),
-  };
+  const noRows = { query: async () => ({ rows: [], rowCount: 0 }) };
   const recorder = new EndpointHealthRecorder({
     sql: noRows as never,
     st: new Proxy({}, { get: () => 'select 1' }) as never,

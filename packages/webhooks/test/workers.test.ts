@@ -55,8 +55,14 @@ describe('worker processes on PostgreSQL', { skip: needsPostgres }, () => {
       // Twenty retries: a delivery failing all 21 attempts at 30% is 1 run in 10^7 (with ten, about 1
       // in 300 runs ran out, a failed delivery and not what this test looks for). A breaker that
       // opens after 3 failures in a row: it opens and closes several times a run, with both workers
-      // holding and releasing the same endpoint's deliveries.
-      const env = { SCHEDULE: Array(20).fill('50ms').join(','), CIRCUIT_THRESHOLD: '3' };
+      // holding and releasing the same endpoint's deliveries. Its probes 100 ms apart, doubling to
+      // 1 s at most (the defaults, 5 s to 5 min, could outlast the deadline after a few failed probes).
+      const env = {
+        SCHEDULE: Array(20).fill('50ms').join(','),
+        CIRCUIT_THRESHOLD: '3',
+        CIRCUIT_PROBE_MS: '100',
+        CIRCUIT_MAX_PROBE_MS: '1000',
+      };
       await Promise.all([spawnWorker(env), spawnWorker(env)]);
       const ids: string[] = [];
       for (let batch = 0; batch < 20; batch++) {
@@ -65,7 +71,7 @@ describe('worker processes on PostgreSQL', { skip: needsPostgres }, () => {
             ids.push((await webhooks.publish(tx, { tenant, type: 'order.created', data: { batch, i } })).id);
         });
       }
-      const deadline = Date.now() + 300_000; // only a hang: ~14 s on a loaded CI machine
+      const deadline = Date.now() + 300_000; // only a hang: 10–20 s here, more on a loaded CI machine
       while (ok.size < ids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       if (ok.size < ids.length) {
         // What the missing ones are doing: their rows, attempts and endpoint's breaker.

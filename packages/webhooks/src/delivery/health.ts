@@ -54,7 +54,7 @@ export interface HealthOptions {
     publish: (tx: Tx, event: OperationalEvent) => Promise<void>;
     quietMs: number;
   };
-  /** Releases, after a close, what publishes held that the close could not see (late-holds.ts). */
+  /** Releases, after a close, what it could not see (late-holds.ts). */
   late?: LateHolds;
   /** Disables the endpoint in its own transaction; false when it was not enabled. */
   disable: (input: { tenant: string; id: string; reason: string }) => Promise<boolean>;
@@ -159,7 +159,7 @@ export class EndpointHealthRecorder {
     }
   }
 
-  /** Cancels what it scheduled (late-holds.ts) and waits for what runs. */
+  /** Runs now what it scheduled (late-holds.ts) and waits for it. */
   stop(): Promise<void> {
     return this.#options.late?.stop() ?? Promise.resolve();
   }
@@ -235,8 +235,10 @@ export class EndpointHealthRecorder {
     for (const r of rows) {
       if (r.action === 'open' || r.action === 'probe_failed' || r.action === 'close')
         o.on.breaker(r.action, r);
-      if (r.action === 'close') o.late?.closed(r.tenant, r.id, nowMs);
     }
+    // Committed: what the close could not see is released now and later (late-holds.ts).
+    const closed = rows.filter((r) => r.action === 'close').map((r) => ({ tenant: r.tenant, id: r.id }));
+    await o.late?.closed(closed, nowMs);
     // Healthy now: a success with no failure in this batch, and no failure streak recorded (a row
     // that was not rewritten had nothing to change, so it had no streak either).
     const streak = new Set(rows.filter((r) => r.failing_since !== null).map((r) => `${r.tenant}\0${r.id}`));

@@ -136,7 +136,7 @@ export class DeliveryWorker extends EventEmitter<WorkerEventMap> {
    * attempts in flight and records them.
    */
   async stop(): Promise<void> {
-    if (!this.#running) return;
+    if (!this.#running) return this.#health.stop(); // a worker that only drained
     this.#running = false;
     this.#slots.stop();
     this.#monitorRuns?.cancel();

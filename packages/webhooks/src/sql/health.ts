@@ -103,38 +103,6 @@ export function healthStatements({ D, EP, st }: Names) {
               (select count(*) from released x where x.tenant = u.tenant and x.endpoint_id = u.id)::int as released
          from upd u`,
     ),
-    // After a close, in a statement of its own: the close's statement read the deliveries as they were
-    // when it started, before it waited for the endpoint's lock. Another worker's hold that committed
-    // meanwhile moved deliveries the close did not see held (breaker-race.test.ts). This statement
-    // starts after the close committed and sees them; it releases only while the breaker is still
-    // closed (the endpoint `for share`: an open committing meanwhile is seen, and one after waits).
-    releaseClosed: st(
-      'release_closed',
-      `with e as (
-         select e.tenant, e.id from ${EP} e
-           join unnest($1::text[], $2::text[]) as c(tenant, endpoint_id) on e.tenant = c.tenant and e.id = c.endpoint_id
-          where e.circuit_opened_at is null
-          order by e.tenant, e.id for share of e)
-       update ${D} d set next_attempt_at = $3 from e
-        where d.tenant = e.tenant and d.endpoint_id = e.id and d.status = 'pending'
-          and (d.lease_until is null or d.lease_until <= $3) and d.next_attempt_at > $3
-       returning d.tenant, d.endpoint_id`,
-    ),
-    // A delivery published while the breaker was open is held behind its probe (publish.ts); when its
-    // transaction commits after the close, the close could not see it, and it would wait until the
-    // hold horizon. The worker that closed the breaker releases such deliveries a few times after the
-    // close (late-holds.ts), while the breaker is still closed (the endpoint `for share`, as above):
-    // those never attempted, not answered, unleased and not yet due, published since $4 (an id's time
-    // prefix: the scan stays in the endpoint's recent pending rows).
-    lateHolds: st(
-      'late_holds',
-      `with e as (
-         select tenant, id from ${EP} where tenant = $1 and id = $2 and circuit_opened_at is null for share)
-       update ${D} d set next_attempt_at = $3 from e
-        where d.tenant = e.tenant and d.endpoint_id = e.id and d.status = 'pending' and d.id >= $4
-          and d.next_attempt_at > $3 and d.attempts = 0 and d.last_status is null and d.last_error is null
-          and (d.lease_until is null or d.lease_until <= $3)`,
-    ),
     disable: st(
       'disable',
       `with e as (
@@ -179,10 +147,7 @@ export interface HealthRow {
   released: number;
 }
 
-/**
- * Records a batch's health, endpoints in key order, and runs their breakers (see the statement); after
- * a close, releases what it could not see (`releaseClosed`).
- */
+/** Records a batch's health, endpoints in key order, and runs their breakers (see the statement). */
 export async function recordHealth(
   q: Queryable,
   st: HealthStatements,
@@ -211,17 +176,6 @@ export async function recordHealth(
     input.holdHorizonMs,
     input.probeMarginMs,
   ]);
-  const closed = rows.filter((r) => r.action === 'close');
-  if (closed.length === 0) return rows;
-  const late = await q.query<{ tenant: string; endpoint_id: string }>(st.releaseClosed, [
-    closed.map((r) => r.tenant),
-    closed.map((r) => r.id),
-    input.nowIso,
-  ]);
-  for (const d of late.rows) {
-    const r = closed.find((c) => c.tenant === d.tenant && c.id === d.endpoint_id);
-    if (r) r.released++;
-  }
   return rows;
 }
 
@@ -238,17 +192,4 @@ export async function disableEndpointRow(
     input.nowIso,
   ]);
   return rows[0];
-}
-
-/**
- * Releases the deliveries of a closed breaker's endpoint that a publish held after the close could
- * see them (see the statement); 0 when the breaker is open again (or the endpoint gone).
- */
-export async function releaseLateHolds(
-  q: Queryable,
-  st: HealthStatements,
-  input: { tenant: string; id: string; nowIso: string; idFloor: string },
-): Promise<number> {
-  const { rowCount } = await q.query(st.lateHolds, [input.tenant, input.id, input.nowIso, input.idFloor]);
-  return rowCount ?? 0;
 }

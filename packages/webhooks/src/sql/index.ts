@@ -5,6 +5,7 @@ import { completeStatements } from './complete.js';
 import { healthStatements } from './health.js';
 import { operationalStatements } from './operational.js';
 import { publishStatements } from './publish.js';
+import { releaseStatements } from './releases.js';
 import { names } from './schema.js';
 import { throttleStatements } from './throttle.js';
 import { tokenStatements } from './tokens.js';
@@ -31,6 +32,7 @@ export function statements(schema: string) {
     ...tokenStatements(n),
     ...completeStatements(n),
     ...healthStatements(n),
+    ...releaseStatements(n),
     ...throttleStatements(n),
     ...operationalStatements(n),
   };
