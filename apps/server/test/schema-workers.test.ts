@@ -96,4 +96,15 @@ test('a payload nested too deeply to hand to a worker is invalid at once, and th
   });
   assert.ok(Date.now() - started < 5000, `the next task answered in ${Date.now() - started} ms`);
   assert.equal(p.terminated, 0, 'the worker was not replaced: it never got the task');
+  // A schema as deep, to compile (the service's static bound refuses one long before; the pool
+  // answers it on its own too): invalid_event_schema at once, and the pool still serves.
+  let schema: Record<string, unknown> = { type: 'object' };
+  for (let i = 0; i < 20_000; i++) schema = { type: 'array', items: schema };
+  const compiled = await p.run('evil', { op: 'compile', def: { ...plain, schema }, trusted: false });
+  assert.equal(compiled.kind, 'invalid');
+  assert.match(JSON.stringify(compiled), /invalid_event_schema.*nested too deeply/);
+  assert.deepEqual(await p.run('acme', { op: 'validate', key: 'plain', def: plain, data: { a: 2 } }), {
+    kind: 'valid',
+  });
+  assert.equal(p.terminated, 0);
 });

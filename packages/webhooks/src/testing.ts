@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Queryable } from '@surety/db';
 import type { WebhooksContext } from './context.js';
+import { newId } from './ids.js';
 import { publish } from './publishing/publish.js';
 import { type ClaimParams, claimIn } from './sql/claim.js';
 import { type AttemptRow, completeDeliveries, type DeliveryOutcome } from './sql/complete.js';
@@ -159,8 +160,8 @@ export const claimOnce = (tx: Queryable, webhooks: Webhooks, params: ClaimParams
 
 /**
  * One batch of outcomes written as the worker writes them (its completion statement, fenced by
- * `workerId`, with the attempt rows and their ids): for benchmarks of the drain's database side.
- * Not part of the API, like `webhooksInternals`.
+ * `workerId`, with the attempt rows; each attempt's id made from its start time unless given): for
+ * benchmarks of the drain's database side. Not part of the API, like `webhooksInternals`.
  */
 export const completeOnce = (
   q: Queryable,
@@ -169,7 +170,10 @@ export const completeOnce = (
     nowIso: string;
     workerId: string;
     outcomes: readonly DeliveryOutcome[];
-    attempts: readonly AttemptRow[];
+    attempts: readonly (Omit<AttemptRow, 'id'> & { id?: string })[];
   },
 ): Promise<{ completed: number; attempts: number; failed: string[] }> =>
-  completeDeliveries(q, contextOf(webhooks).st, input);
+  completeDeliveries(q, contextOf(webhooks).st, {
+    ...input,
+    attempts: input.attempts.map((a) => ({ ...a, id: a.id ?? newId('att', Date.parse(a.startedAt)) })),
+  });

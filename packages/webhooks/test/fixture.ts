@@ -4,6 +4,7 @@
 // test. Register it at the top of a test file: `const fx = useEngine({ … })`, then
 // `beforeEach(fx.fresh)` and `afterEach(fx.cleanup)` in the describe blocks that deliver.
 import { after, before } from 'node:test';
+import type { Sql } from '@surety/db';
 import { createTestDatabase, type TestDatabase } from '@surety/db/testing';
 import {
   DeliveryWorker,
@@ -37,6 +38,11 @@ export interface EngineFixture {
   table(name: string): string;
   /** A worker on the engine, with the file's defaults and `options` over them; stopped by `cleanup`. */
   worker(options?: Partial<DeliveryWorkerOptions>): DeliveryWorker;
+  /**
+   * A worker as `worker` makes, on an engine of its own over `sql` (the test database behind a
+   * fault-injecting wrapper, say) and the same schema; stopped by `cleanup`.
+   */
+  workerOn(sql: Sql, options?: Partial<DeliveryWorkerOptions>): DeliveryWorker;
   /** Something `cleanup` closes (after the workers, the last opened first). */
   closeLater<T extends { close(): Promise<unknown> }>(resource: T): T;
   /** A new tenant for the next test (a `beforeEach`); returns it. */
@@ -81,8 +87,21 @@ export function useEngine(options: EngineFixtureOptions = {}): EngineFixture {
     },
     table: (name) => `"${fx.db.schema}".${name}`,
     worker(workerOptions = {}) {
+      return fx.workerOn(fx.db.sql, workerOptions);
+    },
+    workerOn(sql, workerOptions = {}) {
+      const engine =
+        sql === fx.db.sql
+          ? fx.webhooks
+          : new Webhooks({
+              sql,
+              schema: fx.db.schema,
+              allowHttp: true,
+              allowList: LOOPBACK,
+              ...options.engine,
+            });
       const w = new DeliveryWorker({
-        webhooks: fx.webhooks,
+        webhooks: engine,
         listen: false,
         timeoutMs: 2000,
         guard: { allowList: LOOPBACK, allowHttp: true },

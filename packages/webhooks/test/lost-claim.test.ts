@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Sql } from '@surety/db';
-import { createWebhooks, DeliveryWorker, type DeliveryWorkerOptions } from '../src/index.js';
+import type { DeliveryWorkerOptions } from '../src/index.js';
 import { startReceiver } from '../src/testing.js';
-import { LOOPBACK, useEngine } from './fixture.js';
+import { useEngine } from './fixture.js';
 
 const fx = useEngine({ tenantPrefix: 'lost' });
 
@@ -44,21 +44,7 @@ function lossy(sql: Sql, lose: { skip: number; claims: number; seen: number }): 
  */
 function lossyWorker(skip = 0, options: Partial<DeliveryWorkerOptions> = {}) {
   const lose = { skip, claims: 1, seen: 0 };
-  const webhooks = createWebhooks({
-    sql: lossy(fx.db.sql, lose),
-    schema: fx.db.schema,
-    allowHttp: true,
-    allowList: LOOPBACK,
-  });
-  const worker = new DeliveryWorker({
-    webhooks,
-    listen: false,
-    pollIntervalMs: 50,
-    leaseMs: 60_000,
-    timeoutMs: 2000,
-    guard: { allowList: LOOPBACK, allowHttp: true },
-    ...options,
-  });
+  const worker = fx.workerOn(lossy(fx.db.sql, lose), { pollIntervalMs: 50, leaseMs: 60_000, ...options });
   const errors: string[] = [];
   worker.on('worker:error', (e) => errors.push(e.message));
   return { worker, lose, errors };

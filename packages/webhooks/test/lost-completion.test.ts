@@ -8,9 +8,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import type { Sql } from '@surety/db';
-import { createWebhooks, DeliveryWorker } from '../src/index.js';
 import { startReceiver } from '../src/testing.js';
-import { LOOPBACK, useEngine } from './fixture.js';
+import { useEngine } from './fixture.js';
 
 const fx = useEngine({ tenantPrefix: 'lostc' });
 beforeEach(fx.fresh);
@@ -42,19 +41,7 @@ test('a completion whose answer was lost is written again without recording its 
     for (let i = 0; i < 3; i++) await fx.webhooks.publish(tx, { tenant, type: 'order.created', data: { i } });
   });
   const lose = { n: 1 };
-  const webhooks = createWebhooks({
-    sql: lossy(fx.db.sql, lose),
-    schema: fx.db.schema,
-    allowHttp: true,
-    allowList: LOOPBACK,
-  });
-  const worker = new DeliveryWorker({
-    webhooks,
-    listen: false,
-    pollIntervalMs: 50,
-    timeoutMs: 2000,
-    guard: { allowList: LOOPBACK, allowHttp: true },
-  });
+  const worker = fx.workerOn(lossy(fx.db.sql, lose), { pollIntervalMs: 50 });
   const errors: Error[] = [];
   let resumed = 0;
   worker.on('worker:error', (e: Error) => errors.push(e));

@@ -216,7 +216,7 @@ export class SchemaWorkers {
         slot.current = undefined;
         if (error instanceof RangeError) p.resolve(tooDeep(p.task));
         else p.reject(error instanceof Error ? error : new Error(String(error)));
-        i--;
+        i--; // the same slot, free again, is offered the next task
       }
     }
   }

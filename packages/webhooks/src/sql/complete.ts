@@ -1,6 +1,5 @@
 // Batch completion of a worker's outcomes (outcome-writer.ts decides what goes in a batch).
 import type { Queryable } from '@surety/db';
-import { newId } from '../ids.js';
 import type { Names } from './schema.js';
 
 export function completeStatements({ D, A, st }: Names) {
@@ -104,10 +103,10 @@ export interface AttemptRow {
   endpointId: string;
   /**
    * The attempt's id (`att_…`), made once per attempt by whoever keeps the outcome until it is
-   * recorded, so that a batch written `again` (its first answer lost) records it once; made here
-   * from its start time when absent.
+   * recorded (the outcome writer), so that a batch written `again` (its first answer lost) records
+   * it once.
    */
-  id?: string;
+  id: string;
 }
 
 /**
@@ -146,7 +145,7 @@ export async function completeDeliveries(
         c.errorCode,
         c.errorMessage,
         c.endpointId,
-        c.id ?? newId('att', Date.parse(c.startedAt)),
+        c.id,
       ]),
     ),
   ]);
