@@ -13,6 +13,7 @@ import type { Completion } from '../src/delivery/outcome-writer.js';
 import { recordHealth } from '../src/sql/health.js';
 import { startReceiver, webhooksInternals } from '../src/testing.js';
 import { useEngine } from './fixture.js';
+import { recorderOptions } from './health-recorder.js';
 
 const fx = useEngine({ tenantPrefix: 'brace', database: { max: 4 } });
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -61,26 +62,15 @@ describe('the breaker between two workers', { skip: needsPostgres }, () => {
     const errors: Error[] = [];
     const breaker: string[] = [];
     const late = new LateHolds({ sql: db.sql, st, now: () => Date.now(), error: (e) => errors.push(e) });
-    const a = new EndpointHealthRecorder({
-      sql: db.sql,
-      st,
-      ...settings,
-      timeoutMs: 2000,
-      flushIntervalMs: 20,
-      disableAfterMs: 86_400_000,
-      late,
-      throttle: {
-        enabled: false,
-        decrease: 0.7,
-        minRate: 1,
-        maxCap: 64,
-        recoverMs: 1,
-        latencyFactor: 3,
-        latencyFloorMs: 250,
-      },
-      disable: async () => false,
-      on: { breaker: (action) => breaker.push(action), disabled() {}, throttled() {} },
-    });
+    const a = new EndpointHealthRecorder(
+      recorderOptions({
+        sql: db.sql,
+        st,
+        ...settings,
+        late,
+        on: { breaker: (action) => breaker.push(action), disabled() {}, throttled() {} },
+      }),
+    );
     const success: Completion = {
       id: 'dlv_probe',
       tenant,

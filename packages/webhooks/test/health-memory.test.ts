@@ -9,33 +9,16 @@ import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { EndpointHealthRecorder } from '../src/delivery/health.js';
+import { recorderOptions } from './health-recorder.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 test('the health recorder forgets endpoints it saw healthy more than a second ago', async () => {
   const noRows = { query: async () => ({ rows: [], rowCount: 0 }) };
-  const recorder = new EndpointHealthRecorder({
-    sql: noRows as never,
-    st: new Proxy({}, { get: () => 'select 1' }) as never,
-    circuitThreshold: 10,
-    circuitProbeMs: 5000,
-    circuitMaxProbeMs: 300_000,
-    timeoutMs: 10_000,
-    flushIntervalMs: 20,
-    disableAfterMs: 86_400_000,
-    throttle: {
-      enabled: false,
-      decrease: 0.7,
-      minRate: 1,
-      maxCap: 64,
-      recoverMs: 1,
-      latencyFactor: 3,
-      latencyFloorMs: 250,
-    },
-    disable: async () => false,
-    on: { breaker() {}, disabled() {}, throttled() {} },
-  });
+  const recorder = new EndpointHealthRecorder(
+    recorderOptions({ sql: noRows as never, st: new Proxy({}, { get: () => 'select 1' }) as never }),
+  );
   // Batches of 500 successes, each from endpoints never seen before, two seconds apart.
   const batch = (from: number) =>
     Array.from({ length: 500 }, (_, i) => ({

@@ -173,11 +173,14 @@ describe('adaptive throttling', () => {
 
   test('latency climbing lowers the in-flight cap only (no rate), and no delivery loses an attempt', async () => {
     let n = 0;
+    // 40 quick answers teach the endpoint's usual time; then each answer takes 4 times the longest of
+    // them (at least 1.2 s), more than the 3× that lowers the cap whatever the load. A fixed 1.2 s was
+    // not always 3×: on PGlite, whose queries run on the event loop, a quick answer measured 100–270 ms
+    // alone and more under two suites at once (the cap was not lowered, 1 run in a few).
+    let slowMs = 1200;
     const rx = await startReceiver((_r, _n, res) => {
-      // 40 quick answers teach the endpoint's usual time; then each answer takes 1.2 s (more than 3×
-      // the usual even when the machine is loaded).
       if (++n <= 40) return void res.writeHead(204).end();
-      setTimeout(() => res.writeHead(204).end(), 1200);
+      setTimeout(() => res.writeHead(204).end(), slowMs);
     });
     fx.closeLater(rx);
     const { endpoint } = await fx.webhooks.createEndpoint(fx.db.sql, {
@@ -186,17 +189,22 @@ describe('adaptive throttling', () => {
       eventTypes: ['*'],
     });
     const decreases: { signal: string; cap: number; rate: number | null }[] = [];
-    const w = worker({ batchSize: 10 });
+    const w = worker({ batchSize: 10, timeoutMs: 30_000 }); // slow answers are answers, not timeouts
     w.on('throttle:decreased', (e) => decreases.push(e));
     await w.start();
     await publishMany(40);
     assert.ok(
       await until(async () => (await deliveries(endpoint.id)).every((d) => d.status === 'delivered'), 5000),
     );
+    const quick = await fx.db.sql.query<{ ms: number }>(
+      `select max(duration_ms)::int as ms from "${fx.db.schema}".webhook_attempts where tenant = $1 and endpoint_id = $2`,
+      [tenant, endpoint.id],
+    );
+    slowMs = Math.min(7000, Math.max(1200, 4 * quick.rows[0]!.ms));
     await publishMany(40);
     const done = await until(
       async () => (await deliveries(endpoint.id)).every((d) => d.status === 'delivered'),
-      10_000,
+      10_000 + 10 * slowMs,
     );
     assert.ok(done, 'all delivered');
     assert.ok(decreases.length > 0, 'the cap was lowered');
