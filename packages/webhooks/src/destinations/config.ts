@@ -92,8 +92,8 @@ export function checkBrokerUrl(
     );
   if (parsed.protocol === plain && !options.allowHttp)
     throw invalid('/url', `${plain}// sends credentials and events in clear text; use ${tls}//`);
-  // Percent-encoding decoded here, once: malformed, it is the caller's mistake (a 400), not a
-  // URIError later (a 500 at create, or every delivery failing on an AMQP vhost).
+  // Percent-encoding checked here: malformed, it is the caller's mistake (a 400), not a URIError
+  // later (a 500 at create, or every delivery failing when the AMQP publisher decodes the vhost).
   const decoded = (part: string, what: string) => {
     try {
       return decodeURIComponent(part);
